@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""papersite: turn a catalog of paper abstracts into a static website.
+
+A thin CLI: each command loads site.yaml, calls the library and turns a
+SiteError into one clear message and exit code 1.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from papersite.config import load_config
+from papersite.errors import SiteError
+from papersite.importer import import_files
+from papersite.pipeline import build_and_write, build_site
+from papersite.serve import SiteState, make_server
+
+config_option = click.option("--config", "config_path", default="site.yaml", show_default=True,
+                             type=click.Path(dir_okay=False, path_type=Path), help="The site.yaml to use.")
+base_url_option = click.option("--base-url", help="Override base_url from site.yaml, e.g. https://me.github.io/repo/.")
+
+
+def fail(error: SiteError):
+    raise click.ClickException(str(error))
+
+
+class Progress:
+    """One updating status line on a terminal; silent otherwise or with -q."""
+
+    def __init__(self, quiet: bool):
+        self.live = not quiet and sys.stderr.isatty()
+
+    def __call__(self, stage: str) -> None:
+        if self.live:
+            click.echo(f"\r\033[K{stage}...", nl=False, err=True)
+
+    def done(self) -> None:
+        if self.live:
+            click.echo("\r\033[K", nl=False, err=True)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def cli():
+    """Build a static website from a catalog of research-paper abstracts."""
+
+
+@cli.command("import")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@config_option
+def import_command(paths, config_path):
+    """Import abstracts from PATHS into content/.
+
+    Reads files of the seed format (a header line such as "ICML 2024 Papers",
+    then abstracts separated by blank lines) and writes one Markdown file per
+    abstract, with a derived title and topics. Re-importing changes nothing;
+    a file you edited is never overwritten. New venues are added to site.yaml.
+    """
+    try:
+        config = load_config(config_path)
+        report = import_files(list(paths), config, config_path)
+    except SiteError as error:
+        fail(error)
+    for path in report.skipped_edited:
+        click.echo(f"skipped {path}: edited by hand, not overwritten", err=True)
+    for slug in report.venues_added:
+        click.echo(f"added venue '{slug}' to {config_path}: check its name and full_name")
+    click.echo(f"Imported {len(report.created)} new, {len(report.updated)} updated, "
+               f"{len(report.unchanged)} unchanged, {len(report.skipped_edited)} skipped (edited).")
+
+
+@cli.command()
+@click.option("-o", "--output", default="_site", show_default=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Folder to write the site into (replaced as a whole).")
+@base_url_option
+@config_option
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+def build(output, base_url, config_path, quiet):
+    """Build the site into OUTPUT."""
+    start = time.perf_counter()
+    progress = Progress(quiet)
+    try:
+        config = load_config(config_path).with_base_url(base_url)
+        result, written = build_and_write(config, output, progress=progress)
+    except SiteError as error:
+        progress.done()
+        fail(error)
+    progress.done()
+    if not quiet:
+        click.echo(f"Built {len(result.catalog.papers)} papers, {result.pages} pages into {output}/: "
+                   f"{written.written} files written, {written.removed} removed, "
+                   f"{written.total - written.written} unchanged, in {time.perf_counter() - start:.2f} s")
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
+@base_url_option
+@config_option
+def serve(host, port, base_url, config_path):
+    """Build the site and serve it locally, under its base path."""
+    try:
+        config = load_config(config_path).with_base_url(base_url)
+        result = build_site(config, progress=Progress(False))
+    except SiteError as error:
+        fail(error)
+    state = SiteState(result, config.base_path)
+    server = make_server(state, host, port, log=lambda line: click.echo(line, err=True))
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        click.echo(f"warning: listening on {host}: other machines can reach this preview", err=True)
+    click.echo(f"Serving {len(result.catalog.papers)} papers at http://{host}:{server.server_port}{config.base_path}"
+               " (Ctrl-C to stop)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        click.echo("stopped")
+    finally:
+        server.server_close()
+
+
+if __name__ == "__main__":
+    cli()

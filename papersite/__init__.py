@@ -1,0 +1,10 @@
+"""papersite: a static website generator for catalogs of research-paper abstracts.
+
+The pipeline, in order (see pipeline.py):
+    config.load_config -> content.load_papers -> catalog.Catalog.build
+    -> pages.plan_pages -> render.render_pages (+ search, static) -> output.write_site
+"""
+from .config import SiteConfig, load_config
+from .errors import Problem, SiteError
+
+__all__ = ["SiteConfig", "load_config", "Problem", "SiteError"]

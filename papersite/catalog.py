@@ -1,0 +1,70 @@
+"""The catalog: papers checked against each other, grouped and ordered."""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from .config import SiteConfig
+from .errors import Problem, SiteError
+from .model import Paper, Topic, Venue
+
+
+@dataclass(frozen=True)
+class Catalog:
+    config: SiteConfig
+    papers: tuple[Paper, ...]  # newest venue first, then by title
+    venues: tuple[Venue, ...]  # venues that have papers, newest first
+    topics: tuple[Topic, ...]  # topics that have papers, in taxonomy order
+    venue_papers: dict[str, tuple[Paper, ...]]
+    topic_papers: dict[str, tuple[Paper, ...]]
+    positions: dict[str, int]  # paper id -> index within its venue
+
+    @classmethod
+    def build(cls, papers: list[Paper], config: SiteConfig) -> "Catalog":
+        _check_unique(papers, "id", lambda p: p.id)
+        _check_unique(papers, "URL slug (from the file name)", lambda p: p.slug)
+        venue_order = {v.slug: (-v.year, v.name.casefold(), v.slug) for v in config.venues}
+        ordered = tuple(sorted(papers, key=lambda p: (venue_order[p.venue], p.title.casefold(), p.id)))
+        by_venue: dict[str, list[Paper]] = defaultdict(list)
+        by_topic: dict[str, list[Paper]] = defaultdict(list)
+        for paper in ordered:
+            by_venue[paper.venue].append(paper)
+            for topic in paper.topics:
+                by_topic[topic].append(paper)
+        venues = tuple(sorted((v for v in config.venues if v.slug in by_venue), key=lambda v: venue_order[v.slug]))
+        return cls(
+            config=config,
+            papers=ordered,
+            venues=venues,
+            topics=tuple(t for t in config.topics if t.slug in by_topic),  # no empty topic pages
+            venue_papers={slug: tuple(ps) for slug, ps in by_venue.items()},
+            topic_papers={slug: tuple(ps) for slug, ps in by_topic.items()},
+            positions={p.id: i for ps in by_venue.values() for i, p in enumerate(ps)},
+        )
+
+    def venue(self, slug: str) -> Venue:
+        return next(v for v in self.config.venues if v.slug == slug)
+
+    def topic(self, slug: str) -> Topic:
+        return next(t for t in self.config.topics if t.slug == slug)
+
+    def neighbours(self, paper: Paper) -> tuple[Paper | None, Paper | None]:
+        """Previous and next paper within the same venue."""
+        siblings = self.venue_papers[paper.venue]
+        index = self.positions[paper.id]
+        return (siblings[index - 1] if index > 0 else None,
+                siblings[index + 1] if index + 1 < len(siblings) else None)
+
+
+def _check_unique(papers: list[Paper], what: str, key) -> None:
+    seen: dict[str, Paper] = {}
+    problems = []
+    for paper in sorted(papers, key=lambda p: str(p.source)):
+        value = key(paper)
+        if value in seen:
+            problems.append(Problem(paper.source, None,
+                                    f"duplicate {what} '{value}': also used by {seen[value].source}"))
+        else:
+            seen[value] = paper
+    if problems:
+        raise SiteError(problems)

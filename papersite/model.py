@@ -1,0 +1,40 @@
+"""The catalog's nouns: plain frozen data, no I/O."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+LINK_KINDS = ("pdf", "code", "openreview", "arxiv", "doi", "url")
+
+
+@dataclass(frozen=True)
+class Topic:
+    slug: str
+    name: str
+    description: str = ""
+    keywords: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Venue:
+    slug: str
+    name: str  # short, e.g. "ICML 2024"
+    year: int
+    full_name: str = ""  # e.g. "International Conference on Machine Learning"
+    url: str = ""
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One abstract, as read from its content file."""
+
+    id: str
+    slug: str  # from the file name; the page lives at papers/<slug>/
+    title: str
+    venue: str  # venue slug
+    year: int
+    abstract: str  # Markdown source with $TeX$
+    authors: tuple[str, ...] = ()
+    topics: tuple[str, ...] = ()  # topic slugs, most relevant first
+    links: tuple[tuple[str, str], ...] = ()  # (kind, url) in LINK_KINDS order
+    source: Path = field(default=Path(), compare=False)

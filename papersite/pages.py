@@ -1,0 +1,67 @@
+"""Plan every page of the site: which template renders it, with what data.
+
+Pure: takes the catalog and returns a list of Page specs; nothing is rendered
+or written here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from . import urls
+from .bibtex import bibtex_entry
+from .catalog import Catalog
+
+
+@dataclass(frozen=True)
+class Abstract:
+    """An abstract rendered once: HTML for its page, text for search and snippets."""
+
+    html: str
+    text: str
+    snippet: str
+
+
+@dataclass(frozen=True)
+class Page:
+    path: str  # site-relative: '' (home), 'papers/<slug>/', 'sitemap.xml'
+    template: str
+    context: dict[str, Any]
+
+
+def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
+               related: dict[str, list[str]]) -> list[Page]:
+    by_id = {p.id: p for p in catalog.papers}
+    link = urls.Urls(catalog.config.base_url)
+    pages = [
+        Page(urls.HOME, "home.html", {"recent": catalog.papers[:10]}),
+        Page(urls.ALL_PAPERS, "papers.html", {"title": "All papers", "papers": catalog.papers}),
+        Page(urls.ALL_VENUES, "venues.html", {"title": "Venues"}),
+        Page(urls.ALL_TOPICS, "topics.html", {"title": "Topics"}),
+        Page(urls.SEARCH, "search.html", {"title": "Search"}),
+        Page("404.html", "404.html", {"title": "Page not found"}),
+    ]
+    for venue in catalog.venues:
+        pages.append(Page(urls.path_of(venue), "venue.html", {
+            "title": venue.name, "venue": venue, "papers": catalog.venue_papers[venue.slug]}))
+    for topic in catalog.topics:
+        pages.append(Page(urls.path_of(topic), "topic.html", {
+            "title": topic.name, "topic": topic, "papers": catalog.topic_papers[topic.slug]}))
+    for paper in catalog.papers:
+        venue = catalog.venue(paper.venue)
+        previous, following = catalog.neighbours(paper)
+        pages.append(Page(urls.path_of(paper), "paper.html", {
+            "title": paper.title,
+            "paper": paper,
+            "venue": venue,
+            "topics": [catalog.topic(t) for t in paper.topics],
+            "abstract": abstracts[paper.id],
+            "bibtex": bibtex_entry(paper, venue, link.absolute(paper)),
+            "previous": previous,
+            "next": following,
+            "related": [by_id[r] for r in related.get(paper.id, ())],
+        }))
+    pages.append(Page("sitemap.xml", "sitemap.xml", {"paths": sorted(p.path for p in pages if p.path != "404.html")}))
+    pages.append(Page("robots.txt", "robots.txt", {}))
+    return pages
+

@@ -1,0 +1,82 @@
+"""Render page specs to bytes with Jinja2.
+
+Templates are looked up in the project's templates/ first, then in the
+packaged theme, so a user overrides any template by giving a file the same
+name. `{% extends "theme/base.html" %}` reaches the packaged original.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from . import urls
+from .config import SiteConfig
+from .errors import Problem, SiteError
+from .pages import Page
+
+THEME = Path(__file__).parent / "theme"
+
+
+def make_env(config: SiteConfig, **globals_: Any) -> jinja2.Environment:
+    theme = jinja2.FileSystemLoader(THEME / "templates")
+    env = jinja2.Environment(
+        loader=jinja2.ChoiceLoader([
+            jinja2.FileSystemLoader(config.templates_dir),
+            jinja2.PrefixLoader({"theme": theme}),
+            theme,
+        ]),
+        autoescape=True,  # everything from content is escaped; only our abstract HTML is marked safe
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    link = urls.Urls(config.base_url)
+    env.globals.update(site=config, urls=urls, **globals_)
+    env.filters.update(link=link.link, absolute=link.absolute)
+    return env
+
+
+def render_page(env: jinja2.Environment, page: Page) -> bytes:
+    try:
+        template = env.get_template(page.template)
+        return template.render(page.context, page_path=page.path).encode("utf-8")
+    except jinja2.TemplateSyntaxError as exc:
+        raise SiteError(Problem(_template_path(exc.filename, exc.name), exc.lineno,
+                                f"template syntax error: {exc.message}")) from None
+    except jinja2.TemplateNotFound as exc:
+        raise SiteError(Problem(page.template, None, f"template not found: {exc.name}")) from None
+    except jinja2.UndefinedError as exc:
+        raise SiteError(Problem(_failing_template(exc), _failing_line(exc),
+                                f"template error while rendering /{page.path}: {exc.message}")) from None
+
+
+def render_pages(env: jinja2.Environment, pages: list[Page]) -> dict[str, bytes]:
+    """Render every page; keys are output file paths ('papers/x/index.html')."""
+    return {urls.output_file(page.path): render_page(env, page) for page in pages}
+
+
+def _template_path(filename: str | None, name: str | None) -> str:
+    return filename or name or "<template>"
+
+
+def _failing_frame(exc: BaseException):
+    """The innermost traceback frame that belongs to a template file."""
+    tb, found = exc.__traceback__, None
+    while tb:
+        if tb.tb_frame.f_code.co_filename.endswith((".html", ".xml", ".txt")):
+            found = tb
+        tb = tb.tb_next
+    return found
+
+
+def _failing_template(exc: BaseException) -> str:
+    frame = _failing_frame(exc)
+    return frame.tb_frame.f_code.co_filename if frame else "<template>"
+
+
+def _failing_line(exc: BaseException) -> int | None:
+    frame = _failing_frame(exc)
+    return frame.tb_lineno if frame else None

@@ -1,0 +1,59 @@
+"""The client-side search: a lunr index prebuilt in Python plus a small document store.
+
+lunr.js in the browser loads the index as is; the document store holds what a
+result needs to render (title, url, venue, year, topics, snippet).
+"""
+from __future__ import annotations
+
+import json
+
+from . import urls
+from .catalog import Catalog
+from .pages import Abstract
+from .search_index import build_index, index_json
+
+FIELDS = [
+    {"field_name": "title", "boost": 10},
+    {"field_name": "authors", "boost": 3},
+    {"field_name": "topics", "boost": 2},
+    {"field_name": "venue"},
+    {"field_name": "body"},
+]
+
+
+def search_files(catalog: Catalog, abstracts: dict[str, Abstract]) -> dict[str, bytes]:
+    """The index and document store, as output files."""
+    link = urls.Urls(catalog.config.base_url)
+    documents, store = [], {}
+    for paper in catalog.papers:
+        venue = catalog.venue(paper.venue)
+        topics = [catalog.topic(t) for t in paper.topics]
+        documents.append({
+            "id": paper.id,
+            "title": paper.title,
+            "authors": " ".join(paper.authors),
+            "topics": " ".join(t.name for t in topics),
+            "venue": f"{venue.name} {venue.full_name}",
+            "body": abstracts[paper.id].text,
+        })
+        store[paper.id] = {
+            "title": paper.title,
+            "url": link.link(paper),
+            "venue": venue.slug,
+            "year": paper.year,
+            "topics": [t.slug for t in topics],
+            "snippet": abstracts[paper.id].snippet,
+        }
+    facets = {
+        "venues": {v.slug: v.name for v in catalog.venues},
+        "topics": {t.slug: t.name for t in catalog.topics},
+    }
+    index = build_index(documents, FIELDS, ref="id")
+    return {
+        urls.SEARCH_INDEX: index_json(index).encode("utf-8"),
+        urls.SEARCH_DOCS: _json({"docs": store, **facets}),
+    }
+
+
+def _json(data) -> bytes:
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")

@@ -1,0 +1,53 @@
+"""Every URL and output path in one place.
+
+Pages are addressed by site-relative paths ('' is the home page,
+'papers/<slug>/' a paper). Links are root-relative and carry the base path,
+so a project site served under /<repo>/ works; canonical links, the sitemap
+and feeds use the absolute base_url.
+"""
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from .model import Paper, Topic, Venue
+
+HOME = ""
+ALL_PAPERS = "papers/"
+ALL_VENUES = "venues/"
+ALL_TOPICS = "topics/"
+SEARCH = "search/"
+SEARCH_INDEX = "search/index.json"
+SEARCH_DOCS = "search/docs.json"
+STATIC = "static/"
+
+
+def path_of(target: Paper | Venue | Topic | str) -> str:
+    """The site-relative path of a paper, venue, topic, or a path given as is."""
+    if isinstance(target, Paper):
+        return f"papers/{target.slug}/"
+    if isinstance(target, Venue):
+        return f"venues/{target.slug}/"
+    if isinstance(target, Topic):
+        return f"topics/{target.slug}/"
+    return target
+
+
+def output_file(path: str) -> str:
+    """Where a page's bytes go inside the output folder: 'papers/x/' -> 'papers/x/index.html'."""
+    return path + "index.html" if path == "" or path.endswith("/") else path
+
+
+class Urls:
+    """Turns paths into links for one base_url."""
+
+    def __init__(self, base_url: str):
+        self.base_url = base_url
+        self.base_path = urlsplit(base_url).path or "/"
+
+    def link(self, target: Paper | Venue | Topic | str) -> str:
+        """Root-relative link, e.g. /repo/papers/x/."""
+        return self.base_path + path_of(target)
+
+    def absolute(self, target: Paper | Venue | Topic | str) -> str:
+        """Absolute URL, e.g. https://user.github.io/repo/papers/x/."""
+        return self.base_url + path_of(target)
