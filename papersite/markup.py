@@ -1,0 +1,471 @@
+r"""Markdown + TeX math for abstracts: safe HTML, plain text and snippets.
+
+Abstracts are untrusted Markdown with inline TeX (`$...$`, `\(...\)`) and
+display TeX (`$$...$$`, `\[...\]`).
+
+Pipeline for `render_markdown`:
+1. Markdown with raw HTML switched off (it is escaped, never passed through)
+   and headings switched off (a line like "#1 ranked" is not a heading in an
+   abstract).
+2. A math inline pattern that runs *before* Markdown's escapes and emphasis,
+   so `\{`, `*` and `_` inside TeX are not mangled. It converts the TeX with
+   latex2mathml and rebuilds the MathML tree through an allow-list
+   (latex2mathml's string output is not safe: `\text{<b>}` comes out as a raw
+   `<b>`, `\href`/`\style`/`\class` set attributes). Errors and garbled
+   output (leaked `\` or stray braces from unknown macros) fall back to
+   `<code class="tex">` with the TeX source.
+3. A final allow-list pass over the HTML (stdlib HTMLParser): only known
+   elements and attributes survive, link URLs are checked, every character
+   reference is decoded and text is escaped again. This makes the output
+   well-formed whatever Markdown did with odd input such as `&#0;`.
+
+CSS hooks: `math` (inline), `math[display="block"]`, `code.tex` (TeX shown as
+source because it could not be converted), `code.tex.tex-display` (same, for
+display math).
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import html
+import re
+import threading
+import unicodedata
+from html.parser import HTMLParser
+from xml.etree.ElementTree import Element, SubElement
+
+import markdown
+from markdown.inlinepatterns import InlineProcessor
+from markdown.util import AtomicString, code_escape
+from latex2mathml.converter import convert_to_element
+from latex2mathml.symbols_parser import convert_symbol
+
+__all__ = [
+    "render_markdown", "plain_text", "snippet", "tex_to_text", "tex_to_mathml",
+    "sanitize_html", "is_safe_url",
+    "ALLOWED_ELEMENTS", "TEX_CLASS", "TEX_DISPLAY_CLASS",
+]
+
+TEX_CLASS = "tex"
+TEX_DISPLAY_CLASS = "tex tex-display"
+
+HTML_ELEMENTS = frozenset(
+    "p br hr em strong code pre blockquote ul ol li a".split())
+MATHML_ELEMENTS = frozenset(
+    "math mrow mi mn mo mtext ms mspace msub msup msubsup munder mover "
+    "munderover mfrac msqrt mroot mstyle mpadded mphantom menclose merror "
+    "mtable mtr mtd mmultiscripts mprescripts none".split())
+ALLOWED_ELEMENTS = HTML_ELEMENTS | MATHML_ELEMENTS
+
+# Presentational MathML attributes latex2mathml emits. Deliberately absent:
+# href, class, style, id, mathcolor, mathbackground (settable from TeX).
+MATHML_ATTRIBUTES = frozenset(
+    "mathvariant stretchy fence form accent accentunder minsize maxsize lspace "
+    "rspace largeop movablelimits symmetric separator linethickness "
+    "displaystyle scriptlevel mathsize width height depth voffset notation "
+    "linebreak columnalign rowalign columnlines rowlines columnspacing "
+    "rowspacing frame framespacing".split())
+
+SAFE_URL_SCHEMES = frozenset({"http", "https", "mailto"})
+
+# latex2mathml expands \newcommand macros without limits (exponential
+# blow-up, infinite recursion), so definitions are never converted.
+_MACRO_DEFINITION = re.compile(
+    r"\\(?:newcommand|renewcommand|providecommand|def|gdef|edef|xdef|let"
+    r"|newenvironment|renewenvironment|DeclareMathOperator)(?![A-Za-z])")
+_MAX_TEX_LENGTH = 2000
+
+# Characters html5lib reports as parse errors (controls, surrogates,
+# noncharacters); they carry no meaning in an abstract, so they are dropped.
+_INVALID_CHARS = re.compile(
+    "[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef"
+    + "".join(f"\\U{p:08x}\\U{p + 1:08x}" for p in range(0xFFFE, 0x110000, 0x10000))
+    + "]")
+
+
+def _clean(text: str) -> str:
+    return _INVALID_CHARS.sub("", text)
+
+
+# --- math delimiters ---------------------------------------------------------
+
+# \x02 and \x03 delimit Markdown's placeholders (e.g. for code spans); a span
+# containing one crosses a code span and is not math.
+_MATH_RE = (
+    r"(?<!\\)\$\$(?P<dd>[^\x02\x03]+?)(?<!\\)\$\$"
+    r"|\\\[(?P<bd>[^\x02\x03]+?)\\\]"
+    r"|\\\((?P<pi>[^\x02\x03]+?)\\\)"
+    # Pandoc's rule, so prices ("$5 and $10") stay text: the opening $ is
+    # followed by a non-space, the closing $ preceded by a non-space and not
+    # followed by a digit.
+    r"|(?<![\\$])\$(?P<di>(?=[^\s$])(?:\\.|[^\\$\x02\x03])+?)(?<=\S)\$(?!\d)"
+)
+
+
+# Text before a match that ends inside a link destination "](..." or "<http:...".
+_IN_URL = re.compile(r"(?:\]\(|<[A-Za-z][\w+.-]*:)[^\s()<>]*\Z")
+
+
+class _MathPattern(InlineProcessor):
+    """Inline pattern handing every math span to `convert(tex, display, source)`."""
+
+    def __init__(self, convert):
+        super().__init__(_MATH_RE)
+        self.convert = convert
+
+    def handleMatch(self, m, data):
+        if _IN_URL.search(data, max(0, m.start(0) - 2000), m.start(0)):
+            return None, None, None  # `$` inside a link destination is not math
+        display = m.group("dd") is not None or m.group("bd") is not None
+        tex = m.group("dd") or m.group("bd") or m.group("pi") or m.group("di")
+        return self.convert(tex, display, m.group(0)), m.start(0), m.end(0)
+
+
+def _build_markdown(convert_math) -> markdown.Markdown:
+    md = markdown.Markdown(output_format="html")
+    md.preprocessors.deregister("html_block")  # raw block HTML -> escaped text
+    md.inlinePatterns.deregister("html")       # raw inline HTML -> escaped text
+    md.parser.blockprocessors.deregister("hashheader")
+    md.parser.blockprocessors.deregister("setextheader")
+    md.ESCAPED_CHARS.append("$")  # so "\$5" is a literal dollar
+    # Markdown lists <math> as block-level (for raw HTML) and would prettify
+    # newlines around it; here it is always inline content.
+    md.block_level_elements.remove("math")
+    # Above 'escape' (180) so TeX backslashes survive; below 'backtick' (190)
+    # so `$x$` in a code span stays code.
+    md.inlinePatterns.register(_MathPattern(convert_math), "math", 185)
+    return md
+
+
+# --- TeX -> MathML -------------------------------------------------------------
+
+class _Garbled(ValueError):
+    """latex2mathml produced something that is not faithful MathML."""
+
+
+_HEX_REF = re.compile(r"&#x([0-9a-fA-F]+);")
+
+
+def _math_text(raw: str | None) -> str | None:
+    """Decode latex2mathml's `&#x...;` text and reject leaked TeX."""
+    if not raw:
+        return None
+    # Real braces come out as references (`\{` -> &#x0007B;); literal ones,
+    # backslashes or bare ampersands mean a macro or group was not understood.
+    if "\\" in raw or "{" in raw or "}" in raw or "&" in _HEX_REF.sub("", raw):
+        raise _Garbled(raw)
+    text = _clean(_HEX_REF.sub(lambda m: chr(min(int(m.group(1), 16), 0x10FFFF)), raw))
+    # Pre-escaped like Markdown's own code spans; the serializer keeps entities.
+    return AtomicString(code_escape(text))
+
+
+def _copy_mathml(src: Element, parent: Element | None = None) -> Element:
+    if src.tag not in MATHML_ELEMENTS:
+        raise _Garbled(src.tag)
+    attrs = {k: v for k, v in src.attrib.items() if k in MATHML_ATTRIBUTES}
+    el = Element(src.tag, attrs) if parent is None else SubElement(parent, src.tag, attrs)
+    el.text = _math_text(src.text)
+    el.tail = _math_text(src.tail)
+    for child in src:
+        _copy_mathml(child, el)
+    # AtomicString stops Markdown from running inline patterns on the tree.
+    if el.text is None:
+        el.text = AtomicString("")
+    return el
+
+
+def tex_to_mathml(tex: str, display: bool = False) -> Element:
+    """TeX -> sanitized MathML element; raises ValueError when not convertible."""
+    if len(tex) > _MAX_TEX_LENGTH or _MACRO_DEFINITION.search(tex):
+        raise _Garbled("refused")
+    try:
+        src = convert_to_element(tex, display="block" if display else "inline")
+    except Exception as exc:  # latex2mathml raises many types, incl. IndexError
+        raise _Garbled(str(exc)) from exc
+    math = _copy_mathml(src)  # drops xmlns and display="inline": both defaults
+    if display:
+        math.set("display", "block")
+    return math
+
+
+@functools.lru_cache(maxsize=4096)
+def _math_element(tex: str, display: bool, source: str) -> Element:
+    try:
+        return tex_to_mathml(tex, display)
+    except (ValueError, RecursionError):
+        code = Element("code", {"class": TEX_DISPLAY_CLASS if display else TEX_CLASS})
+        code.text = AtomicString(code_escape(_clean(source)))
+        return code
+
+
+def _math_to_html(tex: str, display: bool, source: str) -> Element:
+    # Formulas like $d$ recur across thousands of abstracts: convert each once
+    # and give Markdown a fresh copy (it sets the tail of what it receives).
+    return copy.deepcopy(_math_element(tex, display, source))
+
+
+# --- final allow-list pass over the HTML -------------------------------------
+
+_VOID = frozenset({"br", "hr", "img"})
+
+
+def is_safe_url(url: str) -> bool:
+    """http(s), mailto or relative. `url` must already be entity-decoded."""
+    # Browsers ignore controls and whitespace inside a scheme ("java\tscript:").
+    compact = re.sub(r"[\x00-\x20\x7f-\x9f]+", "", url)
+    head = re.split(r"[/?#]", compact, maxsplit=1)[0]
+    if ":" not in head:
+        return True  # relative
+    return head.split(":", 1)[0].lower() in SAFE_URL_SCHEMES
+
+
+def _allowed_attrs(tag: str, attrs: list[tuple[str, str | None]]) -> list[tuple[str, str]]:
+    kept = []
+    for name, value in attrs:
+        value = _clean(value or "")
+        if tag == "a" and name == "href" and is_safe_url(value):
+            kept.append((name, value))
+        elif tag == "a" and name == "title":
+            kept.append((name, value))
+        elif tag == "code" and name == "class" and value in (TEX_CLASS, TEX_DISPLAY_CLASS):
+            kept.append((name, value))
+        elif tag == "ol" and name == "start" and value.isdigit() and len(value) < 10:
+            kept.append((name, value))
+        elif tag == "math" and name == "display" and value == "block":
+            kept.append((name, value))
+        elif tag in MATHML_ELEMENTS and tag != "math" and name in MATHML_ATTRIBUTES:
+            kept.append((name, value))
+    return kept
+
+
+class _Sanitizer(HTMLParser):
+    """Re-serialize HTML keeping only allowed elements/attributes.
+
+    Disallowed elements are unwrapped (their text stays), images become their
+    alt text, links without a safe href are unwrapped.
+    """
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.out: list[str] = []
+        self.stack: list[tuple[str, bool]] = []  # (tag, emitted)
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img":
+            self.handle_data(dict(attrs).get("alt") or "")
+            return
+        attrs = _allowed_attrs(tag, attrs)
+        keep = tag in ALLOWED_ELEMENTS
+        if tag == "a" and (not any(n == "href" for n, _ in attrs)
+                           or any(t == "a" and e for t, e in self.stack)):
+            keep = False  # unsafe/missing href, or a nested link (invalid HTML)
+        if keep:
+            self.out.append("<" + tag + "".join(
+                f' {n}="{html.escape(v, quote=True)}"' for n, v in attrs) + ">")
+        if tag not in _VOID:
+            self.stack.append((tag, keep))
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag not in _VOID:
+            self.handle_endtag(tag)
+
+    def handle_endtag(self, tag):
+        if not any(t == tag for t, _ in self.stack):
+            return  # stray end tag
+        while self.stack:
+            t, emitted = self.stack.pop()
+            if emitted:
+                self.out.append(f"</{t}>")
+            if t == tag:
+                break
+
+    def handle_data(self, data):
+        self.out.append(html.escape(_clean(data), quote=False))
+
+    # Comments, doctypes and processing instructions are dropped (defaults).
+
+    def result(self) -> str:
+        self.close()
+        while self.stack:
+            t, emitted = self.stack.pop()
+            if emitted:
+                self.out.append(f"</{t}>")
+        return "".join(self.out)
+
+
+def sanitize_html(fragment: str) -> str:
+    parser = _Sanitizer()
+    parser.feed(fragment)
+    return parser.result()
+
+
+# --- TeX -> plain text ---------------------------------------------------------
+
+# Macros that only style or size their argument: drop the macro, keep the argument.
+_STYLE_MACROS = frozenset("""
+    left right big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr Biggl Biggr middle
+    displaystyle textstyle scriptstyle scriptscriptstyle limits nolimits
+    mathcal mathbb mathrm mathbf mathit mathsf mathtt mathfrak mathscr mathnormal
+    boldsymbol bm pmb text textrm textbf textit texttt textsf textsc textnormal
+    emph operatorname mbox hbox mathop mathbin mathrel mathord
+    hat widehat tilde widetilde bar overline underline vec dot ddot check breve
+    acute grave mathring overrightarrow overleftarrow underbrace overbrace
+""".split())
+# Macros whose first argument is not text ("\href{url}{text}" reads "text").
+_DROP_FIRST_ARG = frozenset(
+    "color textcolor colorbox href class style cssId label ref eqref cite tag".split())
+_SPACE_MACROS = {",": " ", ";": " ", ":": " ", ">": " ", " ": " ", "!": "", "\\": " "}
+_TEX_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|[\s\S]", re.S)
+
+
+def _wrap(s: str) -> str:
+    """Parenthesize a fraction/root operand unless it is a single word."""
+    return s if re.fullmatch(r"\w+", s) else f"({s})"
+
+
+class _TexText:
+    """Tiny recursive reader turning TeX into readable text."""
+
+    def __init__(self, tex: str):
+        self.tokens = _TEX_TOKEN.findall(tex)
+        self.i = 0
+
+    def group(self) -> str:
+        """Read until the closing brace of the current group (or the end)."""
+        out = []
+        while self.i < len(self.tokens):
+            tok = self.tokens[self.i]
+            self.i += 1
+            if tok == "}":
+                break
+            out.append(self.token(tok))
+        return "".join(out)
+
+    def arg(self) -> str:
+        """One macro argument: a {group} or a single token."""
+        while self.i < len(self.tokens) and self.tokens[self.i].isspace():
+            self.i += 1
+        if self.i >= len(self.tokens):
+            return ""
+        tok = self.tokens[self.i]
+        self.i += 1
+        return self.group() if tok == "{" else self.token(tok)
+
+    def token(self, tok: str) -> str:
+        if tok == "{":
+            return self.group()
+        if tok in ("^", "_"):
+            script = self.arg().strip()
+            # Subscripts read well inline ("l1", "x0"); keep ^ for powers.
+            return script if tok == "_" or script in ("*", "′", "'") else "^" + script
+        if tok in ("~", "&"):
+            return " "
+        if not tok.startswith("\\"):
+            return tok
+        name = tok[1:]
+        if name in _SPACE_MACROS:
+            return _SPACE_MACROS[name]
+        if len(name) == 1:
+            return name  # \{ \% \$ \_ \& ...
+        if name in ("frac", "dfrac", "tfrac", "cfrac"):
+            num, den = self.arg().strip(), self.arg().strip()
+            return f"{_wrap(num)}/{_wrap(den)}"
+        if name == "sqrt":
+            if self.i < len(self.tokens) and self.tokens[self.i] == "[":
+                while self.i < len(self.tokens) and self.tokens[self.i] != "]":
+                    self.i += 1
+                self.i += 1
+            return "√" + _wrap(self.arg().strip())
+        if name in _DROP_FIRST_ARG:
+            self.arg()  # colour, URL, label...: not part of the reading
+            return ""
+        if name in _STYLE_MACROS:
+            if self.i < len(self.tokens) and self.tokens[self.i] == ".":
+                self.i += 1  # \left. and \right. are invisible delimiters
+            return ""
+        code = convert_symbol(tok)
+        if code:
+            # NFKC turns lunate ϵ into ε and ℓ into l: what people search for.
+            return unicodedata.normalize("NFKC", chr(int(code, 16)))
+        return name  # \log, \max, unknown macros: the word itself
+
+
+@functools.lru_cache(maxsize=4096)
+def tex_to_text(tex: str) -> str:
+    """Readable plain text for a TeX fragment: no macros, no grouping braces."""
+    try:
+        reader = _TexText(tex)
+        parts = []
+        while reader.i < len(reader.tokens):  # a stray '}' ends group() early
+            parts.append(reader.group())
+        text = "".join(parts)
+    except RecursionError:  # absurdly nested braces
+        text = re.sub(r"\\[A-Za-z]+|[\\{}^_]", " ", tex)
+    text = text.replace("\u2212", "-")
+    return re.sub(r"\s+", " ", _clean(text)).strip()
+
+
+def _math_to_text(tex: str, display: bool, source: str) -> str:
+    return tex_to_text(tex)
+
+
+# --- HTML -> text ----------------------------------------------------------------
+
+class _TextExtractor(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img":
+            self.parts.append(" " + (dict(attrs).get("alt") or "") + " ")
+        elif tag in ("br", "hr", "p", "li", "blockquote", "pre"):
+            self.parts.append(" ")
+
+    def handle_data(self, data):
+        self.parts.append(data)
+
+
+# --- public API ------------------------------------------------------------------
+
+_local = threading.local()  # Markdown instances are stateful: one per thread
+
+
+def _markdown(kind: str) -> markdown.Markdown:
+    md = getattr(_local, kind, None)
+    if md is None:
+        md = _build_markdown(_math_to_html if kind == "html" else _math_to_text)
+        setattr(_local, kind, md)
+    return md.reset()
+
+
+def render_markdown(text: str) -> str:
+    """Abstract Markdown (with TeX math) -> safe, well-formed HTML fragment."""
+    html_out = _markdown("html").convert(_clean(text))
+    return sanitize_html(html_out)
+
+
+def plain_text(text: str) -> str:
+    """Abstract -> one line of plain text (Markdown removed, math readable).
+
+    The result is text, not HTML: escape it wherever it is embedded.
+    """
+    extractor = _TextExtractor()
+    extractor.feed(_markdown("text").convert(_clean(text)))
+    extractor.close()
+    return re.sub(r"\s+", " ", _clean("".join(extractor.parts))).strip()
+
+
+def snippet(text: str, limit: int = 240) -> str:
+    """The start of `plain_text(text)`, cut at a word boundary, with an ellipsis."""
+    plain = plain_text(text)
+    if len(plain) <= limit:
+        return plain
+    cut = plain[: max(limit - 1, 0)]  # leave room for the ellipsis
+    if plain[len(cut)] != " ":  # the cut falls inside a word: drop that word,
+        space = cut.rfind(" ")  # unless that would lose half the snippet
+        if space > limit // 2:
+            cut = cut[:space]
+    return cut.rstrip(" ,;:.-–—(") + "…"
