@@ -469,3 +469,16 @@ def snippet(text: str, limit: int = 240) -> str:
         if space > limit // 2:
             cut = cut[:space]
     return cut.rstrip(" ,;:.-–—(") + "…"
+
+
+def render_title(text: str) -> str:
+    """A title as safe HTML: its $math$ typeset like the abstract's, the rest escaped.
+
+    Titles are one line and rarely hold math; when they do (e.g. "$\\ell_p$
+    Space") it should look like the abstract does.
+    """
+    if "$" not in text:
+        return html.escape(text, quote=False)
+    rendered = render_markdown(text)
+    return rendered.removeprefix("<p>").removesuffix("</p>").strip() if rendered.count("<p>") == 1 \
+        else html.escape(text, quote=False)

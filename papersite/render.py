@@ -10,10 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from markupsafe import Markup
 
 from . import urls
 from .config import SiteConfig
 from .errors import Problem, SiteError
+from .markup import plain_text, render_title
 from .pages import Page
 
 THEME = Path(__file__).parent / "theme"
@@ -35,7 +37,12 @@ def make_env(config: SiteConfig, **globals_: Any) -> jinja2.Environment:
     )
     link = urls.Urls(config.base_url)
     env.globals.update(site=config, urls=urls, **globals_)
-    env.filters.update(link=link.link, absolute=link.absolute)
+    env.filters.update(
+        link=link.link,
+        absolute=link.absolute,
+        title_html=lambda text: Markup(render_title(text)),  # math in titles, typeset
+        plain=lambda text: plain_text(text) if "$" in text else text,  # for <title>, meta tags
+    )
     return env
 
 
