@@ -1,0 +1,68 @@
+"""The CLI contract: command names, help, one-line errors, exit codes, summary line."""
+import re
+
+from click.testing import CliRunner
+
+from build import cli
+from tests.conftest import ROOT, paper_text
+
+
+def run(*args, cwd=None):
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_every_command_has_help():
+    for command in ("import", "build", "serve"):
+        result = run(command, "--help")
+        assert result.exit_code == 0
+        assert "Usage:" in result.output and len(result.output.splitlines()) > 5
+
+
+def test_build_prints_one_summary_line(site, tmp_path):
+    site.paper("a-paper")
+    out = tmp_path / "out"
+    result = run("build", "--config", site.root / "site.yaml", "-o", out)
+    assert result.exit_code == 0, result.output
+    assert re.fullmatch(r"Built 1 papers, \d+ pages into .*: \d+ files written, 0 removed, 0 unchanged, "
+                        r"in \d+\.\d\d s\n", result.output)
+    assert (out / "papers" / "a-paper" / "index.html").is_file()
+    assert run("build", "--config", site.root / "site.yaml", "-o", out, "-q").output == ""
+
+
+def test_base_url_option_changes_links(site, tmp_path):
+    site.paper("a-paper")
+    run("build", "-q", "--config", site.root / "site.yaml", "-o", tmp_path / "out",
+        "--base-url", "https://me.github.io/repo")
+    html = (tmp_path / "out" / "papers" / "a-paper" / "index.html").read_text()
+    assert 'href="/repo/static/style.css"' in html
+    assert '<link rel="canonical" href="https://me.github.io/repo/papers/a-paper/">' in html
+
+
+def test_errors_are_listed_with_exit_code_1(site, tmp_path):
+    site.write("content/icml-2024/bad.md", paper_text(topics="[nope]", body=""))
+    result = run("build", "--config", site.root / "site.yaml", "-o", tmp_path / "out")
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    assert "bad.md:7: unknown topic 'nope'" in result.output
+    assert "bad.md:9: empty abstract" in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_import_reports_what_it_did(site, tmp_path):
+    seed = tmp_path / "seed.txt"
+    seed.write_text("ICML 2024 Papers\n\nWe propose FooNet, a network for testing importers with care.\n")
+    result = run("import", seed, "--config", site.root / "site.yaml")
+    assert result.exit_code == 0, result.output
+    assert "Imported 1 new, 0 updated, 0 unchanged, 0 skipped (edited)." in result.output
+    assert run("import", seed, "--config", site.root / "site.yaml").output.endswith(
+        "Imported 0 new, 0 updated, 1 unchanged, 0 skipped (edited).\n")
+
+
+def test_readme_test_command_is_what_ci_runs():
+    readme = (ROOT / "README.md").read_text()
+    commands = re.findall(r"```sh\n(python3 -m venv .*?)\n```", readme)
+    assert len(commands) == 2, "README keeps two quickstart command lines"
+    main, tests = commands
+    assert "build.py serve" in main and "pytest" in tests
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "grep -E '^python3 -m venv .*pytest' README.md" in ci and 'eval "$test_command"' in ci
