@@ -9,6 +9,7 @@ import json
 
 from . import urls
 from .catalog import Catalog
+from .markup import plain_text
 from .pages import Abstract
 from .search_index import build_index, index_json
 
@@ -28,16 +29,20 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract]) -> dict[str, 
     for paper in catalog.papers:
         venue = catalog.venue(paper.venue)
         topics = [catalog.topic(t) for t in paper.topics]
+        # Results are rendered as text: math in a title becomes readable text, as in <title>.
+        title = plain_text(paper.title) if "$" in paper.title else paper.title
         documents.append({
             "id": paper.id,
-            "title": paper.title,
+            "title": title,
             "authors": " ".join(paper.authors),
             "topics": " ".join(t.name for t in topics),
-            "venue": f"{venue.name} {venue.full_name}",
+            # The short name only: every full name says "Learning" or "Conference", which
+            # would make those words match every paper. Venue filters are facets anyway.
+            "venue": venue.name,
             "body": abstracts[paper.id].text,
         })
         store[paper.id] = {
-            "title": paper.title,
+            "title": title,
             "url": link.link(paper),
             "venue": venue.slug,
             "year": paper.year,

@@ -67,3 +67,18 @@ def served_bundled(bundled):
     served = Served(build, build.catalog.config.base_path)
     yield served
     served.close()
+
+
+@pytest.fixture
+def serve_build():
+    """Serve other builds (e.g. a tiny site) for one test: `served = serve_build(build)`."""
+    started = []
+
+    def serve(build):
+        served = Served(build, build.catalog.config.base_path)
+        started.append(served)
+        return served
+
+    yield serve
+    for served in started:
+        served.close()

@@ -1,0 +1,415 @@
+"""Search in a real browser: lunr.js over the Python-built index of the bundled catalog.
+
+Most tests share one search page (module scope) and drive it the way a person
+does: fill or type into the box, wait until the page has rendered that query
+(`#search-app[data-query]`), read the result links. Every test ends by checking
+that the page logged no console errors.
+"""
+from __future__ import annotations
+
+import json
+import statistics
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from papersite import urls
+
+# Queries a person might type remembering a paper, and a fragment of the title
+# of the paper that must rank first (looked up in the built catalog).
+RANKED = [
+    ("grokking delayed robustness", "Grokking"),
+    ("temperature scaling calibration mixup", "Temperature Scaling"),
+    ("adjoint diffusion parameters", "AdjointDPM"),
+    ("low rank quantized lora", "LQ-LoRA"),
+    ("polar factorization", "Polar Factorization"),
+    ("open source code llm", "Magicoder"),
+    ("protein ligand docking flow matching", "HarmonicFlow"),
+    ("nerf driving scenes", "EmerNeRF"),
+    ("tied embeddings input output", "Tied Input-Output Embeddings"),
+    ("mixture of experts routing multilingual", "Lingual-SMoE"),
+    ("hessian diagonal approximation", "HesScale"),
+    ("3d gaussians layout llm", "GALA3D"),
+    ("music diffusion inference time", "DITTO"),
+    ("stable positional encodings graph", "Stable and Expressive Positional"),
+    ("clip optimal transport", "CLIP"),
+    ("sparse model soups", "Sparse Model Soups"),
+    ("community detection", "Community Detection"),
+    # partial words, as while typing
+    ("grok", "Grokking"),
+    ("distill", "Distilled Data"),
+    ("calibrat temperat", "Temperature Scaling"),
+]
+
+SPECIAL = ["title:", "~", "^", "*", "+", "-", '"', '"grokking delayed', "title:grok", "grokking~1",
+           "grok^5", "+grokking -robustness", "body:", "nosuchfield:grok", ":::", "\\", "-*", "*grok",
+           "gr*ing", "^^^", "~~1", "+", "- -", "a:b:c", "grokking^", "(delayed)", "[x]", "{}",
+           "<script>", "&amp;", "%", "日本語", "𝑥"]
+
+
+# --- helpers -----------------------------------------------------------------------
+
+def paper_by_title(catalog, fragment):
+    found = [p for p in catalog.papers if fragment.lower() in p.title.lower()]
+    assert len(found) == 1, f"{fragment!r} should name exactly one paper, got {[p.title for p in found]}"
+    return found[0]
+
+
+def link_of(catalog, paper):
+    return urls.Urls(catalog.config.base_url).link(paper)
+
+
+def wait_rendered(page, q):
+    page.wait_for_function("q => document.getElementById('search-app').dataset.query === q", arg=q)
+
+
+def search(page, q):
+    """Fill the box (one input event), wait for that query's results: [(href, title)]."""
+    page.fill("#search-input", q)
+    wait_rendered(page, q)
+    return results(page)
+
+
+def results(page):
+    return page.eval_on_selector_all(
+        "#search-results .search-result-link", "els => els.map(e => [e.getAttribute('href'), e.textContent])")
+
+
+def status(page):
+    return page.text_content("#search-status")
+
+
+def facet_counts(page):
+    """{(name, slug): count} for every facet option shown."""
+    return {(name, slug): int(count) for name, slug, count in page.eval_on_selector_all(
+        "#search-facets input", "els => els.map(e => [e.name, e.value, "
+        "e.closest('label').querySelector('.facet-count').textContent])")}
+
+
+def open_search(page, served, query=""):
+    page.goto(served.url + urls.SEARCH + query)
+    page.wait_for_selector("#search-app[data-state=ready]")
+
+
+@pytest.fixture(scope="module")
+def catalog(served_bundled):
+    return served_bundled.state.build.catalog
+
+
+@pytest.fixture(scope="module")
+def docs(served_bundled):
+    return json.loads(served_bundled.state.build.files[urls.SEARCH_DOCS])
+
+
+@pytest.fixture(scope="module")
+def shared(browser, served_bundled):
+    """One search page for the ranking and syntax tests (loading it once keeps them fast)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.console_errors = []
+    page.on("console", lambda msg: msg.type == "error" and page.console_errors.append(msg.text))
+    page.on("pageerror", lambda exc: page.console_errors.append(str(exc)))
+    open_search(page, served_bundled)
+    yield page
+    context.close()
+
+
+# --- ranking -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("query,title", RANKED, ids=[q for q, _ in RANKED])
+def test_expected_paper_ranks_first(shared, catalog, query, title):
+    expected = paper_by_title(catalog, title)
+    found = search(shared, query)
+    assert found, f"no results for {query!r}"
+    assert found[0][0] == link_of(catalog, expected), \
+        f"{query!r}: expected {expected.title!r} first, got {[t for _, t in found[:3]]}"
+    assert shared.console_errors == []
+
+
+def test_delayed_finds_the_grokking_paper(shared, catalog):
+    # lunr.py's own stemmer would index "delayed" as "delai", which lunr.js never asks for.
+    grokking = link_of(catalog, paper_by_title(catalog, "Grokking"))
+    for word in ("delayed", "Delayed", "delay"):
+        assert grokking in [href for href, _ in search(shared, word)], word
+    assert shared.console_errors == []
+
+
+@pytest.mark.parametrize("word", ["diffusion", "transport", "gradient", "neural"])
+def test_title_matches_rank_above_abstract_mentions(shared, word):
+    found = search(shared, word)
+    in_title = [word in title.lower() for _, title in found]
+    assert any(in_title), f"no title contains {word!r}"
+    # every title match comes before every abstract-only match
+    assert in_title == sorted(in_title, reverse=True), [t for _, t in found]
+    assert shared.console_errors == []
+
+
+def test_more_words_narrow_the_results(shared):
+    wide = search(shared, "diffusion")
+    narrow = search(shared, "diffusion music")
+    assert 0 < len(narrow) < len(wide)
+    assert {href for href, _ in narrow} <= {href for href, _ in wide}
+
+
+def test_matches_are_highlighted_in_title_and_snippet(shared, catalog):
+    search(shared, "grokking robustness")
+    first = shared.locator("#search-results .search-result").first
+    assert first.locator(".paper-item-title mark").all_text_contents() == ["Grokking", "Robustness"]
+    marks = [m.lower() for m in first.locator(".paper-item-snippet mark").all_text_contents()]
+    assert "grokking" in marks
+    # a stemmed match is highlighted as the word that appears in the text
+    search(shared, "delay")
+    first = shared.locator("#search-results .search-result").first
+    assert "delayed" in [m.lower() for m in first.locator("mark").all_text_contents()]
+    assert shared.console_errors == []
+
+
+def test_result_count_is_announced(shared):
+    found = search(shared, "diffusion")
+    assert shared.get_attribute("#search-status", "role") == "status"
+    assert status(shared).startswith(f"{len(found)} papers match “diffusion”")
+    one = search(shared, "grokking delayed robustness")
+    assert len(one) == 1 and status(shared).startswith("1 paper matches")
+
+
+# --- syntax that must not throw ----------------------------------------------------------
+
+@pytest.mark.parametrize("query", SPECIAL)
+def test_lunr_syntax_never_throws(shared, query):
+    search(shared, query)
+    assert status(shared).strip(), "the status must say something"
+    assert shared.console_errors == []
+
+
+def test_invalid_syntax_falls_back_to_the_words(shared, catalog):
+    grokking = link_of(catalog, paper_by_title(catalog, "Grokking"))
+    for query in ("grokking title:", "delayed ~", "robustness^", '"grokking'):
+        found = search(shared, query)
+        assert found and found[0][0] == grokking, query
+    assert shared.console_errors == []
+
+
+def test_field_syntax_is_honoured(shared, catalog):
+    grokking = link_of(catalog, paper_by_title(catalog, "Grokking"))
+    assert [href for href, _ in search(shared, "title:grokking")] == [grokking]
+    with_minus = [href for href, _ in search(shared, "delayed -grokking")]
+    assert grokking not in with_minus
+    assert shared.console_errors == []
+
+
+def test_zero_results_shows_help(shared):
+    assert search(shared, "xyzzyq plugh") == []
+    assert status(shared).startswith("No paper matches “xyzzyq plugh”")
+    help_box = shared.locator("#search-help")
+    assert help_box.is_visible()
+    assert "spelling" in help_box.text_content()
+    assert help_box.locator("a").count() >= 1
+    search(shared, "grokking")
+    assert not help_box.is_visible()
+    assert shared.console_errors == []
+
+
+# --- typing, URL state, history --------------------------------------------------------------
+
+def test_typing_character_by_character(page, served_bundled, catalog):
+    open_search(page, served_bundled)
+    grokking = link_of(catalog, paper_by_title(catalog, "Grokking"))
+    assert page.evaluate("document.activeElement.id") == "search-input"  # focused on open
+    page.keyboard.type("grok", delay=30)
+    wait_rendered(page, "grok")
+    assert results(page)[0][0] == grokking  # a partial word already finds it
+    page.keyboard.type("king delay", delay=30)
+    wait_rendered(page, "grokking delay")
+    assert results(page)[0][0] == grokking
+    assert parse_qs(urlsplit(page.url).query) == {"q": ["grokking delay"]}
+    # typing replaces the history entry instead of adding one per keystroke
+    assert page.evaluate("history.length") <= 3
+    assert page.console_errors == []
+
+
+def test_deep_link_restores_the_search(page, served_bundled, catalog):
+    paper = paper_by_title(catalog, "Temperature Scaling")
+    open_search(page, served_bundled, f"?q=temperature+scaling&venue={paper.venue}")
+    wait_rendered(page, "temperature scaling")
+    assert page.input_value("#search-input") == "temperature scaling"
+    assert page.is_checked(f"#search-facets input[name=venue][value='{paper.venue}']")
+    assert results(page)[0][0] == link_of(catalog, paper)
+    assert "temperature scaling" in page.title()
+    assert page.console_errors == []
+
+
+def test_deep_link_with_a_filter_only_lists_that_topic(page, served_bundled, catalog):
+    topic = max(catalog.topics, key=lambda t: len(catalog.topic_papers[t.slug]))
+    open_search(page, served_bundled, f"?topic={topic.slug}")
+    wait_rendered(page, "")
+    expected = {link_of(catalog, p) for p in catalog.topic_papers[topic.slug]}
+    assert {href for href, _ in results(page)} == expected
+    assert status(page).startswith(f"{len(expected)} paper")
+    assert page.console_errors == []
+
+
+def test_unknown_filter_values_are_ignored(page, served_bundled):
+    open_search(page, served_bundled, "?q=grokking&venue=no-such-venue&topic=nope")
+    wait_rendered(page, "grokking")
+    assert len(results(page)) >= 1
+    assert page.console_errors == []
+
+
+def test_facets_filter_and_count(page, served_bundled, catalog, docs):
+    open_search(page, served_bundled, "?q=model")
+    wait_rendered(page, "model")
+    before = results(page)
+    counts = facet_counts(page)
+    venues = {slug: n for (name, slug), n in counts.items() if name == "venue"}
+    assert len(venues) >= 2, "the query should span several venues"
+    assert sum(venues.values()) == len(before)  # one venue per paper
+    venue, expected = min(venues.items(), key=lambda item: item[1])
+
+    page.check(f"#search-facets input[name=venue][value='{venue}']")
+    page.wait_for_function("n => document.querySelectorAll('#search-results li').length === n", arg=expected)
+    after = results(page)
+    assert len(after) == expected < len(before)
+    by_url = {d["url"]: d for d in docs["docs"].values()}
+    assert all(by_url[href]["venue"] == venue for href, _ in after)
+    assert parse_qs(urlsplit(page.url).query) == {"q": ["model"], "venue": [venue]}
+    assert status(page).startswith(f"{expected} paper")
+    # the other venues keep their counts (ticking one adds them); topic counts shrink to the venue
+    narrowed = facet_counts(page)
+    assert {k: v for k, v in narrowed.items() if k[0] == "venue"} == \
+        {k: v for k, v in counts.items() if k[0] == "venue"}
+    topics_now = sum(v for k, v in narrowed.items() if k[0] == "topic")
+    topics_before = sum(v for k, v in counts.items() if k[0] == "topic")
+    assert topics_now < topics_before
+
+    # a topic narrows further
+    topic = next(slug for (name, slug), n in narrowed.items() if name == "topic" and n < expected)
+    page.check(f"#search-facets input[name=topic][value='{topic}']")
+    page.wait_for_function("n => document.querySelectorAll('#search-results li').length < n", arg=expected)
+    assert all(topic in by_url[href]["topics"] and by_url[href]["venue"] == venue
+               for href, _ in results(page))
+
+    # back button: undo the topic, then the venue
+    page.go_back()
+    page.wait_for_function("n => document.querySelectorAll('#search-results li').length === n", arg=expected)
+    assert not page.is_checked(f"#search-facets input[name=topic][value='{topic}']")
+    page.go_back()
+    page.wait_for_function("n => document.querySelectorAll('#search-results li').length === n", arg=len(before))
+    assert page.input_value("#search-input") == "model"
+    assert page.console_errors == []
+
+
+def test_facets_are_accessible_checkboxes(page, served_bundled):
+    open_search(page, served_bundled, "?q=learning")
+    wait_rendered(page, "learning")
+    group = page.get_by_role("group", name="Filter results")
+    assert group.get_by_role("group", name="Venue").count() == 1
+    box = group.get_by_role("checkbox").first
+    box.focus()
+    page.keyboard.press("Space")
+    page.wait_for_function("() => location.search.includes('venue=') || location.search.includes('topic=')")
+    assert page.evaluate("document.activeElement.type") == "checkbox"  # focus survives the re-render
+    assert page.console_errors == []
+
+
+# --- keyboard ------------------------------------------------------------------------
+
+def test_arrow_keys_move_through_results_and_enter_opens(page, served_bundled):
+    open_search(page, served_bundled, "?q=diffusion")
+    wait_rendered(page, "diffusion")
+    links = results(page)
+    assert len(links) >= 3
+    page.focus("#search-input")
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate("document.activeElement.getAttribute('href')") == links[0][0]
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate("document.activeElement.getAttribute('href')") == links[2][0]
+    page.keyboard.press("ArrowUp")
+    assert page.evaluate("document.activeElement.getAttribute('href')") == links[1][0]
+    page.keyboard.press("Escape")
+    assert page.evaluate("document.activeElement.id") == "search-input"
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowUp")
+    assert page.evaluate("document.activeElement.id") == "search-input"
+    page.keyboard.press("ArrowDown")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert urlsplit(page.url).path == links[0][0]
+    assert page.console_errors == []
+
+
+def test_header_box_and_slash_lead_to_search(page, served_bundled, catalog):
+    requests = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(served_bundled.url)
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") == "site-search-input"
+    # a page other than search loads no index and no lunr.js
+    assert not [u for u in requests if "search/" in u or "lunr" in u]
+    page.keyboard.type("grokking")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    page.wait_for_selector("#search-app[data-state=ready]")
+    wait_rendered(page, "grokking")
+    assert results(page)[0][0] == link_of(catalog, paper_by_title(catalog, "Grokking"))
+    assert page.input_value("#search-input") == "grokking"
+    # everything came from the site itself: lunr.min.js, index, doc store
+    assert all(u.startswith(served_bundled.origin) for u in requests)
+    base = urlsplit(served_bundled.url).path
+    paths = {urlsplit(u).path for u in requests}
+    assert {base + "static/lunr.min.js", base + urls.SEARCH_INDEX, base + urls.SEARCH_DOCS} <= paths
+    assert page.console_errors == []
+
+
+# --- safety and base path ------------------------------------------------------------------------
+
+HOSTILE_TITLE = "<img src=x onerror=alert(1)> Hostile grokking"
+HOSTILE_BODY = ("Hostile <img src=x onerror=alert(2)> and <script>alert(3)</script> "
+                "<b onmouseover=alert(4)>bold</b> grokking &lt;i&gt; text.")
+
+
+def test_hostile_content_renders_inert(site, serve_build, browser):
+    site.paper("evil", id="evil", title=f"'{HOSTILE_TITLE}'", body=HOSTILE_BODY)
+    site.paper("good", id="good", title="A Benign Grokking Paper", body="Grokking, plainly.")
+    build, _ = site.build()
+    served = serve_build(build)
+    assert served.url.endswith("/catalog/")  # a base path: URLs must come from the page
+
+    context = browser.new_context()
+    page = context.new_page()
+    dialogs, errors = [], []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
+    page.goto(served.url + urls.SEARCH + "?q=hostile+grokking")
+    page.wait_for_selector("#search-app[data-state=ready]")
+    wait_rendered(page, "hostile grokking")
+    page.hover("#search-results")
+    assert page.locator("#search-results img, #search-results script, #search-results b").count() == 0
+    titles = page.locator("#search-results .search-result-link").all_text_contents()
+    assert HOSTILE_TITLE in titles
+    snippet = page.locator("#search-results .paper-item-snippet").first.text_content()
+    assert "<img src=x onerror=alert(2)>" in snippet or "alert" not in snippet
+    assert page.locator("#search-results .search-result-link").first.get_attribute("href") \
+        .startswith("/catalog/papers/")
+    page.wait_for_timeout(200)  # give a would-be onerror handler its chance
+    assert dialogs == [] and errors == []
+    context.close()
+
+
+# --- speed -----------------------------------------------------------------------------------
+
+def test_query_latency(shared):
+    """Median lunr time per query, as measured by search.js (performance.measure)."""
+    # The ranking tests ran these queries on this page already; run them if they were deselected.
+    if shared.evaluate("performance.getEntriesByName('search:query').length") < len(RANKED):
+        for query, _ in RANKED:
+            search(shared, query)
+    durations = shared.evaluate(
+        "performance.getEntriesByName('search:query').map(e => e.duration)")
+    assert len(durations) >= len(RANKED)
+    median = statistics.median(durations)
+    load = shared.evaluate("performance.getEntriesByName('search:load').map(e => e.duration)")
+    print(f"\nsearch: median query {median:.2f} ms over {len(durations)}, load {load[0]:.0f} ms")
+    assert median < 50
+    assert shared.console_errors == []
