@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from papersite.config import load_config
+from papersite.deploy import deploy_site
 from papersite.errors import SiteError
 from papersite.importer import import_files
 from papersite.pipeline import build_and_write, build_site
@@ -118,6 +119,26 @@ def serve(host, port, base_url, config_path):
         click.echo("stopped")
     finally:
         server.server_close()
+
+
+@cli.command()
+@click.option("--remote", default="origin", show_default=True, help="Git remote to push to.")
+@click.option("--branch", default="gh-pages", show_default=True, help="Branch that receives the built site.")
+@click.option("-m", "--message", help="Commit message (default: 'Deploy <commit> with papersite').")
+@click.option("--force", is_flag=True, help="Deploy even with uncommitted changes to the sources.")
+@base_url_option
+@config_option
+def deploy(remote, branch, message, force, base_url, config_path):
+    """Build the site and publish it to BRANCH of the current repository,
+    for GitHub Pages' "Deploy from a branch". Refuses while content/,
+    site.yaml, templates/ or static/ have uncommitted changes, unless --force."""
+    try:
+        config = load_config(config_path).with_base_url(base_url)
+        result = deploy_site(config, remote, branch, message, force, config_name=config_path.name)
+    except SiteError as error:
+        fail(error)
+    state = "published" if result.changed else "unchanged, already published"
+    click.echo(f"{result.files} files {state}: {remote}/{branch} at {result.commit[:12]}, for {config.base_url}")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@ from typing import Any
 from . import urls
 from .bibtex import bibtex_entry
 from .catalog import Catalog
+from .feeds import feed_context, scholarly_article
+from .markup import plain_text
 
 
 @dataclass(frozen=True)
@@ -43,25 +45,40 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
     ]
     for venue in catalog.venues:
         pages.append(Page(urls.path_of(venue), "venue.html", {
-            "title": venue.name, "venue": venue, "papers": catalog.venue_papers[venue.slug]}))
+            "title": venue.name, "venue": venue, "papers": catalog.venue_papers[venue.slug],
+            "feed": urls.feed_of(venue)}))
     for topic in catalog.topics:
         pages.append(Page(urls.path_of(topic), "topic.html", {
-            "title": topic.name, "topic": topic, "papers": catalog.topic_papers[topic.slug]}))
+            "title": topic.name, "topic": topic, "papers": catalog.topic_papers[topic.slug],
+            "feed": urls.feed_of(topic)}))
     for paper in catalog.papers:
         venue = catalog.venue(paper.venue)
         previous, following = catalog.neighbours(paper)
+        topics = [catalog.topic(t) for t in paper.topics]
+        plain_title = plain_text(paper.title) if "$" in paper.title else paper.title  # as the |plain filter
         pages.append(Page(urls.path_of(paper), "paper.html", {
             "title": paper.title,
             "paper": paper,
             "venue": venue,
-            "topics": [catalog.topic(t) for t in paper.topics],
+            "topics": topics,
             "abstract": abstracts[paper.id],
             "bibtex": bibtex_entry(paper, venue, link.absolute(paper)),
             "previous": previous,
             "next": following,
             "related": [by_id[r] for r in related.get(paper.id, ())],
+            "article": scholarly_article(paper, venue, topics, plain_title,
+                                         abstracts[paper.id].text, link.absolute(paper)),
         }))
-    pages.append(Page("sitemap.xml", "sitemap.xml", {"paths": sorted(p.path for p in pages if p.path != "404.html")}))
+    # the sitemap lists the pages search engines should index: not the 404 or the (noindex) search page
+    pages.append(Page("sitemap.xml", "sitemap.xml",
+                      {"paths": sorted(p.path for p in pages if p.path not in ("404.html", urls.SEARCH))}))
     pages.append(Page("robots.txt", "robots.txt", {}))
+    pages.append(Page(urls.feed_of(), "feed.xml", feed_context(catalog.config.title, urls.HOME, catalog.papers)))
+    for venue in catalog.venues:
+        pages.append(Page(urls.feed_of(venue), "feed.xml", feed_context(
+            f"{venue.name} · {catalog.config.title}", urls.path_of(venue), catalog.venue_papers[venue.slug])))
+    for topic in catalog.topics:
+        pages.append(Page(urls.feed_of(topic), "feed.xml", feed_context(
+            f"{topic.name} · {catalog.config.title}", urls.path_of(topic), catalog.topic_papers[topic.slug])))
     return pages
 

@@ -15,6 +15,7 @@ from markupsafe import Markup
 from . import urls
 from .config import SiteConfig
 from .errors import Problem, SiteError
+from .feeds import json_ld
 from .markup import plain_text, render_title
 from .pages import Page
 
@@ -42,6 +43,7 @@ def make_env(config: SiteConfig, **globals_: Any) -> jinja2.Environment:
         absolute=link.absolute,
         title_html=lambda text: Markup(render_title(text)),  # math in titles, typeset
         plain=lambda text: plain_text(text) if "$" in text else text,  # for <title>, meta tags
+        json_ld=json_ld,  # schema.org data in a <script>, escaped so content cannot close it
     )
     return env
 

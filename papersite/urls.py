@@ -19,6 +19,7 @@ SEARCH = "search/"
 SEARCH_INDEX = "search/index.json"
 SEARCH_DOCS = "search/docs.json"
 STATIC = "static/"
+FEED = "feed.xml"
 
 
 def path_of(target: Paper | Venue | Topic | str) -> str:
@@ -30,6 +31,11 @@ def path_of(target: Paper | Venue | Topic | str) -> str:
     if isinstance(target, Topic):
         return f"topics/{target.slug}/"
     return target
+
+
+def feed_of(target: Venue | Topic | None = None) -> str:
+    """The Atom feed of the whole catalog, or of one venue or topic ('venues/<slug>/feed.xml')."""
+    return (path_of(target) if target else "") + FEED
 
 
 def output_file(path: str) -> str:

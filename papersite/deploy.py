@@ -1,0 +1,112 @@
+"""Publish the built site to a branch of the project's git repository (gh-pages).
+
+Like `mkdocs gh-deploy`: build, then commit the output as the whole tree of
+the branch and push it. GitHub Pages set to "Deploy from a branch" serves it.
+Plain git plumbing through a throwaway index, so the working tree, the real
+index and the checked-out branch are never touched.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import SiteConfig
+from .errors import SiteError
+from .output import write_site
+from .pipeline import build_site
+
+# What the published site is built from (with the config file): deploying with
+# these uncommitted would publish a site that no commit can reproduce.
+SOURCES = ("content", "templates", "static")
+
+
+@dataclass(frozen=True)
+class Deployed:
+    commit: str  # the branch's new head
+    files: int
+    changed: bool  # False when the site was identical to what the branch held
+
+
+def deploy_site(config: SiteConfig, remote: str = "origin", branch: str = "gh-pages",
+                message: str | None = None, force: bool = False, config_name: str = "site.yaml") -> Deployed:
+    """Build the site and publish it; refuse uncommitted sources unless `force`."""
+    root = config.root
+    _git(root, "rev-parse", "--git-dir", error="not inside a git repository: deploy publishes to a branch "
+                                                "of the repository that holds site.yaml")
+    _git(root, "remote", "get-url", remote, error=f"no git remote named '{remote}' (see `git remote -v`)")
+    if not force:
+        _refuse_uncommitted(root, config_name)
+    build = build_site(config)
+    with tempfile.TemporaryDirectory(prefix="papersite-deploy-") as tmp:
+        site = Path(tmp) / "site"
+        write_site(build.files, site)
+        return publish(site, root, remote, branch, message or _default_message(root))
+
+
+def publish(site: Path, repo: Path, remote: str, branch: str, message: str) -> Deployed:
+    """Commit the folder `site` as the whole tree of `branch` and push it to `remote`."""
+    ref = f"refs/heads/{branch}"
+    # Build on what is published, so the push is a fast-forward; a missing branch is fine.
+    _git(repo, "fetch", "--quiet", remote, f"+{ref}:refs/remotes/{remote}/{branch}", check=False)
+    parent = _rev(repo, f"refs/remotes/{remote}/{branch}") or _rev(repo, ref)
+    tree = _tree_of(site, repo)
+    if parent and _rev(repo, f"{parent}^{{tree}}") == tree:
+        commit, changed = parent, False
+    else:
+        commit = _git(repo, "commit-tree", tree, *(["-p", parent] if parent else []), "-m", message,
+                      error="could not commit the site (is git's user.name and user.email set?)")
+        changed = True
+    _git(repo, "update-ref", ref, commit, error=f"could not update branch '{branch}'")
+    _git(repo, "push", "--quiet", remote, f"{commit}:{ref}",
+         error=f"could not push to '{remote}' (if '{branch}' was changed elsewhere, deploy again)")
+    files = sum(len(names) for _, _, names in os.walk(site))
+    return Deployed(commit, files, changed)
+
+
+def _refuse_uncommitted(root: Path, config_name: str) -> None:
+    status = _git(root, "status", "--porcelain", "--untracked-files=all", "--", config_name, *SOURCES,
+                  error="could not read git status")
+    dirty = [line[3:] for line in status.splitlines() if line.strip()]
+    if dirty:
+        shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
+        raise SiteError(f"uncommitted changes in {shown}: commit them first so the published site "
+                        "matches the repository, or deploy anyway with --force")
+
+
+def _tree_of(site: Path, repo: Path) -> str:
+    """Write the folder's files into the repository's object store; return the tree id."""
+    with tempfile.TemporaryDirectory(prefix="papersite-index-") as tmp:
+        env = {**os.environ, "GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        # --force: the user's ignore rules must not drop files from the site
+        _git(repo, "--work-tree", str(site.resolve()), "add", "--all", "--force", ".", env=env,
+             error="could not add the site's files to git")
+        return _git(repo, "write-tree", env=env, error="could not write the site's tree")
+
+
+def _default_message(root: Path) -> str:
+    head = _rev(root, "HEAD")
+    return f"Deploy {head[:12]} with papersite" if head else "Deploy with papersite"
+
+
+def _rev(repo: Path, name: str) -> str | None:
+    return _git(repo, "rev-parse", "--verify", "--quiet", name, check=False) or None
+
+
+def _git(repo: Path, *args: str, error: str = "git failed", check: bool = True, env: dict | None = None) -> str:
+    """Run git in `repo` and return its stdout without the final newline.
+
+    On failure raise SiteError(error + git's reason), or return '' when not `check`.
+    """
+    try:
+        result = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, env=env)
+    except FileNotFoundError:
+        raise SiteError("deploy needs git, and git is not installed") from None
+    if result.returncode != 0:
+        if not check:
+            return ""
+        why = result.stderr.strip().splitlines()  # git's last line says what went wrong
+        raise SiteError(f"{error}: {why[-1]}" if why else error)
+    return result.stdout.rstrip()

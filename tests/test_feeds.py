@@ -1,0 +1,152 @@
+"""Discovery: Atom feeds, Open Graph / Twitter cards, schema.org JSON-LD and Scholar tags."""
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import html5lib
+import pytest
+
+from papersite import urls
+from papersite.feeds import FEED_ENTRIES
+from papersite.markup import plain_text
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+
+
+def parse_html(path):
+    return html5lib.parse(path.read_bytes(), namespaceHTMLElements=False)
+
+
+def head_tags(tree):
+    """(property or name -> content) of meta tags, and the link elements, of a page's head."""
+    meta = {}
+    for el in tree.iter("meta"):
+        key = el.get("property") or el.get("name")
+        if key:
+            meta.setdefault(key, []).append(el.get("content"))
+    return meta, list(tree.iter("link"))
+
+
+def read_feed(out, path):
+    root = ET.parse(out / path).getroot()  # raises on XML that is not well-formed
+    assert root.tag == f"{ATOM}feed"
+    return root
+
+
+def check_feed(root, base_url, feed_path, alternate_path):
+    for name in ("id", "title", "updated", "author/" + ATOM + "name"):
+        assert (root.findtext(ATOM + name) or "").strip(), f"feed without {name}"
+    assert root.findtext(ATOM + "id") == base_url + feed_path
+    links = {link.get("rel"): link.get("href") for link in root.findall(ATOM + "link")}
+    assert links == {"self": base_url + feed_path, "alternate": base_url + alternate_path}
+    assert TIMESTAMP.match(root.findtext(ATOM + "updated"))
+    entries = root.findall(ATOM + "entry")
+    for entry in entries:
+        link = entry.find(ATOM + "link")
+        assert link.get("rel") == "alternate" and link.get("href").startswith(base_url + "papers/")
+        assert entry.findtext(ATOM + "id") == link.get("href")
+        assert entry.findtext(ATOM + "title").strip() and "<" not in entry.findtext(ATOM + "title")
+        assert entry.findtext(ATOM + "summary").strip()
+        assert TIMESTAMP.match(entry.findtext(ATOM + "updated"))
+    assert root.findtext(ATOM + "updated") == max(e.findtext(ATOM + "updated") for e in entries)
+    return entries
+
+
+def test_catalog_venue_and_topic_feeds(bundled):
+    _, out, build = bundled
+    catalog, base = build.catalog, build.catalog.config.base_url
+    entries = check_feed(read_feed(out, "feed.xml"), base, "feed.xml", "")
+    assert len(entries) == min(FEED_ENTRIES, len(catalog.papers))
+    by_url = {base + urls.path_of(p): p for p in catalog.papers}
+    for entry in entries:
+        paper = by_url[entry.findtext(ATOM + "id")]
+        assert entry.findtext(ATOM + "title") == plain_text(paper.title)  # math as text, not markup
+        assert entry.findtext(ATOM + "updated") == f"{paper.year}-01-01T00:00:00Z"  # from content, not the clock
+        assert [c.get("term") for c in entry.findall(ATOM + "category")] == list(paper.topics)
+    for group, members in [(v, catalog.venue_papers[v.slug]) for v in catalog.venues] + \
+                          [(t, catalog.topic_papers[t.slug]) for t in catalog.topics]:
+        feed = read_feed(out, urls.feed_of(group))
+        assert group.name in feed.findtext(ATOM + "title")
+        entries = check_feed(feed, base, urls.feed_of(group), urls.path_of(group))
+        assert [e.findtext(ATOM + "id") for e in entries] == \
+            [base + urls.path_of(p) for p in members[:FEED_ENTRIES]]
+
+
+def test_pages_announce_their_feeds(bundled):
+    _, out, build = bundled
+    base = build.catalog.config.base_path
+    for page, own_feed in [("index.html", None), ("papers/index.html", None)] + \
+            [(urls.output_file(urls.path_of(v)), urls.feed_of(v)) for v in build.catalog.venues] + \
+            [(urls.output_file(urls.path_of(t)), urls.feed_of(t)) for t in build.catalog.topics]:
+        _, links = head_tags(parse_html(out / page))
+        feeds = [link.get("href") for link in links
+                 if link.get("rel") == "alternate" and link.get("type") == "application/atom+xml"]
+        assert feeds == [base + "feed.xml"] + ([base + own_feed] if own_feed else []), page
+        for href in feeds:
+            assert (out / href[len(base):]).is_file()
+
+
+@pytest.fixture(scope="module")
+def html_pages(bundled):
+    _, out, _ = bundled
+    return [p for p in sorted(out.rglob("*.html"))]
+
+
+def test_every_page_has_open_graph_and_twitter_cards(bundled, html_pages):
+    _, out, build = bundled
+    papers = {urls.output_file(urls.path_of(p)) for p in build.catalog.papers}
+    for page in html_pages:
+        meta, links = head_tags(parse_html(page))
+        canonical = [link.get("href") for link in links if link.get("rel") == "canonical"]
+        relative = page.relative_to(out).as_posix()
+        assert len(canonical) == 1 and canonical[0].startswith(build.catalog.config.base_url)
+        for key in ("og:title", "og:description", "og:url", "og:type", "og:site_name",
+                    "twitter:card", "twitter:title", "twitter:description"):
+            assert len(meta.get(key, [])) == 1 and meta[key][0].strip(), f"{relative}: {key}"
+        assert meta["og:url"] == canonical
+        assert meta["og:description"] == meta["description"] == meta["twitter:description"]
+        assert meta["og:type"] == ["article" if relative in papers else "website"]
+        assert meta["og:site_name"] == [build.catalog.config.title]
+
+
+def test_paper_pages_have_json_ld_and_scholar_tags(bundled):
+    _, out, build = bundled
+    catalog = build.catalog
+    for paper in catalog.papers:
+        tree = parse_html(out / urls.output_file(urls.path_of(paper)))
+        scripts = [s.text for s in tree.iter("script") if s.get("type") == "application/ld+json"]
+        assert len(scripts) == 1
+        data = json.loads(scripts[0])
+        url = catalog.config.base_url + urls.path_of(paper)
+        assert data["@context"] == "https://schema.org" and data["@type"] == "ScholarlyArticle"
+        assert data["headline"] == data["name"] == plain_text(paper.title)
+        assert data["url"] == url and data["datePublished"] == str(paper.year)
+        assert data["abstract"].split()[:5] == plain_text(paper.abstract).split()[:5]
+        assert [a["name"] for a in data.get("author", [])] == list(paper.authors)
+        assert data["publication"]["name"] == catalog.venue(paper.venue).full_name
+        assert data["keywords"] == [catalog.topic(t).name for t in paper.topics]
+
+        meta, _ = head_tags(tree)
+        venue = catalog.venue(paper.venue)
+        assert meta["citation_title"] == [plain_text(paper.title)]
+        assert meta.get("citation_author", []) == list(paper.authors)
+        assert meta["citation_publication_date"] == [str(paper.year)]
+        assert meta["citation_conference_title"] == [venue.full_name or venue.name]
+        assert meta.get("citation_pdf_url", []) == [u for kind, u in paper.links if kind == "pdf"]
+
+
+def test_json_ld_cannot_break_out_of_its_script(site):
+    title = "Beyond </script><script>alert(1)</script> & <!-- Tricks"
+    site.paper("tricky", title=json.dumps(title), body="Abstract with </script> inside & more.")
+    build, _ = site.build()
+    html = build.files["papers/tricky/index.html"].decode()
+    start = html.index('<script type="application/ld+json">') + len('<script type="application/ld+json">')
+    body = html[start:html.index("</script>", start)]
+    assert "<" not in body and ">" not in body and "&" not in body
+    data = json.loads(body)
+    assert data["headline"] == title
+    assert "</script> inside & more" in data["abstract"]
+    assert html.count("<script") == html.count("</script>")  # nothing injected
