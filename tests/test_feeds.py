@@ -92,7 +92,7 @@ def test_pages_announce_their_feeds(bundled):
 @pytest.fixture(scope="module")
 def html_pages(bundled):
     _, out, _ = bundled
-    return [p for p in sorted(out.rglob("*.html"))]
+    return sorted(out.rglob("*.html"))
 
 
 def test_every_page_has_open_graph_and_twitter_cards(bundled, html_pages):

@@ -122,9 +122,9 @@ def local_path(page: str, href: str, config) -> str | None:
 
 def test_crawl_from_the_home_page_every_link_and_asset_answers_200(published):
     server, config, out = published
-    queue, seen, broken = [config.base_path], {config.base_path}, []
-    for start in ("robots.txt",):  # not linked from pages, but read by crawlers
-        queue.append(config.base_path + start)
+    # robots.txt is linked from nowhere, but crawlers start there
+    queue = [config.base_path, config.base_path + "robots.txt"]
+    seen, broken = set(queue), []
     while queue:
         path = queue.pop()
         status, content_type, body = server.get(path)
