@@ -16,8 +16,9 @@ from papersite.config import load_config
 from papersite.deploy import deploy_site
 from papersite.errors import SiteError
 from papersite.importer import import_files
-from papersite.pipeline import build_and_write, build_site
-from papersite.serve import SiteState, make_server
+from papersite.pipeline import build_and_write
+from papersite.serve import Preview, exposure_warning
+from papersite.watch import watch_and_build
 
 config_option = click.option("--config", "config_path", default="site.yaml", show_default=True,
                              type=click.Path(dir_okay=False, path_type=Path), help="The site.yaml to use.")
@@ -78,8 +79,15 @@ def import_command(paths, config_path):
 @base_url_option
 @config_option
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
-def build(output, base_url, config_path, quiet):
+@click.option("--watch", is_flag=True, help="Keep running: rebuild and write on every change to the sources.")
+def build(output, base_url, config_path, quiet, watch):
     """Build the site into OUTPUT."""
+    if watch:
+        try:
+            watch_and_build(config_path, output, base_url, echo=click.echo)
+        except SiteError as error:
+            fail(error)
+        return
     start = time.perf_counter()
     progress = Progress(quiet)
     try:
@@ -97,28 +105,22 @@ def build(output, base_url, config_path, quiet):
 
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
+@click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on (0: any free port).")
+@click.option("--open", "open_browser", is_flag=True, help="Open the site in a web browser.")
 @base_url_option
 @config_option
-def serve(host, port, base_url, config_path):
-    """Build the site and serve it locally, under its base path."""
+def serve(host, port, open_browser, base_url, config_path):
+    """Preview the site: serve it from memory under its base path, rebuild on
+    every change to content/, templates/, static/ or site.yaml, and reload
+    open tabs. A broken edit keeps the last good build and shows the error."""
+    warning = exposure_warning(host)
+    if warning:
+        click.echo(warning, err=True)
     try:
-        config = load_config(config_path).with_base_url(base_url)
-        result = build_site(config, progress=Progress(False))
-    except SiteError as error:
-        fail(error)
-    state = SiteState(result, config.base_path)
-    server = make_server(state, host, port, log=lambda line: click.echo(line, err=True))
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        click.echo(f"warning: listening on {host}: other machines can reach this preview", err=True)
-    click.echo(f"Serving {len(result.catalog.papers)} papers at http://{host}:{server.server_port}{config.base_path}"
-               " (Ctrl-C to stop)")
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        click.echo("stopped")
-    finally:
-        server.server_close()
+        preview = Preview(config_path, base_url, host, port, log=click.echo)
+    except OSError as error:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {error.strerror or error}")
+    preview.serve_forever(open_browser)
 
 
 @cli.command()

@@ -20,7 +20,7 @@ from .markup import plain_text, render_markdown, snippet
 from .output import WriteReport, write_site
 from .pages import Abstract, plan_pages
 from .related import find_related
-from .render import make_env, render_pages
+from .render import TemplateCache, make_env, render_pages
 from .search import search_files
 from .static_files import static_files
 
@@ -31,6 +31,8 @@ class BuildCache:
 
     papers: PaperCache = field(default_factory=PaperCache)
     abstracts: dict[str, Abstract] = field(default_factory=dict)  # keyed by Markdown source
+    templates: TemplateCache = field(default_factory=TemplateCache)  # checked against template sources
+    stages: dict[str, tuple] = field(default_factory=dict)  # stage -> (inputs, output) of the last build
 
 
 @dataclass
@@ -59,22 +61,38 @@ def build_site(config: SiteConfig, cache: BuildCache | None = None,
     stage("load")
     progress(f"rendering {len(papers)} abstracts")
     abstracts = render_abstracts(catalog, cache)
-    related = find_related({p.id: f"{p.title}. {abstracts[p.id].text}" for p in catalog.papers})
+    texts = {p.id: f"{p.title}. {abstracts[p.id].text}" for p in catalog.papers}
+    related = reuse(cache, "related", texts, lambda: find_related(texts))
     stage("markdown")
     pages = plan_pages(catalog, abstracts, related)
     progress(f"rendering {len(pages)} pages")
-    env = make_env(config, catalog=catalog, abstracts=abstracts)
+    env = make_env(config, cache.templates, catalog=catalog, abstracts=abstracts)
     files = render_pages(env, pages)
     files[".nojekyll"] = b""
     if config.cname:
         files["CNAME"] = config.cname.encode() + b"\n"
     stage("render")
     progress("building the search index")
-    files.update(search_files(catalog, abstracts))
+    files.update(reuse(cache, "search", (catalog, abstracts), lambda: search_files(catalog, abstracts)))
     stage("search")
     files.update(static_files(config))
     stage("static")
     return Build(catalog, dict(sorted(files.items())), len(pages), timings)
+
+
+def reuse(cache: BuildCache, stage: str, inputs: object, compute: Callable[[], object]):
+    """The stage's last output if its inputs equal last time's, else compute it.
+
+    For pure, costly stages (related papers, search index): a template, static
+    or site.yaml edit then skips them. Equality is cheap here because unchanged
+    papers are the very same cached objects.
+    """
+    last = cache.stages.get(stage)
+    if last is not None and last[0] == inputs:
+        return last[1]
+    output = compute()
+    cache.stages[stage] = (inputs, output)
+    return output
 
 
 def render_abstracts(catalog: Catalog, cache: BuildCache) -> dict[str, Abstract]:

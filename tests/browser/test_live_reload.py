@@ -1,0 +1,62 @@
+"""Live reload in real Chromium: the preview server, its watcher and the injected script.
+
+The server runs in this process (port 0) on a tiny site in a temp folder;
+every change is made on disk, as an author's editor would.
+"""
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from papersite.serve import Preview
+
+
+@pytest.fixture
+def preview(site):
+    site.paper("one", title="Original Title")
+    site.paper("two", id="p2", title="Another Paper")
+    preview = Preview(site.root / "site.yaml", None, "127.0.0.1", 0, log=lambda line: None)
+    preview.start()
+    yield site, preview
+    preview.stop()
+
+
+def test_edit_reloads_break_shows_overlay_fix_clears_it(preview, page):
+    site, server = preview
+    page.goto(server.url + "papers/one/")
+    expect(page.locator("h1")).to_have_text("Original Title")
+    expect(page.locator("#papersite-preview-error")).to_have_count(0)
+    expect(page.locator("html[data-preview-connected]")).to_have_count(1)  # the event stream is open
+
+    site.paper("one", title="Edited On Disk")
+    expect(page.locator("h1")).to_have_text("Edited On Disk", timeout=10_000)
+
+    site.write("content/icml-2024/one.md", "---\nid: p1\ntitle: [unclosed\nvenue: icml-2024\n---\nText.\n")
+    overlay = page.locator("#papersite-preview-error")
+    expect(overlay).to_be_visible(timeout=10_000)
+    expect(overlay).to_contain_text("content/icml-2024/one.md:")
+    expect(overlay).to_contain_text("invalid YAML")
+    expect(page.locator("h1")).to_have_text("Edited On Disk")  # still the last good build
+
+    site.paper("one", title="Fixed Again")
+    expect(page.locator("h1")).to_have_text("Fixed Again", timeout=10_000)
+    expect(overlay).to_have_count(0)
+    assert page.console_errors == []  # the script and style pass the pages' CSP
+
+
+def test_overlay_shows_on_every_page_and_escapes_messages(preview, page):
+    site, server = preview
+    page.goto(server.url)
+    expect(page.locator("html[data-preview-connected]")).to_have_count(1)
+    site.paper("two", id="p2", title="Another Paper", topics="['<img src=x onerror=alert(1)>']")
+    overlay = page.locator("#papersite-preview-error")
+    expect(overlay).to_contain_text("content/icml-2024/two.md:7", timeout=10_000)
+    expect(overlay).to_contain_text("unknown topic '<img src=x onerror=alert(1)>'")  # shown as text
+    assert overlay.locator("img").count() == 0
+
+    page.goto(server.url + "papers/")  # another page, opened while the build is broken
+    expect(page.locator("#papersite-preview-error")).to_contain_text("unknown topic", timeout=10_000)
+
+    site.paper("two", id="p2", title="Another Paper")
+    expect(page.locator("#papersite-preview-error")).to_have_count(0, timeout=10_000)
+    assert page.console_errors == []
