@@ -289,3 +289,25 @@ def test_build_watch_writes_on_change(tiny, tmp_path):
     thread.join(5)
     assert not thread.is_alive()
     assert any("files written in" in line for line in lines)
+
+
+def test_preview_starts_even_when_the_first_build_fails(tiny):
+    tiny.paper("one", title="First Title", topics="[no-such-topic]")
+    lines: list[str] = []
+    preview = Preview(tiny.root / "site.yaml", None, "127.0.0.1", 0, log=lines.append)
+    preview.start()
+    try:
+        port = preview.server.server_address[1]
+        status, body = get(port, "/")
+        assert status == 503 and b"__preview.js" in body  # the overlay script shows the problem
+        assert preview.state.problems[0]["path"] == "content/icml-2024/one.md"
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/__reload")
+        events = conn.getresponse()
+        assert read_event(events)["build"] == 0
+        tiny.paper("one", title="First Title")
+        assert read_event(events) == {"build": 1, "problems": []}
+        conn.close()
+        assert b"First Title" in get(port, "/catalog/papers/one/")[1]
+    finally:
+        preview.stop()

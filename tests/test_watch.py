@@ -6,6 +6,7 @@ events on a temp folder.
 from __future__ import annotations
 
 import os
+import shutil
 import threading
 import time
 from pathlib import Path
@@ -217,7 +218,7 @@ def test_output_folder_and_reads_are_ignored(watched):
     assert take_soon(queue) == ChangeSet(("content/v/a.md",))
 
 
-def test_a_source_folder_created_later_is_watched(tmp_path):
+def test_a_source_folder_created_later_or_recreated_is_watched(tmp_path):
     root = tmp_path / "project"
     (root / "content").mkdir(parents=True)
     (root / "site.yaml").write_text("title: x\n")
@@ -230,6 +231,13 @@ def test_a_source_folder_created_later_is_watched(tmp_path):
         time.sleep(0.1)
         (root / "templates/paper.html").write_text("x")
         assert take_soon(queue) == ChangeSet(("templates/paper.html",))
+        shutil.rmtree(root / "templates")  # e.g. a `git checkout` of a branch without it, and back
+        assert "templates" in take_soon(queue).paths
+        (root / "templates").mkdir()
+        assert take_soon(queue) == ChangeSet(("templates",))
+        time.sleep(0.1)
+        (root / "templates/base.html").write_text("x")
+        assert take_soon(queue) == ChangeSet(("templates/base.html",))
     finally:
         watcher.stop()
 
