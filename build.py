@@ -97,6 +97,9 @@ def build(output, base_url, config_path, quiet, watch):
         progress.done()
         fail(error)
     progress.done()
+    if not result.catalog.papers:
+        click.echo(f"warning: no papers in {config.content_dir}/: built an empty catalog "
+                   "(import abstracts with 'python build.py import FILE')", err=True)
     if not quiet:
         click.echo(f"Built {len(result.catalog.papers)} papers, {result.pages} pages into {output}/: "
                    f"{written.written} files written, {written.removed} removed, "

@@ -5,8 +5,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from .config import SiteConfig
+from .content import split_front_matter
 from .errors import Problem, SiteError
 from .model import Paper, Topic, Venue
+from .yamlsource import load_yaml
 
 
 @dataclass(frozen=True)
@@ -21,8 +23,8 @@ class Catalog:
 
     @classmethod
     def build(cls, papers: list[Paper], config: SiteConfig) -> "Catalog":
-        _check_unique(papers, "id", lambda p: p.id)
-        _check_unique(papers, "URL slug (from the file name)", lambda p: p.slug)
+        _check_unique(papers, config, "id", lambda p: p.id, line=_id_line)
+        _check_unique(papers, config, "URL slug (from the file name)", lambda p: p.slug)
         venue_order = {v.slug: (-v.year, v.name.casefold(), v.slug) for v in config.venues}
         ordered = tuple(sorted(papers, key=lambda p: (venue_order[p.venue], p.title.casefold(), p.id)))
         by_venue: dict[str, list[Paper]] = defaultdict(list)
@@ -56,15 +58,35 @@ class Catalog:
                 siblings[index + 1] if index + 1 < len(siblings) else None)
 
 
-def _check_unique(papers: list[Paper], what: str, key) -> None:
+def _check_unique(papers: list[Paper], config: SiteConfig, what: str, key,
+                  line=lambda path: None) -> None:
+    """Both files are named, as in every other message: relative to the site, with a line."""
     seen: dict[str, Paper] = {}
     problems = []
     for paper in sorted(papers, key=lambda p: str(p.source)):
         value = key(paper)
         if value in seen:
-            problems.append(Problem(paper.source, None,
-                                    f"duplicate {what} '{value}': also used by {seen[value].source}"))
+            first = seen[value].source
+            also = _shown(first, config) + (f":{line(first)}" if line(first) else "")
+            problems.append(Problem(_shown(paper.source, config), line(paper.source),
+                                    f"duplicate {what} '{value}': also used by {also}"))
         else:
             seen[value] = paper
     if problems:
         raise SiteError(problems)
+
+
+def _shown(path, config: SiteConfig) -> str:
+    try:
+        return str(path.relative_to(config.root))
+    except ValueError:
+        return str(path)
+
+
+def _id_line(path) -> int | None:
+    """The line of `id:` in a file that already parsed once (only read to report a duplicate)."""
+    try:
+        front, _, _ = split_front_matter(path.read_text(encoding="utf-8-sig"))
+        return load_yaml(front, path, first_line=2)[1].get(("id",))
+    except (OSError, ValueError, SiteError):
+        return None

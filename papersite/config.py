@@ -113,11 +113,19 @@ def parse_config(data: Any, lines: dict, path: Path) -> SiteConfig:
     return config
 
 
+def _is_http_url(url: str) -> bool:
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # e.g. 'http://[::1'
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(parts.netloc) and not any(c.isspace() for c in url)
+
+
 def _check_base_url(check: Checker, url: str, key: tuple) -> str:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    if not _is_http_url(url):
         check.problem(key, f"base_url must be an absolute http(s) URL like https://user.github.io/repo/, not '{url}'")
         return SiteConfig.base_url
+    parts = urlsplit(url)
     if parts.query or parts.fragment:
         check.problem(key, "base_url must not have a query or fragment")
     return url if url.endswith("/") else url + "/"
@@ -156,6 +164,9 @@ def _venues(check: Checker, data: dict):
         year = check.field(entry, key, "year", int, required=True)
         full_name = check.field(entry, key, "full_name", str, "")
         url = check.field(entry, key, "url", str, "")
+        if url and not _is_http_url(url):
+            check.problem(key + ("url",), f"'url' must be an http(s) URL, not '{url[:60]}'")
+            url = ""
         if slug in seen:
             check.problem(key + ("slug",), f"duplicate venue slug '{slug}'")
         elif slug and name and year is not None:

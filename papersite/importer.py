@@ -19,10 +19,11 @@ from pathlib import Path
 import yaml
 
 from .config import SiteConfig
-from .content import find_content_files, slugify, split_front_matter
+from .content import MAX_ABSTRACT_CHARS, find_content_files, slugify, split_front_matter
 from .derive import assign_topics, derive_title
 from .errors import Problem, SiteError
 from .model import Venue
+from .yamlsource import FORBIDDEN_CHARACTERS
 
 MANIFEST = ".imported.json"
 SLUG_WORDS = 8
@@ -67,7 +68,7 @@ def read_seed_text(path: Path) -> list[Entry]:
     if not header:
         raise SiteError(Problem(path, first + 1, f"expected a header with a venue and year such as "
                                                  f"'ICML 2024 Papers', not '{lines[first].strip()[:60]}'"))
-    name, year = header["name"].strip(), int(header["year"])
+    name, year = _clean(header["name"]), int(header["year"])
     entries, block, start = [], [], 0
     for number, line in enumerate(lines[first + 1:] + [""], start=first + 2):
         if line.strip():
@@ -75,7 +76,9 @@ def read_seed_text(path: Path) -> list[Entry]:
                 start = number
             block.append(line.strip())
         elif block:
-            entries.append(Entry(name, year, _clean(" ".join(block)), path, start))
+            abstract = _clean(" ".join(block))
+            if abstract:  # a block of control characters only is not an abstract
+                entries.append(Entry(name, year, abstract, path, start))
             block = []
     if not entries:
         raise SiteError(Problem(path, first + 1, "no abstracts found after the header"))
@@ -83,7 +86,11 @@ def read_seed_text(path: Path) -> list[Entry]:
 
 
 def _clean(text: str) -> str:
-    """TeX-style quotes to typographic ones; they would otherwise read as Markdown code spans."""
+    """TeX-style quotes to typographic ones; they would otherwise read as Markdown code spans.
+
+    Control characters are dropped: no page shows them and front matter cannot hold them.
+    """
+    text = FORBIDDEN_CHARACTERS.sub("", text)
     text = re.sub(r"``(.*?)(''|’’|\")", r"“\1”", text)
     return re.sub(r"\s+", " ", text).strip()
 
@@ -107,6 +114,11 @@ def paper_id(entry: Entry) -> str:
 
 def import_files(paths: list[Path], config: SiteConfig, site_yaml: Path) -> ImportReport:
     entries = [entry for path in paths for entry in read_entries(Path(path))]
+    too_long = [Problem(e.source, e.line, f"abstract is {len(e.abstract):,} characters; the limit is "
+                                          f"{MAX_ABSTRACT_CHARS:,}: is a blank line missing between two?")
+                for e in entries if len(e.abstract) > MAX_ABSTRACT_CHARS]
+    if too_long:  # the build would refuse the file; write nothing
+        raise SiteError(too_long)
     report = ImportReport()
     venues = _ensure_venues(entries, config, site_yaml, report)
     content = config.content_dir
@@ -205,7 +217,8 @@ def _ensure_venues(entries: list[Entry], config: SiteConfig, site_yaml: Path,
 def _append_venues(site_yaml: Path, venues: list[Venue]) -> None:
     """Add venues to site.yaml as text, after the existing venues list, keeping comments."""
     text = site_yaml.read_text(encoding="utf-8")
-    items = "".join(f"  - slug: {v.slug}\n    name: {json.dumps(v.name)}\n    year: {v.year}\n" for v in venues)
+    items = "".join(f"  - slug: {_plain_or_quoted(v.slug)}\n    name: {json.dumps(v.name)}\n    year: {v.year}\n"
+                    for v in venues)
     node = yaml.compose(text, Loader=yaml.SafeLoader)
     venues_node = next((value for key, value in (node.value if node else []) if key.value == "venues"), None)
     if isinstance(venues_node, yaml.SequenceNode) and venues_node.value and not venues_node.flow_style:
@@ -222,6 +235,11 @@ def _append_venues(site_yaml: Path, venues: list[Venue]) -> None:
                                 "cannot add venues to this 'venues:' list automatically; add: "
                                 + ", ".join(v.name for v in venues)))
     site_yaml.write_text(text, encoding="utf-8")
+
+
+def _plain_or_quoted(text: str) -> str:
+    """A YAML scalar that reads back as this string: 'icml-2024' as is, '2024' quoted."""
+    return text if yaml.safe_load(text) == text else json.dumps(text)
 
 
 def _read_manifest(content: Path) -> dict[str, str]:

@@ -85,10 +85,23 @@ def render_page(env: jinja2.Environment, page: Page) -> bytes:
         raise SiteError(Problem(_template_path(exc.filename, exc.name), exc.lineno,
                                 f"template syntax error: {exc.message}")) from None
     except jinja2.TemplateNotFound as exc:
-        raise SiteError(Problem(page.template, None, f"template not found: {exc.name}")) from None
+        where = (_failing_template(exc), _failing_line(exc)) if _failing_frame(exc) else (page.template, None)
+        raise SiteError(Problem(*where, f"template not found: {exc.name}")) from None
     except jinja2.UndefinedError as exc:
         raise SiteError(Problem(_failing_template(exc), _failing_line(exc),
                                 f"template error while rendering /{page.path}: {exc.message}")) from None
+    except SiteError:
+        raise
+    except UnicodeDecodeError as exc:  # a template file that is not UTF-8
+        raise SiteError(Problem(page.template, None, f"cannot read template: not UTF-8 text ({exc.reason})")) from None
+    except RecursionError as exc:
+        raise SiteError(Problem(_failing_template(exc), _failing_line(exc),
+                                f"template error while rendering /{page.path}: endless recursion "
+                                "(does a template extend or include itself?)")) from None
+    except Exception as exc:  # {{ 1 / 0 }}, {{ title + 1 }} ...: the template's error, not ours
+        raise SiteError(Problem(_failing_template(exc), _failing_line(exc),
+                                f"template error while rendering /{page.path}: "
+                                f"{type(exc).__name__}: {exc}")) from None
 
 
 def render_pages(env: jinja2.Environment, pages: list[Page]) -> dict[str, bytes]:

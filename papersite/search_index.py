@@ -19,8 +19,10 @@ import re
 from collections import Counter
 
 from lunr.builder import Builder
+from lunr.index import Index
 from lunr.pipeline import Pipeline
 from lunr.stop_word_filter import stop_word_filter  # same word list as lunr.js 2.3.9
+from lunr.token_set import TokenSet
 
 __all__ = [
     "build_index",
@@ -242,6 +244,9 @@ def build_index(documents: list[dict], fields: list[dict], ref: str = "id") -> d
     for _, doc in sorted(zip(refs, documents), key=lambda pair: pair[0]):
         builder.add(doc)
 
+    if not documents:  # an empty catalog: lunr.py's build() divides by zero, lunr.js gives this
+        return Index(inverted_index={}, field_vectors={}, token_set=TokenSet.from_list([]),
+                     fields=[f["field_name"] for f in fields], pipeline=builder.search_pipeline).serialize()
     return _like_lunr_js(builder.build().serialize())
 
 
