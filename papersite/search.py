@@ -55,10 +55,13 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract]) -> dict[str, 
     }
     index = build_index(documents, FIELDS, ref="id")
     return {
-        urls.SEARCH_INDEX: index_json(index).encode("utf-8"),
-        urls.SEARCH_DOCS: _json({"docs": store, **facets}),
+        urls.SEARCH_INDEX: _inert(index_json(index)),
+        urls.SEARCH_DOCS: _inert(json.dumps({"docs": store, **facets}, ensure_ascii=False, sort_keys=True,
+                                            separators=(",", ":"))),
     }
 
 
-def _json(data) -> bytes:
-    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+def _inert(text: str) -> bytes:
+    """JSON with <, > and & as \\u escapes (the same data once parsed): content holding
+    `</script>` or `<!--` stays harmless even if a file is ever read as HTML or inlined."""
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").encode("utf-8")
