@@ -27,6 +27,9 @@ class SiteError(Exception):
         self.problems = list(problems)
         super().__init__(str(self))
 
+    def __reduce__(self):  # raised in a worker process, it crosses back whole
+        return (type(self), (self.problems,))
+
     def __str__(self) -> str:
         lines = [str(p) for p in self.problems]
         if len(lines) == 1:

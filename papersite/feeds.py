@@ -21,11 +21,12 @@ def paper_date(paper: Paper) -> str:
     return f"{paper.year:04d}-01-01T00:00:00Z"
 
 
-def feed_context(title: str, alternate: str, papers: tuple[Paper, ...]) -> dict[str, Any]:
-    """Template data for one feed: its title, the HTML page it mirrors and its newest entries."""
-    entries = [(paper, paper_date(paper)) for paper in papers[:FEED_ENTRIES]]
+def feed_context(title: str, alternate: str, papers: tuple[Paper, ...], abstracts: dict) -> dict[str, Any]:
+    """Template data for one feed: its title, the HTML page it mirrors and its newest entries
+    (paper, date, summary)."""
+    entries = [(paper, paper_date(paper), abstracts[paper.id].snippet) for paper in papers[:FEED_ENTRIES]]
     return {"title": title, "alternate": alternate, "entries": entries,
-            "updated": max((date for _, date in entries), default="1970-01-01T00:00:00Z")}
+            "updated": max((date for _, date, _ in entries), default="1970-01-01T00:00:00Z")}
 
 
 def scholarly_article(paper: Paper, venue: Venue, topics: list[Topic], title: str,

@@ -19,6 +19,10 @@ Pipeline for `render_markdown`:
    reference is decoded and text is escaped again. This makes the output
    well-formed whatever Markdown did with odd input such as `&#0;`.
 
+`render_abstract` gives the HTML and the plain text of one Markdown pass:
+each formula carries its readable text in a private attribute that the
+allow-list pass drops from the HTML and puts in the text instead.
+
 CSS hooks: `math` (inline), `math[display="block"]`, `code.tex` (TeX shown as
 source because it could not be converted), `code.tex.tex-display` (same, for
 display math).
@@ -26,7 +30,6 @@ display math).
 
 from __future__ import annotations
 
-import copy
 import functools
 import html
 import re
@@ -42,12 +45,13 @@ from latex2mathml.converter import convert_to_element
 from latex2mathml.symbols_parser import convert_symbol
 
 __all__ = [
-    "render_markdown", "plain_text", "snippet", "tex_to_text", "tex_to_mathml",
+    "render_abstract", "render_markdown", "plain_text", "snippet", "cut_snippet", "tex_to_text", "tex_to_mathml",
     "sanitize_html", "is_safe_url",
     "ALLOWED_ELEMENTS", "TEX_CLASS", "TEX_DISPLAY_CLASS",
 ]
 
 TEX_CLASS = "tex"
+_PLAIN_ATTR = "data-papersite-plain"  # never reaches the output: not on the allow-list
 TEX_DISPLAY_CLASS = "tex tex-display"
 
 HTML_ELEMENTS = frozenset(
@@ -202,7 +206,19 @@ def _math_element(tex: str, display: bool, source: str) -> Element:
 def _math_to_html(tex: str, display: bool, source: str) -> Element:
     # Formulas like $d$ recur across thousands of abstracts: convert each once
     # and give Markdown a fresh copy (it sets the tail of what it receives).
-    return copy.deepcopy(_math_element(tex, display, source))
+    # The copy carries the formula's plain text for the text side of the
+    # allow-list pass, which drops the attribute from the HTML.
+    math = _copy_tree(_math_element(tex, display, source))
+    math.set(_PLAIN_ATTR, tex_to_text(tex))
+    return math
+
+
+def _copy_tree(src: Element) -> Element:
+    """copy.deepcopy for our small, attribute-only trees, several times faster."""
+    el = Element(src.tag, src.attrib.copy())
+    el.text, el.tail = src.text, src.tail  # AtomicStrings: immutable
+    el.extend(_copy_tree(child) for child in src)
+    return el
 
 
 # --- final allow-list pass over the HTML -------------------------------------
@@ -240,20 +256,25 @@ def _allowed_attrs(tag: str, attrs: list[tuple[str, str | None]]) -> list[tuple[
 
 
 class _Sanitizer(HTMLParser):
-    """Re-serialize HTML keeping only allowed elements/attributes.
+    """Re-serialize HTML keeping only allowed elements/attributes, and read its text.
 
     Disallowed elements are unwrapped (their text stays), images become their
-    alt text, links without a safe href are unwrapped.
+    alt text, links without a safe href are unwrapped. The text side reads
+    like the page (block elements and images separate words) and takes a
+    formula's text from its private attribute instead of its MathML.
     """
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.out: list[str] = []
         self.stack: list[tuple[str, bool]] = []  # (tag, emitted)
+        self.text: list[str] = []
+        self.formula: list[str] = []  # tags open inside a formula whose text was taken
 
     def handle_starttag(self, tag, attrs):
+        self._text_start(tag, attrs)
         if tag == "img":
-            self.handle_data(dict(attrs).get("alt") or "")
+            self._html_data(dict(attrs).get("alt") or "")
             return
         attrs = _allowed_attrs(tag, attrs)
         keep = tag in ALLOWED_ELEMENTS
@@ -266,12 +287,28 @@ class _Sanitizer(HTMLParser):
         if tag not in _VOID:
             self.stack.append((tag, keep))
 
+    def _text_start(self, tag, attrs):
+        if self.formula:
+            if tag not in _VOID:
+                self.formula.append(tag)
+            return
+        if tag == "img":
+            self.text.append(" " + (dict(attrs).get("alt") or "") + " ")
+        elif tag in ("br", "hr", "p", "li", "blockquote", "pre"):
+            self.text.append(" ")
+        for name, value in attrs:
+            if name == _PLAIN_ATTR:
+                self.text.append(value or "")
+                self.formula.append(tag)
+
     def handle_startendtag(self, tag, attrs):
         self.handle_starttag(tag, attrs)
         if tag not in _VOID:
             self.handle_endtag(tag)
 
     def handle_endtag(self, tag):
+        if self.formula and self.formula[-1] == tag:
+            self.formula.pop()
         if not any(t == tag for t, _ in self.stack):
             return  # stray end tag
         while self.stack:
@@ -282,6 +319,11 @@ class _Sanitizer(HTMLParser):
                 break
 
     def handle_data(self, data):
+        if not self.formula:
+            self.text.append(data)
+        self._html_data(data)
+
+    def _html_data(self, data):
         self.out.append(html.escape(_clean(data), quote=False))
 
     # Comments, doctypes and processing instructions are dropped (defaults).
@@ -293,6 +335,9 @@ class _Sanitizer(HTMLParser):
             if emitted:
                 self.out.append(f"</{t}>")
         return "".join(self.out)
+
+    def plain(self) -> str:
+        return re.sub(r"\s+", " ", _clean("".join(self.text))).strip()
 
 
 def sanitize_html(fragment: str) -> str:
@@ -407,44 +452,28 @@ def tex_to_text(tex: str) -> str:
     return re.sub(r"\s+", " ", _clean(text)).strip()
 
 
-def _math_to_text(tex: str, display: bool, source: str) -> str:
-    return tex_to_text(tex)
-
-
-# --- HTML -> text ----------------------------------------------------------------
-
-class _TextExtractor(HTMLParser):
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "img":
-            self.parts.append(" " + (dict(attrs).get("alt") or "") + " ")
-        elif tag in ("br", "hr", "p", "li", "blockquote", "pre"):
-            self.parts.append(" ")
-
-    def handle_data(self, data):
-        self.parts.append(data)
-
-
 # --- public API ------------------------------------------------------------------
 
 _local = threading.local()  # Markdown instances are stateful: one per thread
 
 
-def _markdown(kind: str) -> markdown.Markdown:
-    md = getattr(_local, kind, None)
+def _markdown() -> markdown.Markdown:
+    md = getattr(_local, "md", None)
     if md is None:
-        md = _build_markdown(_math_to_html if kind == "html" else _math_to_text)
-        setattr(_local, kind, md)
+        md = _local.md = _build_markdown(_math_to_html)
     return md.reset()
+
+
+def render_abstract(text: str) -> tuple[str, str]:
+    """Abstract Markdown (with TeX math) -> (safe HTML fragment, plain text), in one pass."""
+    sanitizer = _Sanitizer()
+    sanitizer.feed(_markdown().convert(_clean(text)))
+    return sanitizer.result(), sanitizer.plain()
 
 
 def render_markdown(text: str) -> str:
     """Abstract Markdown (with TeX math) -> safe, well-formed HTML fragment."""
-    html_out = _markdown("html").convert(_clean(text))
-    return sanitize_html(html_out)
+    return render_abstract(text)[0]
 
 
 def plain_text(text: str) -> str:
@@ -452,15 +481,16 @@ def plain_text(text: str) -> str:
 
     The result is text, not HTML: escape it wherever it is embedded.
     """
-    extractor = _TextExtractor()
-    extractor.feed(_markdown("text").convert(_clean(text)))
-    extractor.close()
-    return re.sub(r"\s+", " ", _clean("".join(extractor.parts))).strip()
+    return render_abstract(text)[1]
 
 
 def snippet(text: str, limit: int = 240) -> str:
     """The start of `plain_text(text)`, cut at a word boundary, with an ellipsis."""
-    plain = plain_text(text)
+    return cut_snippet(plain_text(text), limit)
+
+
+def cut_snippet(plain: str, limit: int = 240) -> str:
+    """The start of a plain text, cut at a word boundary, with an ellipsis."""
     if len(plain) <= limit:
         return plain
     cut = plain[: max(limit - 1, 0)]  # leave room for the ellipsis

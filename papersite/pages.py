@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import urls
-from .bibtex import bibtex_entry
 from .catalog import Catalog
-from .feeds import feed_context, scholarly_article
-from .markup import plain_text
+from .feeds import feed_context
+from .model import Paper
+
+PAGE_SIZE = 200  # papers per listing page: no HTML page lists 50,000 papers
 
 
 @dataclass(frozen=True)
@@ -32,53 +33,95 @@ class Page:
 
 
 def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
-               related: dict[str, list[str]]) -> list[Page]:
+               related: dict[str, list[str]], last: dict[str, tuple[tuple, Page]] | None = None) -> list[Page]:
+    """Every page, with a context made of references to catalog objects.
+
+    A context holds what its page shows and nothing else (text derived from a
+    paper, such as its BibTeX or snippet, comes from template filters), so the
+    render stage can compare it with last build's to decide whether the page
+    changed. `last` (paper id -> (inputs, page), updated here) keeps a paper's
+    page from the last plan while its inputs are equal (mostly the very same
+    objects): most of a one-paper rebuild's pages are then the same Page.
+    """
+    last = {} if last is None else last
+    fresh: dict[str, tuple[tuple, Page]] = {}
     by_id = {p.id: p for p in catalog.papers}
-    link = urls.Urls(catalog.config.base_url)
+    topics = {t.slug: t for t in catalog.config.topics}
     pages = [
         Page(urls.HOME, "home.html", {"recent": catalog.papers[:10]}),
-        Page(urls.ALL_PAPERS, "papers.html", {"title": "All papers", "papers": catalog.papers}),
+        *paginate(urls.ALL_PAPERS, "papers.html", "All papers", {}, catalog.papers),
         Page(urls.ALL_VENUES, "venues.html", {"title": "Venues"}),
         Page(urls.ALL_TOPICS, "topics.html", {"title": "Topics"}),
         Page(urls.SEARCH, "search.html", {"title": "Search"}),
         Page("404.html", "404.html", {"title": "Page not found"}),
     ]
     for venue in catalog.venues:
-        pages.append(Page(urls.path_of(venue), "venue.html", {
-            "title": venue.name, "venue": venue, "papers": catalog.venue_papers[venue.slug],
-            "feed": urls.feed_of(venue)}))
+        pages += paginate(urls.path_of(venue), "venue.html", venue.name,
+                          {"venue": venue, "feed": urls.feed_of(venue)}, catalog.venue_papers[venue.slug])
     for topic in catalog.topics:
-        pages.append(Page(urls.path_of(topic), "topic.html", {
-            "title": topic.name, "topic": topic, "papers": catalog.topic_papers[topic.slug],
-            "feed": urls.feed_of(topic)}))
-    for paper in catalog.papers:
-        venue = catalog.venue(paper.venue)
-        previous, following = catalog.neighbours(paper)
-        topics = [catalog.topic(t) for t in paper.topics]
-        plain_title = plain_text(paper.title) if "$" in paper.title else paper.title  # as the |plain filter
-        pages.append(Page(urls.path_of(paper), "paper.html", {
-            "title": paper.title,
-            "paper": paper,
-            "venue": venue,
-            "topics": topics,
-            "abstract": abstracts[paper.id],
-            "bibtex": bibtex_entry(paper, venue, link.absolute(paper)),
-            "previous": previous,
-            "next": following,
-            "related": [by_id[r] for r in related.get(paper.id, ())],
-            "article": scholarly_article(paper, venue, topics, plain_title,
-                                         abstracts[paper.id].text, link.absolute(paper)),
-        }))
+        pages += paginate(urls.path_of(topic), "topic.html", topic.name,
+                          {"topic": topic, "feed": urls.feed_of(topic)}, catalog.topic_papers[topic.slug])
+    for venue in catalog.venues:  # in catalog.papers order; previous and next within the venue
+        siblings = catalog.venue_papers[venue.slug]
+        for index, paper in enumerate(siblings):
+            previous = siblings[index - 1] if index > 0 else None
+            following = siblings[index + 1] if index + 1 < len(siblings) else None
+            others = tuple(map(by_id.__getitem__, related.get(paper.id, ())))  # papers: their titles show
+            shown_topics = tuple(map(topics.__getitem__, paper.topics))
+            inputs = (paper, venue, shown_topics, abstracts[paper.id], previous, following, others)
+            kept = last.get(paper.id)
+            if kept is not None and kept[0] == inputs:  # mostly identity checks: the same objects
+                page = kept[1]
+            else:
+                page = Page(urls.path_of(paper), "paper.html", {
+                    "title": paper.title,
+                    "paper": paper,
+                    "venue": venue,
+                    "topics": list(shown_topics),
+                    "abstract": abstracts[paper.id],
+                    "previous": previous,
+                    "next": following,
+                    "related": list(others),
+                })
+            fresh[paper.id] = (inputs, page)
+            pages.append(page)
+    last.clear()
+    last.update(fresh)
     # the sitemap lists the pages search engines should index: not the 404 or the (noindex) search page
     pages.append(Page("sitemap.xml", "sitemap.xml",
                       {"paths": sorted(p.path for p in pages if p.path not in ("404.html", urls.SEARCH))}))
     pages.append(Page("robots.txt", "robots.txt", {}))
-    pages.append(Page(urls.feed_of(), "feed.xml", feed_context(catalog.config.title, urls.HOME, catalog.papers)))
+    pages.append(Page(urls.feed_of(), "feed.xml", feed_context(
+        catalog.config.title, urls.HOME, catalog.papers, abstracts)))
     for venue in catalog.venues:
         pages.append(Page(urls.feed_of(venue), "feed.xml", feed_context(
-            f"{venue.name} · {catalog.config.title}", urls.path_of(venue), catalog.venue_papers[venue.slug])))
+            f"{venue.name} · {catalog.config.title}", urls.path_of(venue), catalog.venue_papers[venue.slug],
+            abstracts)))
     for topic in catalog.topics:
         pages.append(Page(urls.feed_of(topic), "feed.xml", feed_context(
-            f"{topic.name} · {catalog.config.title}", urls.path_of(topic), catalog.topic_papers[topic.slug])))
+            f"{topic.name} · {catalog.config.title}", urls.path_of(topic), catalog.topic_papers[topic.slug],
+            abstracts)))
     return pages
 
+
+def paginate(path: str, template: str, title: str, context: dict[str, Any], papers: tuple[Paper, ...]) -> list[Page]:
+    """A listing split into pages of PAGE_SIZE papers: path, path/page/2/, ... with prev/next links.
+
+    Templates show each paper's snippet with the `snippet` filter: it is a function of
+    the paper's abstract, so the papers alone say whether the page changed.
+    """
+    count = max(1, -(-len(papers) // PAGE_SIZE))
+    paths = [urls.page_of(path, number) for number in range(1, count + 1)]
+    pages = []
+    for index, page_path in enumerate(paths):
+        shown = papers[index * PAGE_SIZE:(index + 1) * PAGE_SIZE]
+        pages.append(Page(page_path, template, {
+            **context,
+            "title": title if index == 0 else f"{title} (page {index + 1} of {count})",
+            "total": len(papers),
+            "papers": shown,
+            "pager": {"number": index + 1, "count": count, "first": index * PAGE_SIZE + 1,
+                      "previous": paths[index - 1] if index > 0 else None,
+                      "next": paths[index + 1] if index + 1 < count else None},
+        }))
+    return pages

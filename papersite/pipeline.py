@@ -5,9 +5,16 @@
 
 Everything before write_site is a function of the input files and returns
 values, so the preview server can serve a Build straight from memory.
+
+A rebuild runs the same pipeline on a warm BuildCache: parsed files (by
+stamp), rendered abstracts (by source), related papers (updated for the
+texts that changed) and rendered pages (by what they show) are reused.
+Abstracts and pages are rendered on all cores.
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,11 +23,12 @@ from typing import Callable
 from .catalog import Catalog
 from .config import SiteConfig
 from .content import PaperCache, load_papers
-from .markup import plain_text, render_markdown, snippet
+from .markup import cut_snippet, render_abstract
 from .output import WriteReport, write_site
 from .pages import Abstract, plan_pages
-from .related import find_related
-from .render import TemplateCache, make_env, render_pages
+from .parallel import parallel_map
+from .related import RelatedIndex
+from .render import RenderCache, TemplateCache, make_env, render_pages
 from .search import search_files
 from .static_files import static_files
 
@@ -29,10 +37,15 @@ from .static_files import static_files
 class BuildCache:
     """What a rebuild in the same process may reuse."""
 
+    config: SiteConfig | None = None  # the last one: kept while equal, so everything built from it is too
     papers: PaperCache = field(default_factory=PaperCache)
     abstracts: dict[str, Abstract] = field(default_factory=dict)  # keyed by Markdown source
+    related: RelatedIndex = field(default_factory=RelatedIndex)  # updated for the texts that changed
     templates: TemplateCache = field(default_factory=TemplateCache)  # checked against template sources
+    plans: dict = field(default_factory=dict)  # paper id -> (inputs, page) of the last plan
+    pages: RenderCache = field(default_factory=RenderCache)  # each page's bytes, by what it shows
     stages: dict[str, tuple] = field(default_factory=dict)  # stage -> (inputs, output) of the last build
+    digests: dict[str, tuple[bytes, str]] = field(default_factory=dict)  # output path -> (bytes, hash) written
 
 
 @dataclass
@@ -45,7 +58,25 @@ class Build:
 
 def build_site(config: SiteConfig, cache: BuildCache | None = None,
                progress: Callable[[str], None] = lambda stage: None) -> Build:
-    cache = cache or BuildCache()
+    with collector_paused():
+        return _build_site(config, cache or BuildCache(), progress)
+
+
+@contextlib.contextmanager
+def collector_paused():
+    """A build allocates millions of long-lived objects and frees few cycles: the
+    cyclic collector would rescan them all again and again (up to a third of a
+    10,000-paper rebuild). Paused while building, it runs as usual afterwards."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _build_site(config: SiteConfig, cache: BuildCache, progress: Callable[[str], None]) -> Build:
     timings: dict[str, float] = {}
     clock = time.perf_counter()
 
@@ -56,18 +87,21 @@ def build_site(config: SiteConfig, cache: BuildCache | None = None,
         clock = now
 
     progress("reading content")
+    if cache.config is not None and repr(config) == repr(cache.config):  # repr: True and 1 differ
+        config = cache.config
+    cache.config = config
     papers = load_papers(config, cache.papers)
     catalog = Catalog.build(papers, config)
     stage("load")
     progress(f"rendering {len(papers)} abstracts")
     abstracts = render_abstracts(catalog, cache)
-    texts = {p.id: f"{p.title}. {abstracts[p.id].text}" for p in catalog.papers}
-    related = reuse(cache, "related", texts, lambda: find_related(texts))
     stage("markdown")
-    pages = plan_pages(catalog, abstracts, related)
+    related = cache.related.update({p.id: (p.title, abstracts[p.id].text) for p in catalog.papers})
+    stage("related")
+    pages = plan_pages(catalog, abstracts, related, cache.plans)
     progress(f"rendering {len(pages)} pages")
-    env = make_env(config, cache.templates, catalog=catalog, abstracts=abstracts)
-    files = render_pages(env, pages)
+    env = make_env(config, cache.templates, catalog=catalog, abstracts=abstracts, paper_count=len(catalog.papers))
+    files = render_pages(env, pages, cache.pages)
     files[".nojekyll"] = b""
     if config.cname:
         files["CNAME"] = config.cname.encode() + b"\n"
@@ -83,8 +117,8 @@ def build_site(config: SiteConfig, cache: BuildCache | None = None,
 def reuse(cache: BuildCache, stage: str, inputs: object, compute: Callable[[], object]):
     """The stage's last output if its inputs equal last time's, else compute it.
 
-    For pure, costly stages (related papers, search index): a template, static
-    or site.yaml edit then skips them. Equality is cheap here because unchanged
+    For pure, costly stages (the search index): a template, static or
+    site.yaml edit then skips them. Equality is cheap here because unchanged
     papers are the very same cached objects.
     """
     last = cache.stages.get(stage)
@@ -97,22 +131,24 @@ def reuse(cache: BuildCache, stage: str, inputs: object, compute: Callable[[], o
 
 def render_abstracts(catalog: Catalog, cache: BuildCache) -> dict[str, Abstract]:
     """id -> rendered abstract, reusing renders of unchanged Markdown."""
-    rendered, fresh = {}, {}
-    for paper in catalog.papers:
-        abstract = cache.abstracts.get(paper.abstract)
-        if abstract is None:
-            abstract = Abstract(render_markdown(paper.abstract), plain_text(paper.abstract),
-                                snippet(paper.abstract))
-        fresh[paper.abstract] = rendered[paper.id] = abstract
-    cache.abstracts = fresh  # drop renders of text that no longer exists
+    new = sorted({p.abstract for p in catalog.papers} - cache.abstracts.keys())
+    known = cache.abstracts | dict(zip(new, parallel_map(_render_abstract, new)))
+    rendered = {p.id: known[p.abstract] for p in catalog.papers}
+    cache.abstracts = {p.abstract: known[p.abstract] for p in catalog.papers}  # drop text that is gone
     return rendered
+
+
+def _render_abstract(source: str) -> Abstract:
+    html, text = render_abstract(source)
+    return Abstract(html, text, cut_snippet(text))
 
 
 def build_and_write(config: SiteConfig, out_dir: Path, cache: BuildCache | None = None,
                     progress: Callable[[str], None] = lambda stage: None) -> tuple[Build, WriteReport]:
+    cache = cache or BuildCache()
     build = build_site(config, cache, progress)
     progress(f"writing {len(build.files)} files")
     start = time.perf_counter()
-    report = write_site(build.files, out_dir)
+    report = write_site(build.files, out_dir, cache.digests)
     build.timings["write"] = time.perf_counter() - start
     return build, report

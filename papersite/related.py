@@ -3,15 +3,26 @@
 Each paper keeps only its most distinctive terms; candidates are the papers
 sharing one of them, found through an inverted index. That keeps the work
 roughly linear, which matters at tens of thousands of papers.
+
+Weights are rounded to integers after normalising, so a similarity is an exact
+integer: the same whichever of the two papers it is computed from, in
+whatever order it is summed. That is what lets `RelatedIndex` update the lists
+after an edit instead of recomputing them, and still equal a clean build.
 """
 from __future__ import annotations
 
 import heapq
 import math
 import re
-from collections import Counter, defaultdict
+from array import array
+from collections import Counter
+from itertools import chain
+
+from .parallel import parallel_map
 
 TERMS_PER_PAPER = 25
+COUNT = 5  # related papers per paper
+SCALE = 1 << 24  # weight resolution: scores are sums of at most 25 products below 2**48
 WORD = re.compile(r"[a-z][a-z0-9]+")
 STOP_WORDS = frozenset("""
 a about above after again against all also although among an and any are as at be because been
@@ -22,10 +33,33 @@ propose proposed provide results same several should show shows so some such tha
 them then there these they this those through thus to too two under until up upon use used using
 very via was we well were what when where which while who whom why will with within without would
 yet one first based approach method methods work also can""".split())
+_LOG1 = [0.0] + [1 + math.log(n) for n in range(1, 4096)]  # 1 + log(count)
 
 
 def tokens(text: str) -> list[str]:
     return [_stem(w) for w in WORD.findall(text.lower()) if w not in STOP_WORDS]
+
+
+def term_counts(text: str) -> Counter:
+    """Counter(tokens(text)), with each distinct word stemmed once per process."""
+    counts = Counter(map(_STEMS.__getitem__, WORD.findall(text.lower())))
+    counts.pop("", None)  # stop words
+    return counts
+
+
+class _Stems(dict):
+    """word -> stem, '' for a stop word; a catalog repeats the same few thousand words."""
+
+    def __missing__(self, word: str) -> str:
+        stem = self[word] = "" if word in STOP_WORDS else _stem(word)
+        return stem
+
+
+_STEMS = _Stems()
+
+
+def _log1(n: int) -> float:
+    return _LOG1[n] if n < len(_LOG1) else 1 + math.log(n)
 
 
 def _stem(word: str) -> str:
@@ -37,29 +71,183 @@ def _stem(word: str) -> str:
     return word
 
 
-def find_related(texts: dict[str, str], count: int = 5) -> dict[str, list[str]]:
-    """Map each id to up to `count` ids of the most similar texts, best first."""
-    ids = sorted(texts)
-    term_counts = {pid: Counter(tokens(texts[pid])) for pid in ids}
-    doc_freq = Counter(term for counts in term_counts.values() for term in counts)
-    total = len(ids)
-    vectors: dict[str, dict[str, float]] = {}
-    postings: dict[str, list[str]] = defaultdict(list)
-    for pid in ids:
-        weights = {t: (1 + math.log(n)) * math.log(1 + total / doc_freq[t])
-                   for t, n in term_counts[pid].items() if doc_freq[t] > 1}
-        top = heapq.nlargest(TERMS_PER_PAPER, weights.items(), key=lambda tw: (tw[1], tw[0]))
-        norm = math.sqrt(sum(w * w for _, w in top)) or 1.0
-        vectors[pid] = {t: w / norm for t, w in top}
-        for term in vectors[pid]:
-            postings[term].append(pid)
-    related = {}
-    for pid in ids:
-        scores: dict[str, float] = defaultdict(float)
-        for term, weight in vectors[pid].items():
-            for other in postings[term]:
-                if other != pid:
-                    scores[other] += weight * vectors[other][term]
-        best = heapq.nsmallest(count, scores.items(), key=lambda kv: (-round(kv[1], 12), kv[0]))
-        related[pid] = [other for other, _ in best]
-    return related
+def find_related(texts: dict[str, str], count: int = COUNT) -> dict[str, list[str]]:
+    """Map each id to up to `count` ids of the most similar texts, best first (ties: by id)."""
+    return RelatedIndex(count).update({pid: (text,) for pid, text in texts.items()})
+
+
+class RelatedIndex:
+    """The related-papers computation of the last build, kept to update it after an edit.
+
+    An edit changes the document frequency of a few terms. Only papers whose
+    top terms (or the terms that could enter them) are among those get a new
+    vector; only papers that can see such a vector as a candidate get a new
+    list, and most of those by merging the new scores into their current five.
+    Adding, removing or re-identifying a paper changes every weight (the
+    paper count is in every IDF): that recomputes everything.
+    """
+
+    def __init__(self, count: int = COUNT, restart: float = 0.05):
+        self.count = count
+        self.restart = restart  # recompute everything when more than this share of texts changed
+        self.ids: list[str] = []  # sorted; a paper's number is its index here
+        self.texts: list[tuple[str, ...]] = []
+        self.words: list[str] = []  # term number -> term
+        self.vocabulary: dict[str, int] = {}  # term -> term number
+        self.docs: list[tuple[array, array]] = []  # per paper: term numbers, counts
+        self.df: Counter = Counter()  # term -> papers containing it
+        self.idf: dict[int, float] = {}  # terms in more than one paper
+        self.vectors: list[dict[int, int]] = []  # per paper: top term -> integer weight
+        self.floors: list[tuple[float, str] | None] = []  # weakest key kept in a full top, else None
+        self.postings: dict[int, dict[int, int]] = {}  # term -> {paper: weight} over top terms
+        self.best: list[list[tuple[int, int]]] = []  # per paper: (score, paper), best first
+        self.related: dict[str, list[str]] = {}
+
+    def update(self, texts: dict[str, tuple[str, ...]]) -> dict[str, list[str]]:
+        """id -> related ids; a paper's text is given in parts (title, abstract), read
+        as if joined by '. ' (parts, because comparing them with last build's is cheap)."""
+        ids = sorted(texts)
+        if ids != self.ids:
+            self._full(ids, texts)
+        else:
+            changed = [i for i, pid in enumerate(ids) if texts[pid] != self.texts[i]]
+            if len(changed) > self.restart * len(ids):  # a burst of edits (git checkout): start over
+                self._full(ids, texts)
+            elif changed:
+                self._edit(changed, texts)
+        return self.related
+
+    # -- building blocks ------------------------------------------------------
+
+    def _counts(self, text: tuple[str, ...]) -> tuple[array, array]:
+        return self._numbered(term_counts(". ".join(text)))
+
+    def _numbered(self, counts: Counter) -> tuple[array, array]:
+        """Term counts as arrays of term numbers and counts (a tenth of a Counter's memory)."""
+        vocabulary = self.vocabulary
+        for term in [term for term in counts if term not in vocabulary]:
+            vocabulary[term] = len(self.words)
+            self.words.append(term)
+        return array("i", map(vocabulary.__getitem__, counts)), array("i", counts.values())
+
+    def _set_idf(self, term: int) -> None:
+        df = self.df[term]
+        if df > 1:  # a term of one paper relates it to nothing (as in _full)
+            self.idf[term] = math.log(1 + len(self.ids) / df)
+        else:
+            self.idf.pop(term, None)
+
+    def _vector(self, paper: int) -> None:
+        self.vectors[paper], self.floors[paper] = self._vector_of(paper)
+
+    def _vector_of(self, paper: int) -> tuple[dict[int, int], tuple[float, str] | None]:
+        """The paper's top terms, normalised and rounded; the key a term must beat to join them."""
+        idf, words = self.idf, self.words
+        terms, counts = self.docs[paper]
+        weights = [(_log1(n) * idf[t], words[t], t) for t, n in zip(terms, counts) if t in idf]
+        top = heapq.nlargest(TERMS_PER_PAPER, weights)
+        norm = math.sqrt(sum(w * w for w, _, _ in top)) or 1.0
+        return {t: round(w / norm * SCALE) for w, _, t in top}, top[-1][:2] if len(top) == TERMS_PER_PAPER else None
+
+    def _scores(self, paper: int) -> dict[int, int]:
+        """Similarity of `paper` with every paper sharing a top term with it."""
+        scores: dict[int, int] = {}
+        get, postings = scores.get, self.postings
+        for term, weight in self.vectors[paper].items():
+            for other, w in postings[term].items():
+                scores[other] = get(other, 0) + weight * w
+        scores.pop(paper, None)
+        return scores
+
+    def _rank(self, paper: int, scores: dict[int, int]) -> None:
+        self._keep(paper, self._best_of(scores))
+
+    def _best_of(self, scores: dict[int, int]) -> list[tuple[int, int]]:
+        """The best `count` (score, paper) pairs: highest score first, then lowest number."""
+        top = heapq.nlargest(self.count, scores.values())
+        least = max(top[-1], 1) if top else 1
+        return [(-s, o) for s, o in sorted((-s, o) for o, s in scores.items() if s >= least)[:self.count]]
+
+    def _keep(self, paper: int, best: list[tuple[int, int]]) -> None:
+        self.best[paper] = best
+        self.related[self.ids[paper]] = [self.ids[o] for _, o in best]
+
+    def _post(self, paper: int, sign: int) -> None:
+        for term, weight in self.vectors[paper].items():
+            if sign > 0:
+                self.postings.setdefault(term, {})[paper] = weight
+            else:
+                del self.postings[term][paper]
+
+    # -- the two ways to an answer ----------------------------------------------
+
+    def _full(self, ids: list[str], texts: dict[str, tuple[str, ...]]) -> None:
+        """Everything from scratch, the per-paper steps on all cores."""
+        self.ids, self.texts = ids, [texts[pid] for pid in ids]
+        self.docs = [self._numbered(counts) for counts in parallel_map(lambda text: term_counts(
+            ". ".join(text)), self.texts)]
+        self.df = Counter(chain.from_iterable(terms for terms, _ in self.docs))
+        self.idf = {term: math.log(1 + len(ids) / n) for term, n in self.df.items() if n > 1}
+        self.vectors, self.floors = [{}] * len(ids), [None] * len(ids)
+        self.postings, self.best, self.related = {}, [[]] * len(ids), {}
+        papers = range(len(ids))
+        for paper, (vector, floor) in zip(papers, parallel_map(self._vector_of, papers)):
+            self.vectors[paper], self.floors[paper] = vector, floor
+            self._post(paper, +1)
+        for paper, best in zip(papers, parallel_map(lambda paper: self._best_of(self._scores(paper)), papers)):
+            self._keep(paper, best)
+
+    def _edit(self, changed: list[int], texts: dict[str, str]) -> None:
+        # 1. New term counts; the terms whose document frequency moved.
+        moved: set[int] = set()
+        for paper in changed:
+            self.texts[paper] = texts[self.ids[paper]]
+            old_terms = set(self.docs[paper][0])
+            self.docs[paper] = self._counts(self.texts[paper])
+            new_terms = set(self.docs[paper][0])
+            self.df.subtract(old_terms - new_terms)
+            self.df.update(new_terms - old_terms)
+            moved |= old_terms ^ new_terms
+        old_idf = {term: self.idf.get(term) for term in moved}
+        for term in moved:
+            self._set_idf(term)
+
+        # 2. Papers whose vector changes: the edited ones, those holding a moved term
+        #    among their top terms, and those where a moved term now beats the weakest.
+        revector = set(changed)
+        rising = {term for term in moved if term in self.idf and (old_idf[term] is None or
+                                                                  self.idf[term] > old_idf[term])}
+        for paper, (terms, counts) in enumerate(self.docs):  # ~1 µs a paper: a C loop over its terms
+            if paper in revector or moved.isdisjoint(terms):
+                continue
+            vector, floor = self.vectors[paper], self.floors[paper]
+            for term in moved.intersection(terms):
+                if term in vector:
+                    revector.add(paper)
+                elif term in rising:  # its weight went up: does it beat the weakest kept term?
+                    n = counts[terms.index(term)]
+                    if floor is None or (_log1(n) * self.idf[term], self.words[term]) > floor:
+                        revector.add(paper)
+
+        # 3. New vectors; every paper that saw an old or sees a new one as a candidate.
+        seen_by: set[int] = set()
+        for paper in revector:
+            seen_by.update(self._scores(paper))
+            self._post(paper, -1)
+            self._vector(paper)
+            self._post(paper, +1)
+        fresh = {paper: self._scores(paper) for paper in revector}
+        for scores in fresh.values():
+            seen_by.update(scores)
+        seen_by -= revector
+
+        # 4. New lists: in full for changed vectors and for lists that held one;
+        #    the others only gain the new scores, since no other score of theirs moved.
+        for paper, scores in fresh.items():
+            self._rank(paper, scores)
+        for paper in sorted(seen_by):
+            if any(other in revector for _, other in self.best[paper]):
+                self._rank(paper, self._scores(paper))
+            else:
+                kept = {o: s for s, o in self.best[paper]}
+                self._rank(paper, kept | {other: scores.get(paper, 0) for other, scores in fresh.items()})

@@ -10,14 +10,17 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import jinja2.meta
 from markupsafe import Markup
 
 from . import urls
+from .bibtex import bibtex_entry
 from .config import SiteConfig
 from .errors import Problem, SiteError
-from .feeds import json_ld
+from .feeds import json_ld, scholarly_article
 from .markup import plain_text, render_title
 from .pages import Page
+from .parallel import parallel_map
 
 THEME = Path(__file__).parent / "theme"
 
@@ -66,15 +69,28 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
         keep_trailing_newline=True,
     )
     link = urls.Urls(config.base_url)
+    venues = {v.slug: v for v in config.venues}
+    abstracts = globals_.get("abstracts", {})
+    topics = {t.slug: t for t in config.topics}
     env.globals.update(site=config, urls=urls, **globals_)
     env.filters.update(
         link=link.link,
         absolute=link.absolute,
         title_html=lambda text: Markup(render_title(text)),  # math in titles, typeset
-        plain=lambda text: plain_text(text) if "$" in text else text,  # for <title>, meta tags
+        plain=_plain,  # for <title>, meta tags
         json_ld=json_ld,  # schema.org data in a <script>, escaped so content cannot close it
+        snippet=lambda paper: abstracts[paper.id].snippet,  # a function of paper.abstract
+        venue=venues.__getitem__,  # 'icml-2024' -> Venue
+        topic=topics.__getitem__,  # 'learning-theory' -> Topic
+        bibtex=lambda paper, venue: bibtex_entry(paper, venue, link.absolute(paper)),
+        scholarly_article=lambda paper, venue, topics_, abstract: scholarly_article(
+            paper, venue, topics_, _plain(paper.title), abstract.text, link.absolute(paper)),
     )
     return env
+
+
+def _plain(text: str) -> str:
+    return plain_text(text) if "$" in text else text
 
 
 def render_page(env: jinja2.Environment, page: Page) -> bytes:
@@ -104,9 +120,96 @@ def render_page(env: jinja2.Environment, page: Page) -> bytes:
                                 f"{type(exc).__name__}: {exc}")) from None
 
 
-def render_pages(env: jinja2.Environment, pages: list[Page]) -> dict[str, bytes]:
-    """Render every page; keys are output file paths ('papers/x/index.html')."""
-    return {urls.output_file(page.path): render_page(env, page) for page in pages}
+# Globals that hold the whole catalog: a template reading them can show anything.
+CATALOG_WIDE = frozenset({"catalog", "abstracts"})
+
+
+class RenderCache:
+    """Each page's bytes from the last build, reused while nothing it shows has changed.
+
+    What a page shows is its template, its context, the config and the small
+    globals (such as paper_count): last build's are kept and compared. Unchanged
+    papers are the very same objects, so comparing a context is mostly pointer
+    checks. A template that reads a catalog-wide global (found by parsing it and
+    everything it extends, includes or imports) can show anything, so its pages
+    are always rendered: in the theme that is the home, venues and topics pages.
+    """
+
+    def __init__(self):
+        self.stamp: tuple | None = None
+        self.pages: dict[str, tuple[str, dict, bytes]] = {}  # output file -> (template, context, bytes)
+        self.wide: dict[str, bool] = {}  # template -> reads a catalog-wide global
+
+    def start(self, env: jinja2.Environment) -> None:
+        """Forget everything when a template, the config or a small global changed."""
+        stamp = (_template_sources(env),
+                 tuple((k, v) for k, v in sorted(env.globals.items()) if k not in CATALOG_WIDE))
+        if stamp != self.stamp:
+            self.stamp, self.pages, self.wide = stamp, {}, {}
+
+    def reusable(self, env: jinja2.Environment, page: Page, file: str) -> bytes | None:
+        if _reads_catalog(env, page.template, self.wide):
+            return None
+        last = self.pages.get(file)
+        if last is None or last[0] != page.template:
+            return None
+        return last[2] if last[1] is page.context or last[1] == page.context else None
+
+
+def render_pages(env: jinja2.Environment, pages: list[Page], cache: RenderCache | None = None) -> dict[str, bytes]:
+    """Render every page (on all cores), reusing unchanged ones; keys are output files."""
+    cache = cache or RenderCache()
+    cache.start(env)
+    files = [urls.output_file(page.path) for page in pages]
+    kept = [cache.reusable(env, page, file) for page, file in zip(pages, files)]
+    todo = [page for page, data in zip(pages, kept) if data is None]
+    for template in sorted({page.template for page in todo}):
+        _load(env, template)  # compiled once here, before workers fork
+    rendered = iter(parallel_map(lambda page: render_page(env, page), todo))
+    out, fresh = {}, {}
+    for page, file, data in zip(pages, files, kept):
+        if data is None:
+            data = next(rendered)
+        out[file] = data
+        fresh[file] = (page.template, page.context, data)
+    cache.pages = fresh
+    return out
+
+
+def _load(env: jinja2.Environment, template: str) -> None:
+    try:
+        env.get_template(template)
+    except jinja2.TemplateError:
+        pass  # render_page reports it, with the page that needed it
+
+
+def _template_sources(env: jinja2.Environment) -> tuple:
+    """Every template the loaders can see, with its source."""
+    sources = []
+    for name in env.loader.list_templates():
+        try:
+            sources.append((name, env.loader.get_source(env, name)[0]))
+        except (jinja2.TemplateNotFound, OSError, UnicodeDecodeError):
+            sources.append((name, None))
+    return tuple(sources)
+
+
+def _reads_catalog(env: jinja2.Environment, name: str, memo: dict[str, bool]) -> bool:
+    """Does template `name`, or one it extends, includes or imports, read a catalog-wide global?"""
+    if name not in memo:
+        memo[name] = True  # until proven otherwise (also ends cycles)
+        # Parsed without the globals: Jinja does not count a name defined there as undeclared.
+        bare = jinja2.Environment(loader=env.loader)
+        bare.filters.update(env.filters)
+        bare.tests.update(env.tests)
+        try:
+            tree = bare.parse(env.loader.get_source(env, name)[0])
+        except (jinja2.TemplateError, OSError, UnicodeDecodeError):
+            return True
+        referenced = list(jinja2.meta.find_referenced_templates(tree))
+        memo[name] = bool(jinja2.meta.find_undeclared_variables(tree) & CATALOG_WIDE) or any(
+            ref is None or _reads_catalog(env, ref, memo) for ref in referenced)  # None: a computed name
+    return memo[name]
 
 
 def _template_path(filename: str | None, name: str | None) -> str:

@@ -33,6 +33,11 @@ def path_of(target: Paper | Venue | Topic | str) -> str:
     return target
 
 
+def page_of(listing: str, number: int) -> str:
+    """Page `number` of a paginated listing: 'venues/x/' for 1, 'venues/x/page/2/' after."""
+    return listing if number == 1 else f"{listing}page/{number}/"
+
+
 def feed_of(target: Venue | Topic | None = None) -> str:
     """The Atom feed of the whole catalog, or of one venue or topic ('venues/<slug>/feed.xml')."""
     return (path_of(target) if target else "") + FEED

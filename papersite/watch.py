@@ -24,7 +24,7 @@ from watchdog.observers import Observer
 from .config import load_config
 from .errors import Problem, SiteError
 from .output import write_site
-from .pipeline import Build, BuildCache, build_site
+from .pipeline import Build, BuildCache, build_site, collector_paused
 
 SOURCE_DIRS = ("content", "templates", "static")
 QUIET = 0.1  # seconds without events before a rebuild starts
@@ -193,13 +193,17 @@ class Rebuilder:
 
     def rebuild(self) -> Outcome:
         start = time.perf_counter()
+        with collector_paused():
+            return self._rebuild(start)
+
+    def _rebuild(self, start: float) -> Outcome:
         try:
             # site.yaml is re-read every time: it is cheap, and a change to it
             # (venues, topics, base_url) must reach every page.
             config = load_config(self.config_path).with_base_url(self.base_url)
             build = build_site(config, self.cache)
             if self.output is not None:
-                report = write_site(build.files, self.output)
+                report = write_site(build.files, self.output, self.cache.digests)
                 changed = report.written + report.removed
             else:
                 changed = count_changed(self.last.files if self.last else {}, build.files)

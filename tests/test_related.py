@@ -1,0 +1,73 @@
+"""Related papers: deterministic, and an updated index always equals a fresh computation."""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from papersite.related import RelatedIndex, find_related
+
+SEEDS = sorted((Path(__file__).parent / "fixtures" / "seeds").glob("*.txt"))
+ABSTRACTS = [a for f in SEEDS for a in f.read_text(encoding="utf-8").split("\n\n")[1:] if a.strip()]
+
+
+def corpus(rng: random.Random, size: int) -> dict[str, str]:
+    """Texts mixing the seed abstracts' sentences, so papers share terms unevenly."""
+    sentences = [s for a in ABSTRACTS for s in a.split(". ") if s]
+    return {f"p{i:04d}": ". ".join(rng.sample(sentences, rng.randint(2, 6))) for i in range(size)}
+
+
+def edit(rng: random.Random, text: str, words: list[str]) -> str:
+    tokens = text.split()
+    for _ in range(rng.randint(1, 4)):
+        action = rng.random()
+        if action < 0.4 and len(tokens) > 3:
+            del tokens[rng.randrange(len(tokens))]
+        elif action < 0.8:
+            tokens.insert(rng.randrange(len(tokens) + 1), rng.choice(words))
+        else:
+            tokens.append(f"brandnewterm{rng.randrange(5)}")  # a term few papers share
+    return " ".join(tokens)
+
+
+def test_related_papers_of_the_seeds_are_plausible():
+    texts = {f"s{i:03d}": text for i, text in enumerate(ABSTRACTS)}
+    related = find_related(texts)
+    assert set(related) == set(texts)
+    assert all(pid not in others and len(others) <= 5 for pid, others in related.items())
+    assert sum(len(others) for others in related.values()) > 3 * len(texts)
+    assert find_related(dict(reversed(list(texts.items())))) == related  # input order does not matter
+
+
+def test_updates_after_edits_equal_a_fresh_computation():
+    rng = random.Random(7)
+    texts = corpus(rng, 200)
+    words = sorted({w for t in texts.values() for w in t.split()})
+    index = RelatedIndex(restart=1.0)  # always update in place, never start over
+    assert index.update(parts(texts)) == find_related(texts)
+    for step in range(30):
+        for pid in rng.sample(sorted(texts), rng.choice([1, 1, 1, 2, 5])):
+            texts[pid] = edit(rng, texts[pid], words)
+        assert index.update(parts(texts)) == find_related(texts), f"step {step}"
+        fresh = RelatedIndex()
+        fresh.update(parts(texts))
+        assert index.best == fresh.best and by_word(index) == by_word(fresh), f"step {step}"
+
+
+def test_adding_and_removing_papers_starts_over():
+    rng = random.Random(3)
+    texts = corpus(rng, 80)
+    index = RelatedIndex(restart=1.0)
+    index.update(parts(texts))
+    texts["p9999"] = texts["p0001"] + " extra words"
+    assert index.update(parts(texts)) == find_related(texts)
+    del texts["p0002"]
+    assert index.update(parts(texts)) == find_related(texts)
+
+
+def by_word(index: RelatedIndex) -> list[dict[str, int]]:
+    """Vectors keyed by term (term numbers depend on the order terms were first seen)."""
+    return [{index.words[t]: w for t, w in vector.items()} for vector in index.vectors]
+
+
+def parts(texts: dict[str, str]) -> dict[str, tuple[str, ...]]:
+    return {pid: (text,) for pid, text in texts.items()}
