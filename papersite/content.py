@@ -214,11 +214,18 @@ def _unknown(what: str, value: str, known, key: str) -> str:
     return f"unknown {what} '{value}'{suggestion}"
 
 
+def _stamp(st: os.stat_result) -> tuple[int, ...]:
+    """What tells a file changed. mtime alone misses a same-size edit saved within the
+    file system's timestamp resolution; ctime and the inode (editors that save by
+    renaming a new file over the old one) catch it."""
+    return st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino
+
+
 class PaperCache:
     """Parsed papers keyed by file stamp, so a rebuild re-reads only changed files."""
 
     def __init__(self):
-        self._entries: dict[str, tuple[tuple[int, int], Parsed]] = {}
+        self._entries: dict[str, tuple[tuple[int, ...], Parsed]] = {}
         self.config_key: object = None
 
     def read_all(self, entries: list[tuple[str, os.DirEntry]], config: SiteConfig) -> list[Parsed]:
@@ -229,7 +236,7 @@ class PaperCache:
         for path, entry in entries:
             try:
                 st = entry.stat()
-                stamp = (st.st_mtime_ns, st.st_size)
+                stamp = _stamp(st)
             except OSError:
                 stamp = None
             stamps.append(stamp)
@@ -259,7 +266,7 @@ class PaperCache:
         self._check_config(config)
         try:
             st = entry.stat() if entry is not None else os.stat(path)
-            stamp = (st.st_mtime_ns, st.st_size)
+            stamp = _stamp(st)
         except OSError:
             stamp = None
         key = str(path)
