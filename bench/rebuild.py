@@ -33,7 +33,7 @@ from papersite.serve import Preview  # noqa: E402
 from papersite.watch import QUIET  # noqa: E402
 from synth import write_catalog  # noqa: E402
 
-PHASES = ("load", "markdown", "render", "search", "static")
+PHASES = ("load", "markdown", "related", "render", "search", "static")
 
 
 def make_catalog(size: int, folder: Path, seed: int) -> tuple[Path, str]:

@@ -97,9 +97,9 @@ class RelatedIndex:
         self.docs: list[tuple[array, array]] = []  # per paper: term numbers, counts
         self.df: Counter = Counter()  # term -> papers containing it
         self.idf: dict[int, float] = {}  # terms in more than one paper
-        self.vectors: list[dict[int, int]] = []  # per paper: top term -> integer weight
+        self.vectors: list[tuple[array, array]] = []  # per paper: top terms, their integer weights
         self.floors: list[tuple[float, str] | None] = []  # weakest key kept in a full top, else None
-        self.postings: dict[int, dict[int, int]] = {}  # term -> {paper: weight} over top terms
+        self.postings: dict[int, tuple[array, array]] = {}  # term -> papers with it on top, weights
         self.best: list[list[tuple[int, int]]] = []  # per paper: (score, paper), best first
         self.related: dict[str, list[str]] = {}
 
@@ -140,21 +140,22 @@ class RelatedIndex:
     def _vector(self, paper: int) -> None:
         self.vectors[paper], self.floors[paper] = self._vector_of(paper)
 
-    def _vector_of(self, paper: int) -> tuple[dict[int, int], tuple[float, str] | None]:
+    def _vector_of(self, paper: int) -> tuple[tuple[array, array], tuple[float, str] | None]:
         """The paper's top terms, normalised and rounded; the key a term must beat to join them."""
         idf, words = self.idf, self.words
         terms, counts = self.docs[paper]
         weights = [(_log1(n) * idf[t], words[t], t) for t, n in zip(terms, counts) if t in idf]
         top = heapq.nlargest(TERMS_PER_PAPER, weights)
         norm = math.sqrt(sum(w * w for w, _, _ in top)) or 1.0
-        return {t: round(w / norm * SCALE) for w, _, t in top}, top[-1][:2] if len(top) == TERMS_PER_PAPER else None
+        vector = array("i", [t for _, _, t in top]), array("i", [round(w / norm * SCALE) for w, _, _ in top])
+        return vector, top[-1][:2] if len(top) == TERMS_PER_PAPER else None
 
     def _scores(self, paper: int) -> dict[int, int]:
         """Similarity of `paper` with every paper sharing a top term with it."""
         scores: dict[int, int] = {}
         get, postings = scores.get, self.postings
-        for term, weight in self.vectors[paper].items():
-            for other, w in postings[term].items():
+        for term, weight in zip(*self.vectors[paper]):
+            for other, w in zip(*postings[term]):
                 scores[other] = get(other, 0) + weight * w
         scores.pop(paper, None)
         return scores
@@ -173,11 +174,14 @@ class RelatedIndex:
         self.related[self.ids[paper]] = [self.ids[o] for _, o in best]
 
     def _post(self, paper: int, sign: int) -> None:
-        for term, weight in self.vectors[paper].items():
+        for term, weight in zip(*self.vectors[paper]):
+            papers, weights = self.postings.get(term) or self.postings.setdefault(term, (array("i"), array("i")))
             if sign > 0:
-                self.postings.setdefault(term, {})[paper] = weight
+                papers.append(paper)
+                weights.append(weight)
             else:
-                del self.postings[term][paper]
+                at = papers.index(paper)
+                del papers[at], weights[at]
 
     # -- the two ways to an answer ----------------------------------------------
 
@@ -188,7 +192,7 @@ class RelatedIndex:
             ". ".join(text)), self.texts)]
         self.df = Counter(chain.from_iterable(terms for terms, _ in self.docs))
         self.idf = {term: math.log(1 + len(ids) / n) for term, n in self.df.items() if n > 1}
-        self.vectors, self.floors = [{}] * len(ids), [None] * len(ids)
+        self.vectors, self.floors = [(array("i"), array("i"))] * len(ids), [None] * len(ids)
         self.postings, self.best, self.related = {}, [[]] * len(ids), {}
         papers = range(len(ids))
         for paper, (vector, floor) in zip(papers, parallel_map(self._vector_of, papers)):
@@ -220,7 +224,7 @@ class RelatedIndex:
         for paper, (terms, counts) in enumerate(self.docs):  # ~1 µs a paper: a C loop over its terms
             if paper in revector or moved.isdisjoint(terms):
                 continue
-            vector, floor = self.vectors[paper], self.floors[paper]
+            vector, floor = self.vectors[paper][0], self.floors[paper]
             for term in moved.intersection(terms):
                 if term in vector:
                     revector.add(paper)

@@ -101,11 +101,35 @@ def _parse(loader_class: type, text: str, path: Path | str, at: "_LineOf") -> tu
     loader = loader_class(text)
     try:
         node = loader.get_single_node()
-        if node is not None:
+        if node is not None and not _plainly_fine(node, text):
             _check_graph(node, path, at)
         return node, loader.construct_document(node) if node is not None else None
     finally:
         loader.dispose()
+
+
+def _plainly_fine(root: yaml.Node, text: str) -> bool:
+    """True when _check_graph cannot object, found cheaply; else it runs (and words any error).
+
+    Without '&' there are no anchors, so no aliases to expand or loop; without a
+    backslash no escape can make a character the reader did not already accept;
+    every level of nesting needs an indicator (- : ? [ {), so fewer of those
+    than MAX_DEPTH bound the depth. Only duplicate keys are left to look for.
+    """
+    if "&" in text or "\\" in text or len(text) >= MAX_VALUES or \
+            sum(text.count(c) for c in "-:?[{") + 1 >= MAX_DEPTH:
+        return False
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            keys = [k.value for k, _ in node.value if isinstance(k, yaml.ScalarNode)]
+            if len(set(keys)) != len(keys) or "<<" in keys:
+                return False
+            stack.extend(value for _, value in node.value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return True
 
 
 def _lines(node: yaml.Node | None, at: "_LineOf") -> Lines:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from papersite import pages
 from papersite.config import load_config
 from papersite.output import write_site
 from papersite.pipeline import build_and_write, build_site
@@ -137,6 +138,59 @@ def test_a_random_walk_of_edits(project):
         else:
             site.write("site.yaml", TWO_VENUES.replace("Test Catalog", f"Catalog {step}")
                        .replace("/catalog/", rng.choice(["/catalog/", "/other/", "/"])))
+        assert_same_as_clean(rebuilder, site, f"step {step}: {action}")
+
+
+SEED_SENTENCES = [s for f in sorted((Path(__file__).parent / "fixtures" / "seeds").glob("*.txt"))
+                  for block in f.read_text(encoding="utf-8").split("\n\n")[1:] for s in block.split(". ") if s]
+
+
+@pytest.mark.parametrize("override", [
+    None,  # the theme: pages are reused while what they show is unchanged
+    # reads the catalog: every paper page depends on every paper, so each is rendered every time
+    '{% extends "theme/paper.html" %}{% block title %}{{ title }}, one of '
+    '{{ catalog.venue_papers[paper.venue]|length }}{% endblock %}',
+])
+def test_a_random_walk_on_a_paginated_catalog(site, monkeypatch, override):
+    """Enough papers for related lists, several listing pages and neighbours to move; any edit."""
+    monkeypatch.setattr(pages, "PAGE_SIZE", 4)
+    rng = random.Random(11)
+    site.write("site.yaml", TWO_VENUES)
+    if override:
+        site.write("templates/paper.html", override)
+
+    def body():
+        return ". ".join(rng.sample(SEED_SENTENCES, 3)) + "."
+
+    def write(name, venue):
+        paper(site, name, venue, id=f"id-{name}", title=f"{rng.choice(['Alpha', 'Beta', 'Gamma'])} {name}",
+              topics=rng.choice(["[learning-theory]", "[generative-models]", "[learning-theory, generative-models]"]),
+              body=body())
+
+    for index in range(24):
+        write(f"p{index}", rng.choice(["icml-2024", "iclr-2024"]))
+    rebuilder = Rebuilder(site.root / "site.yaml")
+    assert_same_as_clean(rebuilder, site)
+    for step in range(16):
+        existing = sorted((site.root / "content").rglob("*.md"))
+        target = rng.choice(existing)
+        action = rng.choice(["title", "title", "body", "body", "add", "delete", "move"])
+        if action in ("title", "body"):
+            text = target.read_text()
+            if action == "title":
+                text = text.replace("title: ", f"title: Z{step} ", 1)  # moves it in the ordering
+            else:
+                text = text.rsplit("---\n", 1)[0] + "---\n" + body() + "\n"
+            target.write_text(text)
+        elif action == "add":
+            write(f"new{step}", rng.choice(["icml-2024", "iclr-2024"]))
+        elif action == "delete":
+            target.unlink()
+        else:
+            other = "iclr-2024" if target.parent.name == "icml-2024" else "icml-2024"
+            text = target.read_text().replace(f"venue: {target.parent.name}", f"venue: {other}")
+            target.unlink()
+            site.write(f"content/{other}/{target.name}", text)
         assert_same_as_clean(rebuilder, site, f"step {step}: {action}")
 
 

@@ -92,3 +92,47 @@ def test_leftover_staging_folders_are_cleaned(tmp_path):
     write_site({"index.html": b"x"}, out)
     assert not leftover.exists()
     assert os.listdir(out) == ["index.html"]
+
+
+def test_a_second_write_trusts_the_manifest_and_reads_no_old_file(tmp_path, monkeypatch):
+    out = tmp_path / "_site"
+    files = {f"papers/p{i}/index.html": f"page {i}".encode() for i in range(20)}
+    write_site(files, out)
+    assert manifest_path(out).is_file() and not (out / manifest_path(out).name).exists()  # beside, not inside
+
+    real_read = type(out).read_bytes
+
+    def no_reading(self):
+        assert out not in self.parents, f"read {self}"
+        return real_read(self)
+
+    monkeypatch.setattr(type(out), "read_bytes", no_reading)
+    report = write_site(dict(files), out)
+    assert (report.written, report.removed) == (0, 0)
+    report = write_site({**files, "papers/p3/index.html": b"changed"}, out)
+    assert report.written == 1
+
+
+def test_a_file_changed_by_hand_is_rewritten(tmp_path):
+    out = tmp_path / "_site"
+    files = {"index.html": b"home page", "a.html": b"a"}
+    write_site(files, out)
+    (out / "index.html").write_bytes(b"HOME PAGE")  # same size, new bytes and mtime
+    report = write_site(files, out)
+    assert report.written == 1 and (out / "index.html").read_bytes() == b"home page"
+
+
+@pytest.mark.parametrize("manifest", ["missing", "corrupt"])
+def test_without_a_usable_manifest_unchanged_files_are_still_not_rewritten(tmp_path, manifest):
+    out = tmp_path / "_site"
+    files = {"index.html": b"home", "a.html": b"a"}
+    write_site(files, out)
+    before = snapshot(out)
+    if manifest == "missing":
+        manifest_path(out).unlink()
+    else:
+        manifest_path(out).write_text("{not json")
+    report = write_site(files, out)
+    assert (report.written, report.removed) == (0, 0)
+    assert snapshot(out) == before
+    assert write_site({"index.html": b"home!", "a.html": b"a"}, out).written == 1

@@ -66,7 +66,7 @@ def test_adding_and_removing_papers_starts_over():
 
 def by_word(index: RelatedIndex) -> list[dict[str, int]]:
     """Vectors keyed by term (term numbers depend on the order terms were first seen)."""
-    return [{index.words[t]: w for t, w in vector.items()} for vector in index.vectors]
+    return [{index.words[t]: w for t, w in zip(*vector)} for vector in index.vectors]
 
 
 def parts(texts: dict[str, str]) -> dict[str, tuple[str, ...]]:

