@@ -16,7 +16,9 @@ folder, then, in fresh processes:
 
 Clean-build figures are medians of --runs runs (one run at 50,000 papers).
 --check also runs the link check of tests/test_site.py on the build and
-checks that two clean builds are byte-identical. Nothing is written to the
+checks that two clean builds are byte-identical. --skip-search builds
+everything but the search index (its own benchmark is bench/search_scale.py),
+to measure the pages alone, memory included. Nothing is written to the
 repository.
 """
 from __future__ import annotations
@@ -46,8 +48,15 @@ LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 # --- in a child process -----------------------------------------------------------
 
+def skip_search_if_asked() -> None:
+    if os.environ.get("SCALE_SKIP_SEARCH"):
+        import papersite.pipeline
+        papersite.pipeline.search_files = lambda *args, **kwargs: {}
+
+
 def child_build(site: Path, out: Path) -> dict:
     """One clean build into `out`; timings by phase and peak memory."""
+    skip_search_if_asked()
     from papersite.config import load_config
     from papersite.pipeline import build_and_write
     start = time.perf_counter()
@@ -58,6 +67,7 @@ def child_build(site: Path, out: Path) -> dict:
 
 def child_rebuilds(site: Path, out: Path, edits: int) -> dict:
     """A build, a rebuild with nothing changed, then `edits` one-paper edits, all warm."""
+    skip_search_if_asked()
     from papersite.watch import Rebuilder
     from rebuild import retitle
     rebuilder = Rebuilder(site / "site.yaml", output=out)
@@ -66,8 +76,9 @@ def child_rebuilds(site: Path, out: Path, edits: int) -> dict:
     start = time.perf_counter()
     again = rebuilder.rebuild()
     no_change = {"seconds": time.perf_counter() - start, "written": again.changed, "phases": again.build.timings}
-    preview = Rebuilder(site / "site.yaml")  # the preview server's rebuilder: no writing
-    papers = preview.rebuild().build.catalog.papers
+    preview = rebuilder  # from here on, as the preview server's: warm, and writing nothing
+    preview.output = None
+    papers = again.build.catalog.papers
     results = []
     for index in range(edits):
         paper = papers[(index * 7919) % len(papers)]  # spread over the catalog
@@ -283,8 +294,11 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--runs", type=int, default=3, help="clean builds per size (one above 10,000)")
     parser.add_argument("--edits", type=int, default=5, help="one-paper edits per size (0: skip rebuilds)")
     parser.add_argument("--check", action="store_true", help="link check and byte-identical clean builds")
+    parser.add_argument("--skip-search", action="store_true", help="build everything but the search index")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
+    if args.skip_search:
+        os.environ["SCALE_SKIP_SEARCH"] = "1"  # read by the child processes
     results = []
     for size in (int(s) for s in args.sizes.split(",")):
         log(f"{size} papers...")

@@ -250,8 +250,13 @@ class RelatedIndex:
         for paper, scores in fresh.items():
             self._rank(paper, scores)
         for paper in sorted(seen_by):
-            if any(other in revector for _, other in self.best[paper]):
+            best = self.best[paper]
+            if any(other in revector for _, other in best):
                 self._rank(paper, self._scores(paper))
-            else:
-                kept = {o: s for s, o in self.best[paper]}
-                self._rank(paper, kept | {other: scores.get(paper, 0) for other, scores in fresh.items()})
+                continue
+            gained = {other: score for other, scores in fresh.items() if (score := scores.get(paper, 0)) > 0}
+            if len(best) == self.count:  # full: only a score above the weakest kept one gets in
+                weakest = best[-1]
+                gained = {o: s for o, s in gained.items() if s > weakest[0] or s == weakest[0] and o < weakest[1]}
+            if gained:
+                self._rank(paper, {o: s for s, o in best} | gained)
