@@ -21,7 +21,7 @@ from typing import Callable
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from .config import load_config
+from .config import SiteConfig, load_config
 from .errors import Problem, SiteError
 from .output import write_site
 from .pipeline import Build, BuildCache, build_site, collector_paused
@@ -188,6 +188,8 @@ class Rebuilder:
         self.base_url = base_url
         self.output = output
         self.cache = BuildCache()
+        self._config_loaded: SiteConfig | None = None
+        self._config_stamp: tuple | None = None
         self.last: Build | None = None
         self.error: SiteError | None = None
 
@@ -196,11 +198,21 @@ class Rebuilder:
         with collector_paused():
             return self._rebuild(start)
 
+    def _config(self) -> SiteConfig:
+        try:
+            st = self.config_path.stat()
+            stamp = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+        except OSError:
+            stamp = None  # load_config says what is wrong
+        if stamp is None or stamp != self._config_stamp:
+            self._config_loaded, self._config_stamp = load_config(self.config_path), stamp
+        return self._config_loaded
+
     def _rebuild(self, start: float) -> Outcome:
         try:
-            # site.yaml is re-read every time: it is cheap, and a change to it
+            # site.yaml is re-read whenever its stamp changes: a change to it
             # (venues, topics, base_url) must reach every page.
-            config = load_config(self.config_path).with_base_url(self.base_url)
+            config = self._config().with_base_url(self.base_url)
             build = build_site(config, self.cache)
             if self.output is not None:
                 report = write_site(build.files, self.output, self.cache.digests)
