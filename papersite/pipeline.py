@@ -29,7 +29,7 @@ from .pages import Abstract, plan_pages
 from .parallel import parallel_map
 from .related import RelatedIndex
 from .render import RenderCache, TemplateCache, make_env, render_pages
-from .search import search_files
+from .search import SearchCache, search_files
 from .static_files import static_files
 
 
@@ -46,6 +46,7 @@ class BuildCache:
     pages: RenderCache = field(default_factory=RenderCache)  # each page's bytes, by what it shows
     stages: dict[str, tuple] = field(default_factory=dict)  # stage -> (inputs, output) of the last build
     digests: dict[str, tuple[bytes, str]] = field(default_factory=dict)  # output path -> (bytes, hash) written
+    search: SearchCache = field(default_factory=SearchCache)  # tokens, postings and files of the search index
 
 
 @dataclass
@@ -107,7 +108,7 @@ def _build_site(config: SiteConfig, cache: BuildCache, progress: Callable[[str],
         files["CNAME"] = config.cname.encode() + b"\n"
     stage("render")
     progress("building the search index")
-    files.update(reuse(cache, "search", (catalog, abstracts), lambda: search_files(catalog, abstracts)))
+    files.update(reuse(cache, "search", (catalog, abstracts), lambda: search_files(catalog, abstracts, cache.search)))
     stage("search")
     files.update(static_files(config))
     stage("static")

@@ -1,17 +1,32 @@
-"""The client-side search: a lunr index prebuilt in Python plus a small document store.
+"""The client-side search: lunr index shards plus a document store, as static files.
 
-lunr.js in the browser loads the index as is; the document store holds what a
-result needs to render (title, url, venue, year, topics, snippet).
+    search/index.json   the shard table: which file holds which range of terms  (always loaded)
+    search/docs.json    paper count, venues, topics, each paper's topics        (always loaded)
+    search/t/<b>.json   term shards: postings of the terms from boundary <b> on  (per query)
+    search/d/<n>.json   document store, DOCS_PER_FILE papers a file              (per result page)
+    search/order.json   paper numbers in title order                            (lists without a query)
+    search/terms.json   the whole vocabulary                                    (fuzzy and *x queries)
+
+Papers are numbered 0..N-1 by venue (in catalog order), then id; the number
+is the lunr ref, and the document store maps it back to the paper's id and
+URL. Numbering by venue makes a paper's venue implicit (docs.json only
+gives each venue's count), and numbers stay put when papers are edited.
+search.js fetches the two small files when the search page opens, then the
+shards and document files a query needs (see search_shards.py for the
+shards and why they give exactly lunr's scores).
 """
 from __future__ import annotations
 
 import json
+from bisect import bisect_left, insort
+from dataclasses import dataclass, field
 
 from . import urls
 from .catalog import Catalog
 from .markup import plain_text
+from .model import Paper
 from .pages import Abstract
-from .search_index import build_index, index_json
+from .search_shards import ShardedIndex, inert
 
 FIELDS = [
     {"field_name": "title", "boost": 10},
@@ -20,48 +35,168 @@ FIELDS = [
     {"field_name": "venue"},
     {"field_name": "body"},
 ]
+DOCS_PER_FILE = 4  # a result page of 50 spread-out papers fetches ~50 files of this many
+SHARDS = "search/t/"
+DOC_FILES = "search/d/"
+ORDER = "search/order.json"
+TERMS = "search/terms.json"
 
 
-def search_files(catalog: Catalog, abstracts: dict[str, Abstract]) -> dict[str, bytes]:
-    """The index and document store, as output files."""
+@dataclass
+class SearchCache:
+    """What a rebuild may reuse. A one-paper edit must not cost Python work
+    per paper across 50,000 papers, so besides the shard builder this keeps,
+    per paper number, the paper and abstract objects (an unchanged paper is
+    the very same object build after build) and what was made from them, and
+    the files. See search_files."""
+
+    index: ShardedIndex = field(default_factory=lambda: ShardedIndex(FIELDS))
+    names: tuple = ()  # base URL, topic and venue names that everything below was made with
+    numbers: dict[str, int] = field(default_factory=dict)  # paper id -> paper number
+    keys: tuple[str, ...] = ()  # paper ids by number
+    papers: list = field(default_factory=list)  # by number: Paper
+    abstracts: list = field(default_factory=list)  # Abstract
+    texts: list = field(default_factory=list)  # field texts to index
+    records: list = field(default_factory=list)  # document-store record
+    doc_files: dict[str, bytes] = field(default_factory=dict)  # path -> bytes
+    shard_names: dict[str, str] = field(default_factory=dict)
+    shard_table: list = field(default_factory=list)  # index.json's, as last written
+    by_title: list[tuple[str, str, int]] = field(default_factory=list)  # (title, id, number), sorted
+    files: dict[str, bytes] = field(default_factory=dict)  # index.json, docs.json, order.json
+
+
+def search_files(catalog: Catalog, abstracts: dict[str, Abstract],
+                 cache: SearchCache | None = None) -> dict[str, bytes]:
+    """Every search file, output path -> bytes.
+
+    With a cache: if every paper kept its number (no paper came, went or
+    changed venue, and no name changed), only the papers that are not the
+    same objects as last time are looked at again. Otherwise everything is
+    renumbered and rebuilt.
+    """
+    cache = cache or SearchCache()
+    topics = {t.slug: (i, t.name) for i, t in enumerate(catalog.topics)}
+    # The short name only: every full name says "Learning" or "Conference", which
+    # would make those words match every paper. Venue filters are facets anyway.
+    venue_names = {v.slug: v.name for v in catalog.venues}
+    names = (catalog.config.base_url, tuple(topics.items()), tuple(venue_names.items()))
+    changed = _changed(catalog, abstracts, cache) if names == cache.names else None
     link = urls.Urls(catalog.config.base_url)
-    documents, store = [], {}
-    for paper in catalog.papers:
-        venue = catalog.venue(paper.venue)
-        topics = [catalog.topic(t) for t in paper.topics]
-        # Results are rendered as text: math in a title becomes readable text, as in <title>.
-        title = plain_text(paper.title) if "$" in paper.title else paper.title
-        documents.append({
-            "id": paper.id,
-            "title": title,
-            "authors": " ".join(paper.authors),
-            "topics": " ".join(t.name for t in topics),
-            # The short name only: every full name says "Learning" or "Conference", which
-            # would make those words match every paper. Venue filters are facets anyway.
-            "venue": venue.name,
-            "body": abstracts[paper.id].text,
+
+    def made(paper: Paper) -> tuple[tuple, tuple]:
+        """(field texts to index, document-store record)"""
+        title, abstract = _title(paper), abstracts[paper.id]
+        return ((title, " ".join(paper.authors), " ".join(topics[t][1] for t in paper.topics),
+                 venue_names[paper.venue], abstract.text),
+                (paper.id, title, link.link(paper), paper.year, abstract.snippet))
+
+    if changed is None:  # number the papers: by venue, in catalog order, then by id
+        venue_rank = {v.slug: i for i, v in enumerate(catalog.venues)}
+        papers = sorted(catalog.papers, key=lambda p: (venue_rank[p.venue], p.id))
+        made_all = [made(p) for p in papers]
+        cache.names, cache.papers = names, papers
+        cache.keys = tuple(p.id for p in papers)
+        cache.numbers = {paper_id: n for n, paper_id in enumerate(cache.keys)}
+        cache.abstracts = [abstracts[p.id] for p in papers]
+        cache.texts, cache.records = [m[0] for m in made_all], [m[1] for m in made_all]
+        facets_changed = order_changed = True
+        cache.doc_files = {}
+        files_changed = range(-(-len(papers) // DOCS_PER_FILE))
+    else:
+        old = {n: cache.papers[n] for n in changed}
+        cache.papers, cache.abstracts = list(cache.papers), list(cache.abstracts)
+        cache.texts, cache.records = list(cache.texts), list(cache.records)  # new lists: the index compares
+        for n, paper in changed.items():
+            cache.papers[n], cache.abstracts[n] = paper, abstracts[paper.id]
+            cache.texts[n], cache.records[n] = made(paper)
+        facets_changed = any(old[n].topics != paper.topics for n, paper in changed.items())
+        order_changed = any(old[n].title != paper.title for n, paper in changed.items())
+        files_changed = sorted({n // DOCS_PER_FILE for n in changed})
+    count = len(cache.papers)
+
+    shards = cache.index.build(cache.keys, cache.texts, changed)
+    files = {}
+    table = []
+    for boundary, data in shards:
+        name = cache.shard_names.get(boundary) or cache.shard_names.setdefault(boundary, shard_name(boundary))
+        table.append([boundary, name])
+        files[f"{SHARDS}{name}.json"] = data
+    if changed is None or table != cache.shard_table:
+        cache.shard_table = table
+        cache.files[urls.SEARCH_INDEX] = _json({
+            "lunr": {"version": "2.3.9", "fields": [f["field_name"] for f in FIELDS],
+                     "boosts": [f.get("boost", 1) for f in FIELDS], "b": 0, "count": count},
+            "shards": table,
+        }, ascii=True)  # a boundary may end in half a surrogate pair: keep it escaped
+    if facets_changed:
+        cache.files[urls.SEARCH_DOCS] = _json({
+            "count": count,
+            "perFile": DOCS_PER_FILE,
+            "venues": [[v.slug, v.name, len(catalog.venue_papers[v.slug])] for v in catalog.venues],
+            "topics": [[t.slug, t.name] for t in catalog.topics],
+            # Each paper's topics as base-36 topic numbers joined by ".", papers joined by ",".
+            "paperTopics": ",".join(".".join(_base36(topics[t][0]) for t in p.topics) for p in cache.papers),
         })
-        store[paper.id] = {
-            "title": title,
-            "url": link.link(paper),
-            "venue": venue.slug,
-            "year": paper.year,
-            "topics": [t.slug for t in topics],
-            "snippet": abstracts[paper.id].snippet,
-        }
-    facets = {
-        "venues": {v.slug: v.name for v in catalog.venues},
-        "topics": {t.slug: t.name for t in catalog.topics},
-    }
-    index = build_index(documents, FIELDS, ref="id")
-    return {
-        urls.SEARCH_INDEX: _inert(index_json(index)),
-        urls.SEARCH_DOCS: _inert(json.dumps({"docs": store, **facets}, ensure_ascii=False, sort_keys=True,
-                                            separators=(",", ":"))),
-    }
+    if changed is None:
+        cache.by_title = sorted((r[1].casefold(), r[0], n) for n, r in enumerate(cache.records))
+    elif order_changed:  # move the retitled papers (a re-sort would cost ~100 ms at 50,000 papers)
+        for n, paper in changed.items():
+            if old[n].title != paper.title:
+                del cache.by_title[bisect_left(cache.by_title, (_title(old[n]).casefold(), paper.id, n))]
+                insort(cache.by_title, (cache.records[n][1].casefold(), paper.id, n))
+    if order_changed:
+        cache.files[ORDER] = _json([n for _, _, n in cache.by_title])
+    files.update(cache.files)
+    files[TERMS] = cache.index.terms_json()
+    for chunk in files_changed:
+        start = chunk * DOCS_PER_FILE
+        cache.doc_files[f"{DOC_FILES}{chunk}.json"] = _json({
+            str(n): dict(zip(("id", "title", "url", "year", "snippet"), cache.records[n]))
+            for n in range(start, min(start + DOCS_PER_FILE, count))})
+    files.update(cache.doc_files)
+    return files
 
 
-def _inert(text: str) -> bytes:
-    """JSON with <, > and & as \\u escapes (the same data once parsed): content holding
-    `</script>` or `<!--` stays harmless even if a file is ever read as HTML or inlined."""
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").encode("utf-8")
+def _changed(catalog: Catalog, abstracts: dict[str, Abstract], cache: SearchCache) -> dict[int, Paper] | None:
+    """Paper number -> paper, for the papers that changed since the last
+    build; None if papers must be renumbered (one came, went or changed venue)."""
+    if len(catalog.papers) != len(cache.papers):
+        return None
+    number, papers, kept = cache.numbers.get, cache.papers, cache.abstracts
+    changed = [(n, p) for p in catalog.papers  # one pass over the catalog, as quick as Python goes
+               if (n := number(p.id)) is None or papers[n] is not p or kept[n] is not abstracts[p.id]]
+    if any(n is None or papers[n].venue != p.venue for n, p in changed):
+        return None
+    return dict(changed)
+
+
+def _title(paper: Paper) -> str:
+    # Results are rendered as text: math in a title becomes readable text, as in <title>.
+    return plain_text(paper.title) if "$" in paper.title else paper.title
+
+
+def shard_name(boundary: str) -> str:
+    """A file name for a shard boundary: letters and digits as they are, any
+    other UTF-16 code unit as _ and 4 hex digits; "" (the first shard) is "_"."""
+    if not boundary:
+        return "_"
+    units = boundary.encode("utf-16-be", "surrogatepass")
+    out = []
+    for i in range(0, len(units), 2):
+        code = int.from_bytes(units[i:i + 2], "big")
+        char = chr(code)
+        out.append(char if char in "abcdefghijklmnopqrstuvwxyz0123456789" else f"_{code:04x}")
+    return "".join(out)
+
+
+def _base36(n: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = digits[n % 36]
+    while n >= 36:
+        n //= 36
+        out = digits[n % 36] + out
+    return out
+
+
+def _json(data, ascii: bool = False) -> bytes:
+    return inert(json.dumps(data, ensure_ascii=ascii, separators=(",", ":")))

@@ -1,4 +1,9 @@
-"""Build the client-side search index with lunr.py, for lunr.js 2.3.9 to load.
+"""lunr.js 2.3.9's text pipeline in Python, and a whole-catalog lunr index built with lunr.py.
+
+The site's search index is built by search_shards.py, which uses trim() and
+stem() from here. build_index() builds one lunr index with lunr.py's Builder
+(the design before shards): the parity tests and bench/search_scale.py use it
+as a reference.
 
 lunr.py's own trimmer and stemmer differ from lunr.js 2.3.9 (Porter step 1c
 turns "delay" into "delai" where lunr.js keeps "delay"; "(e.g.," keeps its
@@ -17,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from functools import lru_cache
 
 from lunr.builder import Builder
 from lunr.index import Index
@@ -187,6 +193,7 @@ def _from_utf16_units(s: str) -> str:
     return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
+@lru_cache(maxsize=1 << 18)  # a catalog repeats the same words endlessly
 def stem(word: str) -> str:
     """Stem one lower-cased, trimmed token exactly as lunr.js 2.3.9 does."""
     if any(ord(c) > 0xFFFF for c in word):

@@ -20,6 +20,8 @@ import yaml
 
 from papersite.markup import snippet
 from tests.conftest import MINIMAL_CONFIG, TinySite
+from tests.test_search_files import read_store
+from tests.test_search_files import search as search_ids
 
 PAYLOAD = "window.__pwned=1"
 
@@ -279,16 +281,17 @@ def test_bibtex_entry_is_balanced_and_has_only_its_fields(hostile):
 
 
 def test_search_files_hold_content_as_data_without_markup(hostile):
-    out, _ = hostile
-    for name in ("search/docs.json", "search/index.json"):
+    out, build = hostile
+    names = sorted(path.relative_to(out).as_posix() for path in (out / "search").rglob("*.json"))
+    assert {"search/docs.json", "search/index.json"} < set(names)
+    for name in names:  # shard table, facets, term shards, document store, vocabulary
         raw = (out / name).read_bytes()
         assert b"<" not in raw and b">" not in raw, name  # no </script, no <!--, even as data
-    docs = json.loads((out / "search/docs.json").read_bytes())["docs"]
+    docs = read_store(build.files)
     assert docs[PAPER_ID]["title"] == TITLE
     assert docs[PAPER_ID]["url"] == "/catalog/papers/hostile/"
     assert docs[PAPER_ID]["snippet"] == snippet(ABSTRACT)
-    index = json.loads((out / "search/index.json").read_bytes())
-    assert f"title/{PAPER_ID}" in [ref for ref, _ in index["fieldVectors"]]
+    assert PAPER_ID in search_ids(build.files, "hostile")  # indexed, and its id found again
 
 
 # --- Content-Security-Policy --------------------------------------------------

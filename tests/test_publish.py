@@ -20,6 +20,7 @@ from papersite.pipeline import build_and_write
 
 from tests.conftest import ROOT
 from tests.htmlcheck import PageParser
+from tests.test_search_files import search_references
 
 SUBPATH = "https://user.github.io/repo/"
 CUSTOM_DOMAIN = "https://papers.example.org/"
@@ -104,6 +105,8 @@ def references(body: bytes, content_type: str) -> list[str]:
                [el.text for el in root.iter() if el.tag.endswith("}loc") or el.tag.endswith("}id")]
     if content_type.startswith("text/plain"):
         return re.findall(r"^Sitemap: (\S+)", body.decode("utf-8"), re.M)
+    if "json" in content_type:  # the search index: a shard table and a document store
+        return search_references(body)
     return []
 
 

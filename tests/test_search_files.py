@@ -1,20 +1,77 @@
-"""The search files the build emits: the lunr index and the document store (no browser)."""
+"""The search files the build emits: shard table, term shards, document store (no browser)."""
 from __future__ import annotations
 
+import gzip
 import json
+import random
+import re
+from bisect import bisect_right
 
 import pytest
 from lunr.index import Index
 
 from papersite import urls
 from papersite.markup import plain_text
-from papersite.search import FIELDS
+from papersite.pipeline import BuildCache, build_site
+from papersite.search import DOCS_PER_FILE, FIELDS, ORDER, SHARDS, TERMS, SearchCache, shard_name
+from papersite.search_shards import ShardedIndex, decode, js_order, lunr_json
+
+
+# --- reading built files as search.js does ---------------------------------------------
+
+def settings(files) -> dict:
+    return json.loads(files[urls.SEARCH_INDEX])
+
+
+def shards(files) -> list[tuple[str, dict]]:
+    """[(boundary, parsed shard)] in vocabulary order."""
+    return [(bound, json.loads(files[f"{SHARDS}{name}.json"])) for bound, name in settings(files)["shards"]]
+
+
+def read_store(files) -> dict[str, dict]:
+    """Paper id -> everything search.js knows about it: the document-store
+    record plus its number, venue and topic slugs (from docs.json)."""
+    facets = json.loads(files[urls.SEARCH_DOCS])
+    venues = [slug for slug, _, count in facets["venues"] for _ in range(count)]
+    topics = [[facets["topics"][int(n, 36)][0] for n in code.split(".")] if code else []
+              for code in (facets["paperTopics"].split(",") if facets["count"] else [])]
+    store = {}
+    for n in range(0, facets["count"], facets["perFile"]):
+        for ref, record in json.loads(files[f"search/d/{n // facets['perFile']}.json"]).items():
+            store[record["id"]] = {**record, "ref": ref, "venue": venues[int(ref)], "topics": topics[int(ref)]}
+    return store
+
+
+def whole_index(files) -> Index:
+    """Every shard as one lunr index, loaded by lunr.py (which picks up the
+    lunr.js stemmer by its label): searches it like the browser does."""
+    lunr = settings(files)["lunr"]
+    terms, postings = decode(lunr, [shard for _, shard in shards(files)])
+    return Index.load(json.loads(lunr_json(lunr["count"], lunr["fields"], lunr["boosts"], terms, postings)))
+
+
+def search(files, query: str) -> list[str]:
+    """Paper ids, best first."""
+    by_ref = {record["ref"]: paper_id for paper_id, record in read_store(files).items()}
+    return [by_ref[r["ref"]] for r in whole_index(files).search(query)]
+
+
+def search_references(body: bytes) -> list[str]:
+    """The files a search JSON file leads search.js to, relative to it (for
+    crawlers): index.json -> shards and the vocabulary; docs.json -> the
+    document-store files and the title order."""
+    data = json.loads(body)
+    if isinstance(data, dict) and "shards" in data:
+        return [f"t/{name}.json" for _, name in data["shards"]] + ["terms.json"]
+    if isinstance(data, dict) and "perFile" in data:
+        return [f"d/{n}.json" for n in range(-(-data["count"] // data["perFile"]))] + ["order.json"]
+    return []
 
 
 @pytest.fixture(scope="module")
 def built(bundled):
     _, _, build = bundled
-    return build, json.loads(build.files[urls.SEARCH_INDEX]), json.loads(build.files[urls.SEARCH_DOCS])
+    return build
 
 
 def grokking(catalog):
@@ -22,65 +79,103 @@ def grokking(catalog):
     return paper
 
 
-def test_index_refs_are_the_paper_ids(built):
-    build, index, _ = built
-    refs = {field_ref.split("/", 1)[1] for field_ref, _ in index["fieldVectors"]}
-    assert refs == {p.id for p in build.catalog.papers}
-    assert index["fields"] == [f["field_name"] for f in FIELDS]
-    assert index["pipeline"] == ["stemmer"]  # lunr.js looks this label up when loading
+# --- layout ----------------------------------------------------------------------
+
+def test_settings_describe_the_lunr_index(built):
+    lunr = settings(built.files)["lunr"]
+    assert lunr == {"version": "2.3.9", "fields": [f["field_name"] for f in FIELDS],
+                    "boosts": [f.get("boost", 1) for f in FIELDS], "b": 0, "count": len(built.catalog.papers)}
+
+
+def test_papers_are_numbered_and_the_store_maps_numbers_to_ids(built):
+    """ref = paper id, through the document store: lunr refs are paper numbers."""
+    catalog = built.catalog
+    store = read_store(built.files)
+    assert set(store) == {p.id for p in catalog.papers}
+    assert sorted(int(r["ref"]) for r in store.values()) == list(range(len(catalog.papers)))
+    # numbered by venue in catalog order, then id: a venue is a run of numbers
+    venue_rank = {v.slug: i for i, v in enumerate(catalog.venues)}
+    by_number = sorted(store, key=lambda paper_id: int(store[paper_id]["ref"]))
+    assert by_number == [p.id for p in sorted(catalog.papers, key=lambda p: (venue_rank[p.venue], p.id))]
+    assert all(len(json.loads(built.files[f"search/d/{n}.json"])) <= DOCS_PER_FILE
+               for n in range(-(-len(store) // DOCS_PER_FILE)))
 
 
 def test_doc_store_describes_every_paper(built):
-    build, _, store = built
-    catalog = build.catalog
+    catalog = built.catalog
     link = urls.Urls(catalog.config.base_url)
-    assert set(store) == {"docs", "venues", "topics"}
-    assert store["venues"] == {v.slug: v.name for v in catalog.venues}
-    assert store["topics"] == {t.slug: t.name for t in catalog.topics}
-    assert set(store["docs"]) == {p.id for p in catalog.papers}
+    facets = json.loads(built.files[urls.SEARCH_DOCS])
+    assert facets["venues"] == [[v.slug, v.name, len(catalog.venue_papers[v.slug])] for v in catalog.venues]
+    assert facets["topics"] == [[t.slug, t.name] for t in catalog.topics]
+    store = read_store(built.files)
     for paper in catalog.papers:
-        doc = store["docs"][paper.id]
-        assert set(doc) == {"title", "url", "venue", "year", "topics", "snippet"}
+        doc = store[paper.id]
+        assert set(doc) == {"id", "title", "url", "year", "snippet", "ref", "venue", "topics"}
         assert doc["title"] == (plain_text(paper.title) if "$" in paper.title else paper.title)
         assert doc["year"] == paper.year
         assert doc["url"] == link.link(paper)
-        assert doc["venue"] == paper.venue and list(doc["topics"]) == list(paper.topics)
+        assert doc["venue"] == paper.venue and doc["topics"] == list(paper.topics)
         assert 0 < len(doc["snippet"]) <= 240
 
 
+def test_title_order_lists_every_paper(built):
+    store = read_store(built.files)
+    by_ref = {int(r["ref"]): r["title"] for r in store.values()}
+    order = json.loads(built.files[ORDER])
+    assert sorted(order) == list(range(len(store)))
+    titles = [by_ref[n].casefold() for n in order]
+    assert titles == sorted(titles)
+
+
+def test_shards_partition_the_vocabulary(built):
+    """Each shard holds the terms from its boundary up to the next one; together
+    they hold the whole vocabulary (terms.json) once; file names are distinct."""
+    table = settings(built.files)["shards"]
+    bounds = [bound for bound, _ in table]
+    assert bounds[0] == "" and bounds == sorted(bounds, key=js_order)
+    assert len({name for _, name in table}) == len(table)
+    found = []
+    for i, (bound, shard) in enumerate(shards(built.files)):
+        assert shard["terms"] == sorted(shard["terms"], key=js_order)
+        assert len(shard["postings"]) == len(shard["terms"])
+        for term in shard["terms"]:
+            assert bisect_right(bounds, term) - 1 == i, (term, bound)
+        found += shard["terms"]
+    assert found == json.loads(built.files[TERMS])
+
+
+def test_shard_names_are_safe_file_names():
+    assert shard_name("") == "_"
+    assert shard_name("gra") == "gra"
+    assert shard_name("c(") == "c_0028"
+    assert shard_name("na\u00efv") == "na_00efv"
+    assert shard_name("\U0001d465") == "_d835_dc65"  # one name per UTF-16 code unit, as JS sees it
+    assert re.fullmatch(r"[a-z0-9_]+", shard_name("a/b\\..:*?"))
+
+
+# --- content -----------------------------------------------------------------------
+
 def test_python_search_of_the_built_index(built):
-    """lunr.py loading the index (with the lunr.js stemmer registered) answers like the browser."""
-    build, index_data, _ = built
-    index = Index.load(index_data)
-    paper = grokking(build.catalog)
-    assert [r["ref"] for r in index.search("delayed")][:1] == [paper.id]
-    assert index.search("grokking")[0]["ref"] == paper.id
+    """lunr.py over the decoded shards (with the lunr.js stemmer registered) answers like the browser."""
+    paper = grokking(built.catalog)
+    assert search(built.files, "delayed")[:1] == [paper.id]
+    assert search(built.files, "grokking")[0] == paper.id
 
 
 def test_math_is_indexed_as_text_not_tex(site):
     site.paper("p1", body=r"We bound $\|\nabla f(x)\|_2 \le \frac{L}{\sqrt{n}}$ for every $\alpha \in \mathbb{R}$.")
     build, _ = site.build()
-    index = json.loads(build.files[urls.SEARCH_INDEX])
-    terms = [term for term, _ in index["invertedIndex"]]
+    terms = json.loads(build.files[TERMS])
     assert not [t for t in terms if any(c in t for c in "\\${}")], terms
-    snippet = json.loads(build.files[urls.SEARCH_DOCS])["docs"]["p1"]["snippet"]
+    snippet = read_store(build.files)["p1"]["snippet"]
     assert "\\" not in snippet and "$" not in snippet
 
 
 def test_math_in_titles_is_stored_as_text(site):
     site.paper("p1", title="'Embedding Graphs into $\\ell_p$ Space'")
     build, _ = site.build()
-    title = json.loads(build.files[urls.SEARCH_DOCS])["docs"]["p1"]["title"]
+    title = read_store(build.files)["p1"]["title"]
     assert "$" not in title and "\\" not in title and title.endswith("Space")
-
-
-def test_index_size_stays_small(built):
-    """A budget, not a measurement: ~6 KB a paper at this size (the vocabulary is
-    shared, so larger catalogs cost less per paper)."""
-    build, _, _ = built
-    per_paper = len(build.files[urls.SEARCH_INDEX]) / len(build.catalog.papers)
-    assert per_paper < 9_000
-    assert len(build.files[urls.SEARCH_DOCS]) / len(build.catalog.papers) < 700
 
 
 def test_venue_full_names_do_not_match_every_paper(site):
@@ -88,6 +183,125 @@ def test_venue_full_names_do_not_match_every_paper(site):
     otherwise make those words match every paper."""
     site.paper("p1", body="An abstract about generalization.")
     build, _ = site.build()
-    index = Index.load(json.loads(build.files[urls.SEARCH_INDEX]))
-    assert [r["ref"] for r in index.search("icml")] == ["p1"]
-    assert index.search("conference") == [] and index.search("international") == []
+    assert search(build.files, "icml") == ["p1"]
+    assert search(build.files, "conference") == [] and search(build.files, "international") == []
+
+
+def test_an_empty_catalog_has_valid_search_files():
+    index = ShardedIndex(FIELDS)
+    assert index.build([], []) == [("", b'{"terms":[],"postings":[]}')]
+
+
+# --- size and incremental builds -----------------------------------------------------------
+
+def test_what_a_visitor_loads_first_stays_small(built):
+    """A budget, not a measurement: the two files loaded when the search page
+    opens stay ~100 bytes a paper gzipped (bench/search_scale.py measures 10k
+    and 50k papers), and no shard is large."""
+    papers = len(built.catalog.papers)
+    first = sum(len(gzip.compress(built.files[path])) for path in (urls.SEARCH_INDEX, urls.SEARCH_DOCS))
+    assert first / papers < 100
+    assert all(len(data) < 120_000 for path, data in built.files.items() if path.startswith(SHARDS))
+
+
+WORDS = ("attention bandit calibration diffusion embedding federated gradient hessian kernel lasso manifold "
+         "normalizing optimal policy quantile regret sparse transformer uncertainty variational").split()
+
+
+def paper_body(n: int, extra: str = "") -> str:
+    return f"Study {n} of {WORDS[n % 20]}, {WORDS[(3 * n + 1) % 20]} and {WORDS[(7 * n + 2) % 20]}.{extra}"
+
+
+def edit_one_paper(site, extra: str):
+    """Build 12 papers, edit paper 5's abstract, build again on the same cache."""
+    for n in range(12):
+        site.paper(f"p{n}", id=f"p{n}", title=f"Paper {n}", body=paper_body(n))
+    cache = BuildCache(search=SearchCache(ShardedIndex(FIELDS, shard_bytes=100)))
+    first = build_site(site.config, cache)
+    site.paper("p5", id="p5", title="Paper 5", body=paper_body(5, extra))
+    second = build_site(site.config, cache)
+    changed = sorted(p for p in first.files.keys() | second.files.keys()
+                     if p.startswith("search/") and first.files.get(p) != second.files.get(p))
+    return first, second, changed, cache
+
+
+def test_editing_one_paper_changes_only_a_few_search_files(site):
+    first, second, changed, cache = edit_one_paper(site, " Grokking.")
+    total = sum(1 for p in second.files if p.startswith(SHARDS))
+    assert total >= 10, "the test needs a catalog cut into many shards"
+    # the new word's shard, the document-store file with the new snippet, the vocabulary
+    assert changed == sorted([f"{SHARDS}{shard_name(_bound_of(second.files, 'grok'))}.json",
+                              f"search/d/{5 // DOCS_PER_FILE}.json", TERMS])
+    assert cache.search.index.rebuilt == 1
+    # and the rebuilt files equal a clean build's
+    clean = build_site(site.config)
+    assert {p: d for p, d in second.files.items() if p.startswith("search/")} == \
+        {p: d for p, d in build_site(site.config, BuildCache(search=SearchCache(
+            ShardedIndex(FIELDS, shard_bytes=100)))).files.items() if p.startswith("search/")}
+    assert search(clean.files, "grokking") == ["p5"]
+
+
+def test_edits_on_a_warm_cache_give_a_clean_build(site):
+    """Retitles (the title order moves), topic changes, a new paper and a removed one."""
+    for n in range(12):
+        site.paper(f"p{n}", id=f"p{n}", title=f"Paper {n}", body=paper_body(n))
+    cache = BuildCache(search=SearchCache(ShardedIndex(FIELDS, shard_bytes=100)))
+    edits = [
+        lambda: site.paper("p3", id="p3", title="Aardvark first", body=paper_body(3)),
+        lambda: site.paper("p7", id="p7", title="Zebra last", topics="[generative-models]", body=paper_body(7)),
+        lambda: site.paper("p3", id="p3", title="Paper 3 again", body=paper_body(3, " Back.")),
+        lambda: site.paper("p12", id="p12", title="Paper 12", body=paper_body(12)),
+        lambda: (site.root / "content/icml-2024/p0.md").unlink(),
+    ]
+    for step, edit in enumerate(edits):
+        edit()
+        warm = build_site(site.config, cache)
+        clean = build_site(site.config, BuildCache(search=SearchCache(ShardedIndex(FIELDS, shard_bytes=100))))
+        differing = sorted(p for p in warm.files.keys() | clean.files.keys()
+                           if p.startswith("search/") and warm.files.get(p) != clean.files.get(p))
+        assert differing == [], f"edit {step}"
+        assert search(warm.files, "aardvark") == (["p3"] if step < 2 else [])
+
+
+def test_a_rebuild_with_no_change_rebuilds_no_shard(site):
+    site.paper("p1", id="p1", body="Generalization.")
+    cache = BuildCache()
+    first = build_site(site.config, cache)
+    cache.stages.clear()  # force the search stage to run again
+    second = build_site(site.config, cache)
+    assert cache.search.index.rebuilt == 0
+    assert {p: d for p, d in first.files.items() if p.startswith("search/")} == \
+        {p: d for p, d in second.files.items() if p.startswith("search/")}
+
+
+def _bound_of(files, term: str) -> str:
+    bounds = [bound for bound, _ in settings(files)["shards"]]
+    return bounds[bisect_right(bounds, term) - 1]
+
+
+def test_a_random_walk_of_edits_gives_the_shards_of_a_clean_build():
+    """Warm rebuilds (edits, new and deleted documents, words coming and going,
+    shards splitting and merging) equal a clean build, shards and vocabulary."""
+    rng = random.Random(7)
+    vocabulary = [f"{a}{b}{c}" for a in "abxz" for b in ("r", "ne", "t\u00e9") for c in "aeiou"] + ["", "(", "1", "12"]
+
+    def text():  # words come and go: most are in one or two documents
+        return " ".join(rng.choice(vocabulary) for _ in range(rng.randint(0, 5)))
+
+    docs = {f"d{n}": (text(), text()) for n in range(20)}
+    fields = [{"field_name": "title", "boost": 10}, {"field_name": "body"}]
+    warm = ShardedIndex(fields, shard_bytes=60)
+    for step in range(60):
+        action = rng.choice(["edit", "edit", "edit", "add", "delete"])
+        if action == "edit" or (action == "delete" and len(docs) < 5):
+            docs[rng.choice(sorted(docs))] = (text(), text())
+        elif action == "add":
+            docs[f"n{step}"] = (text(), text())
+        else:
+            del docs[rng.choice(sorted(docs))]
+        keys = sorted(docs)
+        got = warm.build(keys, [docs[k] for k in keys])
+        clean = ShardedIndex(fields, shard_bytes=60)
+        assert got == clean.build(keys, [docs[k] for k in keys]), f"step {step}: {action}"
+        assert warm.terms_json() == clean.terms_json(), f"step {step}: {action}"
+        assert len(got) > 5

@@ -2,6 +2,11 @@
 
 lunr.js itself is the oracle: tests/js/lunr_oracle.js answers every question
 (index build, stems, trims, stop words, searches) in a single node call.
+The site's index is cut into shards (papersite/search_shards.py); each shard
+must be what lunr.js builds from all documents, restricted to the shard's
+terms, both as computed in Python and as search.js builds it in the browser,
+and a query over only the shards it needs must rank exactly as a query over
+one whole index (tests/js/search_engine.js runs search.js's engine in node).
 """
 
 import json
@@ -16,6 +21,7 @@ import pytest
 from lunr.index import Index
 from lunr.stop_word_filter import WORDS as STOP_WORDS
 
+from papersite.search import FIELDS as SITE_FIELDS
 from papersite.search_index import (
     JS_EXTRA_SEPARATORS,
     trim,
@@ -23,11 +29,14 @@ from papersite.search_index import (
     index_json,
     stem,
 )
+from papersite.search_shards import _SEPARATORS, ShardedIndex, field_terms
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = ROOT / "tests" / "fixtures" / "seeds"
 LUNR_JS = ROOT / "node_modules" / "lunr"
 ORACLE = ROOT / "tests" / "js" / "lunr_oracle.js"
+ENGINE = ROOT / "tests" / "js" / "search_engine.js"
+SEARCH_JS = ROOT / "papersite" / "theme" / "static" / "search.js"
 NODE = shutil.which("node")
 
 HAVE_LUNR_JS = NODE is not None and (LUNR_JS / "lunr.js").is_file()
@@ -79,6 +88,12 @@ def vocabulary(docs):
     return sorted(raw | {trim(w) for w in raw} | set(EDGE_WORDS))
 
 
+def node(script: Path, *args: Path, request: dict) -> dict:
+    proc = subprocess.run([NODE, str(script), *map(str, args)], input=json.dumps(request), capture_output=True,
+                          text=True, encoding="utf-8", timeout=120, check=True)
+    return json.loads(proc.stdout)
+
+
 @pytest.fixture(scope="module")
 def parity():
     """Everything the tests compare, Python side and lunr.js side, one node call."""
@@ -96,16 +111,7 @@ def parity():
         "search": {"index": py_index, "queries": QUERIES},
         "separators": True,
     }
-    proc = subprocess.run(
-        [NODE, str(ORACLE), str(LUNR_JS)],
-        input=json.dumps(request),
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=60,
-        check=True,
-    )
-    return {"py_index": py_index, "words": words, "request": request, "js": json.loads(proc.stdout)}
+    return {"py_index": py_index, "words": words, "request": request, "js": node(ORACLE, LUNR_JS, request=request)}
 
 
 @needs_node
@@ -178,3 +184,93 @@ def test_input_order_does_not_matter():
 
 def test_stemmer_keeps_y_after_vowel():
     assert [stem(w) for w in ["delayed", "key", "employ", "cry", "yelling"]] == ["delay", "key", "employ", "cri", "yell"]
+
+
+# --- The sharded index ------------------------------------------------------------
+
+AUTHORS = ["Ada Lovelace", "Alan Turing", "Grace Hopper", "Kenji Tanaka", "Amara Okafor"]
+TOPICS = ["Learning Theory", "Generative Models", "Optimization", "Reinforcement Learning"]
+
+# What a visitor types, lunr syntax and mistakes included (search.js's groups and clauses).
+SHARD_QUERIES = [
+    "grokking delayed robustness", "temperature scaling calibration mixup", "low rank quantized lora",
+    "protein ligand docking flow matching", "mixture of experts routing multilingual", "3d gaussians",
+    "grok", "distill", "calibrat temperat", "gr", "the", "a", "zz", "delayed", "Delayed", "key",
+    "title:grokking", "title:grok", "authors:turing", "hopper", "generative models", "icml",
+    "+diffusion +music", "diffusion -music", "-grokking", "-the", "+grokking -robustness",
+    "grokking~1", "transfrmer~2", "*ing", "gr*ing", "generaliz*", "gener*", "*grok",
+    "grok^5", "title:", "~", "^", "*", "+", "-", '"', '"grokking delayed', "body:", "nosuchfield:grok",
+    ":::", "\\", "-*", "^^^", "~~1", "- -", "a:b:c", "grokking^", "(delayed)", "[x]", "{}", "<script>",
+    "&amp;", "%", "日本語", "𝑥", "naïve", "a𝑥ed", "e.g", "repeat", "(",
+]
+
+
+def shard_documents():
+    """The seed abstracts with every site field, plus edge cases: stemmer corners,
+    a word 20 times (a frequency past the one-number code), punctuation-only
+    tokens (lunr indexes them as the empty term)."""
+    docs = []
+    for n, doc in enumerate(sorted(seed_documents(), key=lambda d: d["id"])):
+        docs.append({"title": doc["title"], "authors": f"{AUTHORS[n % 5]} {AUTHORS[(3 * n + 1) % 5]}",
+                     "topics": TOPICS[n % 4], "venue": ["ICML 2024", "ICLR 2024"][n % 2], "body": doc["body"]})
+    docs.append({"title": "Edge cases", "authors": "", "topics": "", "venue": "ICML 2024",
+                 "body": " ".join(EDGE_WORDS) + " repeat" * 20 + " -- ( ("})
+    return [{"ref": str(n), **doc} for n, doc in enumerate(docs)]
+
+
+@pytest.fixture(scope="module")
+def sharded():
+    """The seed documents cut into ~40 shards, and lunr.js's answers about them."""
+    if not HAVE_LUNR_JS:
+        pytest.fail("CI needs node and node_modules/lunr for the parity tests (run `npm ci`)")
+    docs = shard_documents()
+    names = [f["field_name"] for f in SITE_FIELDS]
+    index = ShardedIndex(SITE_FIELDS, shard_bytes=1500)
+    files = index.build([d["ref"] for d in docs], [tuple(d[name] for name in names) for d in docs])
+    bounds = [bound for bound, _ in files]
+    settings = {"fields": names, "boosts": [f.get("boost", 1) for f in SITE_FIELDS], "b": 0, "count": len(docs)}
+    oracle = node(ORACLE, LUNR_JS, request={"shards": {
+        "ref": "ref", "fields": SITE_FIELDS, "documents": docs, "b": 0, "bounds": bounds}})
+    engine = node(ENGINE, LUNR_JS, SEARCH_JS, request={
+        "settings": settings, "bounds": bounds, "shards": [json.loads(data) for _, data in files],
+        "documents": docs, "queries": SHARD_QUERIES})
+    return {"index": index, "bounds": bounds, "lunr_js": oracle["shards"], "engine": engine}
+
+
+@needs_node
+def test_shards_computed_in_python_are_lunr_js_restricted(sharded):
+    assert len(sharded["bounds"]) >= 30
+    for bound, js_text in zip(sharded["bounds"], sharded["lunr_js"]):
+        assert sharded["index"].lunr_json([bound]) == js_text, bound
+
+
+@needs_node
+def test_shards_built_by_search_js_are_lunr_js_restricted(sharded):
+    """search.js hands a shard's postings to lunr.js's Builder: the index it gets is lunr.js's own."""
+    for bound, js_text, built in zip(sharded["bounds"], sharded["lunr_js"], sharded["engine"]["expanded"]):
+        assert built == js_text, bound
+
+
+@needs_node
+def test_queries_on_the_shards_they_need_rank_as_on_the_whole_index(sharded):
+    """Same papers, same order, same scores to the last bit, for every kind of query;
+    and a query fetches only a few of the shards."""
+    answers = sharded["engine"]["queries"]
+    for query in SHARD_QUERIES:
+        answer = answers[query]
+        assert answer["sharded"] == answer["whole"], query
+        assert len(answer["shards"]) <= 8, query
+    for query in ("grokking delayed robustness", "delayed", "grokking~1", "*ing", "gener*", "-grokking"):
+        assert answers[query]["whole"], f"{query!r} should find something"
+    assert len(answers["-grokking"]["whole"]) == len(shard_documents()) - 1
+
+
+@needs_node
+def test_field_terms_tokenize_like_lunr_js(sharded, parity):
+    """The tokenizer splits where lunr.js's does (the index equality above covers the rest)."""
+    assert {chr(c) for c in range(0x10000) if _SEPARATORS.fullmatch(chr(c))} == set(parity["js"]["separators"])
+    assert field_terms("Delayed, (e.g., KEY) -- the key…") == {"delay": 1, "e.g": 1, "key": 2}
+    assert field_terms("( x") == {"": 1, "x": 1}
+    # where Python's str.split() and JS's \s disagree (field_terms splits the fast way elsewhere)
+    assert field_terms("x\x1cz x\x85z x\ufeffz") == {"x\x1cz": 1, "x\x85z": 1, "x": 1, "z": 1}
+    assert field_terms("x\u3000y\u2028z\xa0w-v") == {"x": 1, "y": 1, "z": 1, "w": 1, "v": 1}

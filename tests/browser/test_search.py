@@ -1,5 +1,7 @@
-"""Search in a real browser: lunr.js over the Python-built index of the bundled catalog.
+"""Search in a real browser: lunr.js over the Python-built index shards of the bundled catalog.
 
+The bundled catalog is built here with small shards (~30), so every query
+runs on an index search.js merged from several shards, as on a large site.
 Most tests share one search page (module scope) and drive it the way a person
 does: fill or type into the box, wait until the page has rendered that query
 (`#search-app[data-query]`), read the result links. Every test ends by checking
@@ -9,11 +11,20 @@ from __future__ import annotations
 
 import json
 import statistics
+from bisect import bisect_right
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from lunr.stop_word_filter import WORDS as STOP_WORDS
 
 from papersite import urls
+from papersite.config import load_config
+from papersite.pipeline import BuildCache, build_site
+from papersite.search import FIELDS, SHARDS, SearchCache
+from papersite.search_index import stem
+from papersite.search_shards import ShardedIndex
+from tests.browser.conftest import Served
+from tests.test_search_files import read_store
 
 # Queries a person might type remembering a paper, and a fragment of the title
 # of the paper that must rank first (looked up in the built catalog).
@@ -45,6 +56,10 @@ SPECIAL = ["title:", "~", "^", "*", "+", "-", '"', '"grokking delayed', "title:g
            "grok^5", "+grokking -robustness", "body:", "nosuchfield:grok", ":::", "\\", "-*", "*grok",
            "gr*ing", "^^^", "~~1", "+", "- -", "a:b:c", "grokking^", "(delayed)", "[x]", "{}",
            "<script>", "&amp;", "%", "日本語", "𝑥"]
+
+
+ORDER_FILE = "search/order.json"
+TERMS_FILE = "search/terms.json"
 
 
 # --- helpers -----------------------------------------------------------------------
@@ -92,24 +107,37 @@ def open_search(page, served, query=""):
 
 
 @pytest.fixture(scope="module")
-def catalog(served_bundled):
-    return served_bundled.state.build.catalog
+def served(bundled):
+    """The bundled catalog built with ~30 shards, served for this module."""
+    root, _, _ = bundled
+    cache = BuildCache(search=SearchCache(ShardedIndex(FIELDS, shard_bytes=2000)))
+    build = build_site(load_config(root / "site.yaml"), cache)
+    assert sum(1 for path in build.files if path.startswith(SHARDS)) >= 20
+    served = Served(build, build.catalog.config.base_path)
+    yield served
+    served.close()
 
 
 @pytest.fixture(scope="module")
-def docs(served_bundled):
-    return json.loads(served_bundled.state.build.files[urls.SEARCH_DOCS])
+def catalog(served):
+    return served.state.build.catalog
 
 
 @pytest.fixture(scope="module")
-def shared(browser, served_bundled):
+def docs(served):
+    """Paper id -> document-store record with venue and topics, as search.js sees it."""
+    return read_store(served.state.build.files)
+
+
+@pytest.fixture(scope="module")
+def shared(browser, served):
     """One search page for the ranking and syntax tests (loading it once keeps them fast)."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.console_errors = []
     page.on("console", lambda msg: msg.type == "error" and page.console_errors.append(msg.text))
     page.on("pageerror", lambda exc: page.console_errors.append(str(exc)))
-    open_search(page, served_bundled)
+    open_search(page, served)
     yield page
     context.close()
 
@@ -211,8 +239,8 @@ def test_zero_results_shows_help(shared):
 
 # --- typing, URL state, history --------------------------------------------------------------
 
-def test_typing_character_by_character(page, served_bundled, catalog):
-    open_search(page, served_bundled)
+def test_typing_character_by_character(page, served, catalog):
+    open_search(page, served)
     grokking = link_of(catalog, paper_by_title(catalog, "Grokking"))
     assert page.evaluate("document.activeElement.id") == "search-input"  # focused on open
     page.keyboard.type("grok", delay=30)
@@ -227,9 +255,9 @@ def test_typing_character_by_character(page, served_bundled, catalog):
     assert page.console_errors == []
 
 
-def test_deep_link_restores_the_search(page, served_bundled, catalog):
+def test_deep_link_restores_the_search(page, served, catalog):
     paper = paper_by_title(catalog, "Temperature Scaling")
-    open_search(page, served_bundled, f"?q=temperature+scaling&venue={paper.venue}")
+    open_search(page, served, f"?q=temperature+scaling&venue={paper.venue}")
     wait_rendered(page, "temperature scaling")
     assert page.input_value("#search-input") == "temperature scaling"
     assert page.is_checked(f"#search-facets input[name=venue][value='{paper.venue}']")
@@ -238,9 +266,9 @@ def test_deep_link_restores_the_search(page, served_bundled, catalog):
     assert page.console_errors == []
 
 
-def test_deep_link_with_a_filter_only_lists_that_topic(page, served_bundled, catalog):
+def test_deep_link_with_a_filter_only_lists_that_topic(page, served, catalog):
     topic = max(catalog.topics, key=lambda t: len(catalog.topic_papers[t.slug]))
-    open_search(page, served_bundled, f"?topic={topic.slug}")
+    open_search(page, served, f"?topic={topic.slug}")
     wait_rendered(page, "")
     expected = {link_of(catalog, p) for p in catalog.topic_papers[topic.slug]}
     assert {href for href, _ in results(page)} == expected
@@ -248,15 +276,15 @@ def test_deep_link_with_a_filter_only_lists_that_topic(page, served_bundled, cat
     assert page.console_errors == []
 
 
-def test_unknown_filter_values_are_ignored(page, served_bundled):
-    open_search(page, served_bundled, "?q=grokking&venue=no-such-venue&topic=nope")
+def test_unknown_filter_values_are_ignored(page, served):
+    open_search(page, served, "?q=grokking&venue=no-such-venue&topic=nope")
     wait_rendered(page, "grokking")
     assert len(results(page)) >= 1
     assert page.console_errors == []
 
 
-def test_facets_filter_and_count(page, served_bundled, catalog, docs):
-    open_search(page, served_bundled, "?q=model")
+def test_facets_filter_and_count(page, served, catalog, docs):
+    open_search(page, served, "?q=model")
     wait_rendered(page, "model")
     before = results(page)
     counts = facet_counts(page)
@@ -269,7 +297,7 @@ def test_facets_filter_and_count(page, served_bundled, catalog, docs):
     page.wait_for_function("n => document.querySelectorAll('#search-results li').length === n", arg=expected)
     after = results(page)
     assert len(after) == expected < len(before)
-    by_url = {d["url"]: d for d in docs["docs"].values()}
+    by_url = {d["url"]: d for d in docs.values()}
     assert all(by_url[href]["venue"] == venue for href, _ in after)
     assert parse_qs(urlsplit(page.url).query) == {"q": ["model"], "venue": [venue]}
     assert status(page).startswith(f"{expected} paper")
@@ -298,8 +326,8 @@ def test_facets_filter_and_count(page, served_bundled, catalog, docs):
     assert page.console_errors == []
 
 
-def test_facets_are_accessible_checkboxes(page, served_bundled):
-    open_search(page, served_bundled, "?q=learning")
+def test_facets_are_accessible_checkboxes(page, served):
+    open_search(page, served, "?q=learning")
     wait_rendered(page, "learning")
     group = page.get_by_role("group", name="Filter results")
     assert group.get_by_role("group", name="Venue").count() == 1
@@ -313,8 +341,8 @@ def test_facets_are_accessible_checkboxes(page, served_bundled):
 
 # --- keyboard ------------------------------------------------------------------------
 
-def test_arrow_keys_move_through_results_and_enter_opens(page, served_bundled):
-    open_search(page, served_bundled, "?q=diffusion")
+def test_arrow_keys_move_through_results_and_enter_opens(page, served):
+    open_search(page, served, "?q=diffusion")
     wait_rendered(page, "diffusion")
     links = results(page)
     assert len(links) >= 3
@@ -338,10 +366,10 @@ def test_arrow_keys_move_through_results_and_enter_opens(page, served_bundled):
     assert page.console_errors == []
 
 
-def test_header_box_and_slash_lead_to_search(page, served_bundled, catalog):
+def test_header_box_and_slash_lead_to_search(page, served, catalog):
     requests = []
     page.on("request", lambda request: requests.append(request.url))
-    page.goto(served_bundled.url)
+    page.goto(served.url)
     page.keyboard.press("/")
     assert page.evaluate("document.activeElement.id") == "site-search-input"
     # a page other than search loads no index and no lunr.js
@@ -353,11 +381,94 @@ def test_header_box_and_slash_lead_to_search(page, served_bundled, catalog):
     wait_rendered(page, "grokking")
     assert results(page)[0][0] == link_of(catalog, paper_by_title(catalog, "Grokking"))
     assert page.input_value("#search-input") == "grokking"
-    # everything came from the site itself: lunr.min.js, index, doc store
-    assert all(u.startswith(served_bundled.origin) for u in requests)
-    base = urlsplit(served_bundled.url).path
+    # everything came from the site itself: lunr.min.js, shard table, facets, shards, doc store
+    assert all(u.startswith(served.origin) for u in requests)
+    base = urlsplit(served.url).path
     paths = {urlsplit(u).path for u in requests}
     assert {base + "static/lunr.min.js", base + urls.SEARCH_INDEX, base + urls.SEARCH_DOCS} <= paths
+    assert [p for p in paths if p.startswith(base + SHARDS)] and [p for p in paths if p.startswith(base + "search/d/")]
+    assert page.console_errors == []
+
+
+# --- what a query downloads ---------------------------------------------------------------
+
+def needed_shards(files, query: str) -> set[str]:
+    """The shard files a query of plain words needs, worked out as search.js does: each
+    word's stem, every term starting with the stem or the word, and the word's
+    prefixes of 4+ letters (the longest indexed one is a clause while typing)."""
+    table = json.loads(files[urls.SEARCH_INDEX])["shards"]
+    bounds = [bound for bound, _ in table]
+    exact, prefixes = set(), set()
+    for word in query.lower().split():
+        if word not in STOP_WORDS:
+            exact.add(stem(word))
+        prefixes |= {stem(word), word}
+        exact |= {word[:end] for end in range(4, len(word) + 1)}
+    numbers = {bisect_right(bounds, term) - 1 for term in exact}
+    for prefix in prefixes:
+        numbers |= {n for n, bound in enumerate(bounds) if bound.startswith(prefix)}
+        numbers.add(bisect_right(bounds, prefix) - 1)
+    return {f"{SHARDS}{table[n][1]}.json" for n in numbers}
+
+
+class Downloads:
+    """The search files a page fetched, with their sizes."""
+
+    def __init__(self, page, served):
+        self.base = urlsplit(served.url).path
+        self.sizes: dict[str, int] = {}
+        page.on("response", self._record)
+
+    def _record(self, response):
+        path = urlsplit(response.url).path
+        if path.startswith(self.base + "search/") and path.endswith(".json"):
+            self.sizes[path[len(self.base):]] = len(response.body())
+
+    def take(self) -> dict[str, int]:
+        taken, self.sizes = self.sizes, {}
+        return taken
+
+
+def test_a_query_fetches_only_the_shards_it_needs(page, served, catalog, docs):
+    files = served.state.build.files
+    downloads = Downloads(page, served)
+    open_search(page, served)
+    wait_rendered(page, "")
+    assert set(downloads.take()) == {urls.SEARCH_INDEX, urls.SEARCH_DOCS}  # no shard before a query
+
+    found = search(page, "grokking delayed robustness")
+    fetched = downloads.take()
+    shards = {path for path in fetched if path.startswith(SHARDS)}
+    assert shards == needed_shards(files, "grokking delayed robustness")
+    all_shards = {path: len(data) for path, data in files.items() if path.startswith(SHARDS)}
+    assert 1 <= len(shards) <= 6 < len(all_shards)
+    assert sum(fetched[p] for p in shards) < sum(all_shards.values()) / 4
+    # the document store: only the file of the one result shown
+    by_url = {d["url"]: d for d in docs.values()}
+    (ref,) = [by_url[href]["ref"] for href, _ in found]
+    assert {p for p in fetched if p.startswith("search/d/")} == {f"search/d/{int(ref) // 4}.json"}
+    assert not {ORDER_FILE, TERMS_FILE} & set(fetched)
+
+    # a narrower query needs nothing new; a new word, only its shards
+    search(page, "grokking")
+    assert not [p for p in downloads.take() if p.startswith(SHARDS)]
+    search(page, "grokking diffusion")
+    assert {p for p in downloads.take() if p.startswith(SHARDS)} == \
+        needed_shards(files, "grokking diffusion") - shards
+    assert page.console_errors == []
+
+
+def test_fuzzy_queries_and_lists_fetch_their_files(page, served, catalog):
+    downloads = Downloads(page, served)
+    open_search(page, served, "?q=grokking~1")
+    wait_rendered(page, "grokking~1")
+    assert results(page)[0][0] == link_of(catalog, paper_by_title(catalog, "Grokking"))
+    assert TERMS_FILE in downloads.take()  # the vocabulary, to expand the fuzzy word
+    page.fill("#search-input", "")
+    wait_rendered(page, "")
+    page.check("#search-facets input[name=venue]")
+    page.wait_for_function("() => document.querySelectorAll('#search-results li').length > 0")
+    assert ORDER_FILE in downloads.take()  # papers by title, for a list without a query
     assert page.console_errors == []
 
 

@@ -4,7 +4,9 @@
 // Usage: node lunr_oracle.js /path/to/node_modules/lunr < request.json
 // The request is an object with any of these keys; the reply (stdout, JSON)
 // has the same keys:
-//   build:    {ref, fields: [{field_name, boost}], documents}  -> JSON.stringify(index)
+//   build:    {ref, fields: [{field_name, boost}], documents, b?}  -> JSON.stringify(index)
+//   shards:   {ref, fields, documents, b, bounds: ["", "b", ...]}
+//             -> [JSON of the index restricted to each bound's term range, _index renumbered]
 //   stem:     [word, ...]                                      -> [stem, ...]
 //   trim:     [token, ...]                                     -> [trimmed, ...]
 //   stopWord: [word, ...]                                      -> [is it dropped?, ...]
@@ -21,14 +23,21 @@ const throughPipelineFn = (fn, s) => {
   return out === undefined ? null : out.toString()
 }
 
-if (request.build) {
-  const { ref, fields, documents } = request.build
-  const idx = lunr(function () {
-    this.ref(ref)
-    for (const f of fields) this.field(f.field_name, { boost: f.boost || 1 })
-    for (const doc of documents) this.add(doc)
-  })
-  reply.build = JSON.stringify(idx)
+const buildIndex = ({ ref, fields, documents, b }) => lunr(function () {
+  this.ref(ref)
+  for (const f of fields) this.field(f.field_name, { boost: f.boost || 1 })
+  if (b !== undefined) this.b(b)
+  for (const doc of documents) this.add(doc)
+})
+
+const restrict = require('./lunr_restrict')
+
+if (request.build) reply.build = JSON.stringify(buildIndex(request.build))
+
+if (request.shards) {
+  const whole = JSON.parse(JSON.stringify(buildIndex(request.shards)))
+  const bounds = request.shards.bounds
+  reply.shards = bounds.map((lo, i) => JSON.stringify(restrict(whole, [[lo, i + 1 < bounds.length ? bounds[i + 1] : null]])))
 }
 
 if (request.stem) reply.stem = request.stem.map((w) => throughPipelineFn(lunr.stemmer, w))

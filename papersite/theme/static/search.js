@@ -1,10 +1,333 @@
-// Search page: loads lunr.js, the prebuilt index and the document store on open,
-// searches as you type and keeps the query and filters in the URL.
+// Search page: lunr.js over the prebuilt index shards, as you type, with the
+// query and filters kept in the URL.
+//
+// On open it fetches lunr.js and two small files: search/index.json (which
+// shard holds which range of terms) and search/docs.json (paper count,
+// venues, topics). For each query it fetches only the shards holding the
+// query's terms and builds one lunr index from them with lunr.js's own
+// Builder, so weights and scores are exactly those of one index over the
+// whole catalog (see papersite/search_shards.py); then the document-store
+// files of the results shown. Everything fetched is kept for later queries.
 //
 // Everything shown is built with text nodes and <mark> elements, never with
 // innerHTML: titles and abstracts are content, and content may contain markup.
 (function () {
   "use strict";
+
+  var EXACT_BOOST = 10; // a whole word beats words that merely start with it
+  var PREFIX_BOOST = 1;
+
+  // --- The engine: from query text to ranked refs (no DOM; node tests load it) ---
+
+  function engine(lunr) {
+    // lunr.js's trimmer and stemmer, on single words.
+    function trim(word) { return word.replace(/^\W+/, "").replace(/\W+$/, ""); }
+    function stem(word) { return lunr.stemmer(new lunr.Token(word)).toString(); }
+    function isStopWord(word) { return !lunr.stopWordFilter(new lunr.Token(word)); }
+
+    // The query as "groups": one per word the visitor typed. A plain word expands
+    // into several lunr clauses (the whole word through the stemmer, boosted; the
+    // stem as a prefix; the raw word as a prefix), so partial words match while
+    // typing and "distill" finds "distillation" (indexed as "distil").
+    // Words using lunr syntax (title:x, x~1, x^2, +x, -x, x*) keep their meaning.
+    function parseQuery(text, fields) {
+      var clauses;
+      try {
+        var parsed = new lunr.Query(fields);
+        new lunr.QueryParser(text, parsed).parse();
+        clauses = parsed.clauses;
+      } catch (error) {
+        if (!(error instanceof lunr.QueryParseError)) throw error;
+        // Not valid lunr syntax ("title:", a lone "~"): search the plain words.
+        clauses = text.replace(/[:~^*+"]/g, " ").split(lunr.tokenizer.separator).map(function (word) {
+          return { term: word.toLowerCase(), fields: fields, boost: 1, presence: lunr.Query.presence.OPTIONAL };
+        });
+      }
+
+      var groups = [];
+      clauses.forEach(function (clause, position) {
+        var special = clause.term.indexOf("*") !== -1 || clause.editDistance !== undefined;
+        var term = special ? clause.term.replace(/^[^\w*]+|[^\w*]+$/g, "") : trim(clause.term);
+        if (!/\w/.test(term)) return; // nothing left, or only wildcards
+        var isLast = position === clauses.length - 1 && !/\s$/.test(text);
+        if (!special && isStopWord(term) && !(clauses.length === 1 && isLast)) return;
+        groups.push({
+          term: term,
+          fields: clause.fields,
+          boost: clause.boost || 1,
+          presence: clause.presence,
+          editDistance: clause.editDistance,
+          special: special,
+          plain: !special && clause.presence === lunr.Query.presence.OPTIONAL,
+          exact: [], prefixes: []
+        });
+      });
+      return groups;
+    }
+
+    // Which terms the groups' clauses may touch (addClauses below makes the
+    // clauses): exact terms and prefixes locate their shards directly;
+    // "patterns" (fuzzy or leading-wildcard terms) can match anywhere, so
+    // they are first matched against the whole vocabulary.
+    function needsOf(groups) {
+      var needs = { exact: [], prefixes: [], patterns: [] };
+      groups.forEach(function (group) {
+        var term = group.term;
+        if (group.special) {
+          var star = term.indexOf("*");
+          var pattern = star === -1 ? stem(term) : term; // addClauses runs the pipeline only without *
+          if (group.editDistance !== undefined || star === 0) {
+            needs.patterns.push({ term: pattern, editDistance: group.editDistance });
+          } else {
+            needs.prefixes.push(term.slice(0, star));
+          }
+          return;
+        }
+        if (!isStopWord(term)) needs.exact.push(stem(term));
+        if (!group.plain) return;
+        if (term.length >= 2) needs.prefixes.push(stem(term), term);
+        for (var end = 4; end <= term.length; end++) needs.exact.push(term.slice(0, end)); // indexedPrefix
+      });
+      return needs;
+    }
+
+    // The terms of `vocabulary` (a lunr.TokenSet) that the patterns match.
+    function expandPatterns(patterns, vocabulary) {
+      var terms = [];
+      patterns.forEach(function (pattern) {
+        var clause = { term: pattern.term };
+        if (pattern.editDistance !== undefined) clause.editDistance = pattern.editDistance;
+        terms.push.apply(terms, vocabulary.intersect(lunr.TokenSet.fromClause(clause)).toArray());
+      });
+      return terms;
+    }
+
+    // Shard numbers (ascending) holding the given terms and every term that
+    // starts with one of the prefixes. `bounds` are the shards' first terms
+    // (or prefixes of them), sorted; bounds[0] is "".
+    function shardsFor(bounds, exact, prefixes) {
+      var found = {};
+      function at(word) { // the last shard whose bound is <= word
+        var lo = 0, hi = bounds.length;
+        while (hi - lo > 1) {
+          var mid = (lo + hi) >> 1;
+          if (bounds[mid] <= word) lo = mid; else hi = mid;
+        }
+        return lo;
+      }
+      exact.forEach(function (term) { found[at(term)] = true; });
+      prefixes.forEach(function (prefix) {
+        var i = at(prefix);
+        found[i] = true;
+        while (++i < bounds.length && bounds[i].lastIndexOf(prefix, 0) === 0) found[i] = true;
+      });
+      return Object.keys(found).map(Number).sort(function (a, b) { return a - b; });
+    }
+
+    // Does a term matter to a query with these needs (an exact term, or one
+    // starting with a prefix)? Other terms of its shards cannot change its
+    // results: a lunr score only sums over the terms the clauses match.
+    function wanted(exact, prefixes) {
+      var set = Object.create(null);
+      exact.forEach(function (term) { set[term] = true; });
+      return function (term) {
+        return set[term] === true || prefixes.some(function (prefix) { return term.lastIndexOf(prefix, 0) === 0; });
+      };
+    }
+
+    // One lunr.Index over the postings of some shards (in vocabulary order),
+    // of the terms `keep` accepts (all if no `keep`). lunr.js's Builder
+    // computes the field vectors, so every weight is the one lunr.js would
+    // give over the whole catalog: idf needs only the term's postings and the
+    // document count, and with b=0 field lengths do not count (they are set
+    // to 1 here, as any value would do).
+    function buildIndex(settings, shards, keep) {
+      var none = Object.create(null); // every posting's metadata: lunr only reads (copies) it
+      var builder = new lunr.Builder();
+      builder.ref("ref");
+      settings.fields.forEach(function (name, i) { builder.field(name, { boost: settings.boosts[i] }); });
+      builder.b(settings.b);
+      builder.searchPipeline.add(lunr.stemmer);
+      builder.documentCount = settings.count;
+      var fields = settings.fields, frequencies = {};
+      shards.forEach(function (shard) {
+        shard.terms.forEach(function (term, t) {
+          if (keep && !keep(term)) return;
+          var posting = Object.create(null);
+          posting._index = builder.termIndex++;
+          fields.forEach(function (field, f) {
+            var docs = posting[field] = Object.create(null);
+            var codes = shard.postings[t][f], doc = 0;
+            for (var k = 0; k < codes.length; k++) {
+              var tf = codes[k] % 16;
+              doc += (codes[k] - tf) / 16;
+              if (tf === 0) tf = codes[++k]; // a frequency of 16 or more comes next
+              docs[doc] = none;
+              var slot = doc * fields.length + f;
+              (frequencies[slot] || (frequencies[slot] = Object.create(null)))[term] = tf;
+            }
+          });
+          builder.invertedIndex[term] = posting;
+        });
+      });
+      // Field vectors in the order lunr.js adds them: by document, then field.
+      Object.keys(frequencies).map(Number).sort(function (a, b) { return a - b; }).forEach(function (slot) {
+        var doc = Math.floor(slot / fields.length), fieldRef = fields[slot % fields.length] + "/" + doc;
+        builder.fieldTermFrequencies[fieldRef] = frequencies[slot];
+        builder.fieldLengths[fieldRef] = 1;
+        builder._documents[doc] = none;
+      });
+      // builder.build(), with the average field lengths set rather than computed (with b=0
+      // they do not count, and computing them costs more than the rest).
+      builder.averageFieldLength = {};
+      fields.forEach(function (field) { builder.averageFieldLength[field] = 1; });
+      builder.createFieldVectors();
+      builder.createTokenSet();
+      return new lunr.Index({
+        invertedIndex: builder.invertedIndex,
+        fieldVectors: builder.fieldVectors,
+        tokenSet: builder.tokenSet,
+        fields: fields,
+        pipeline: builder.searchPipeline
+      });
+    }
+
+    // The longest indexed term (4+ letters) that starts `word`: typing
+    // "calibrat" is not yet "calibration", whose indexed stem is "calibr".
+    function indexedPrefix(index, word) {
+      var node = index.tokenSet, found = "";
+      for (var i = 0; i < word.length && node; i++) {
+        node = node.edges[word.charAt(i)];
+        if (node && node.final && i >= 3) found = word.slice(0, i + 1);
+      }
+      return word.length - found.length <= 5 ? found : "";
+    }
+
+    function addClauses(index, query, group) {
+      function clause(term, options) {
+        options.term = term;
+        options.fields = group.fields;
+        options.presence = group.presence;
+        if (options.boost === undefined) options.boost = group.boost;
+        query.clause(options);
+      }
+      if (group.special) {
+        var options = { usePipeline: group.term.indexOf("*") === -1 };
+        // lunr tests `"editDistance" in clause`: set it only when there is one.
+        if (group.editDistance !== undefined) options.editDistance = group.editDistance;
+        clause(group.term, options);
+        return;
+      }
+      var stemmed = stem(group.term);
+      if (!isStopWord(group.term)) {
+        clause(group.term, { usePipeline: true, boost: EXACT_BOOST * group.boost });
+        group.exact.push(stemmed);
+      }
+      if (!group.plain) return; // +word / -word: the whole word only
+      if (group.term.length >= 2) {
+        clause(stemmed, { usePipeline: false, wildcard: lunr.Query.wildcard.TRAILING,
+                          boost: PREFIX_BOOST * group.boost });
+        group.prefixes.push(stemmed);
+        if (group.term.indexOf(stemmed) !== 0) {
+          clause(group.term, { usePipeline: false, wildcard: lunr.Query.wildcard.TRAILING,
+                               boost: PREFIX_BOOST * group.boost });
+          group.prefixes.push(group.term);
+        }
+      }
+      var partial = indexedPrefix(index, group.term);
+      if (partial && partial !== stemmed && partial.indexOf(stemmed) !== 0) {
+        clause(partial, { usePipeline: false, boost: PREFIX_BOOST * group.boost });
+        group.exact.push(partial);
+      }
+    }
+
+    // Is this indexed term one the word's clauses ask for? (Remembered per
+    // group: a common word at 50,000 papers asks this for every result.)
+    function wants(group, term) {
+      var known = group.wanted || (group.wanted = Object.create(null));
+      if (!(term in known)) {
+        known[term] = group.exact.indexOf(term) !== -1 || group.prefixes.some(function (prefix) {
+          return term.indexOf(prefix) === 0;
+        });
+      }
+      return known[term];
+    }
+
+    // Did this result match this word, in one of the word's fields (or of `only`)?
+    function groupMatches(group, metadata, only) {
+      var fields = only ? group.fields.filter(function (f) { return only.indexOf(f) !== -1; }) : group.fields;
+      return Object.keys(metadata).some(function (term) {
+        return wants(group, term) && fields.some(function (field) { return field in metadata[term]; });
+      });
+    }
+
+    // Ranked results for the groups, on an index holding every term they may
+    // touch: papers matching every plain word come first (typing more words
+    // narrows the list); if none match them all, papers matching the most
+    // words are shown instead. `count` is the number of papers in the catalog.
+    function search(index, groups, count) {
+      if (!groups.length) return { results: [], groups: groups, partial: false };
+      var clauses = null;
+      var raw = index.query(function (query) {
+        groups.forEach(function (group) { addClauses(index, query, group); });
+        if (query.isNegated()) clauses = query.clauses;
+      });
+      if (clauses) raw = allBut(index, clauses, count);
+      var plain = groups.filter(function (group) { return group.plain; });
+      var results = raw.map(function (result) {
+        var metadata = result.matchData.metadata;
+        return {
+          ref: result.ref,
+          score: result.score,
+          terms: Object.keys(metadata),
+          metadata: metadata,
+          covered: plain.filter(function (group) { return groupMatches(group, metadata); }).length
+        };
+      });
+      var complete = results.filter(function (result) { return result.covered === plain.length; });
+      var partial = !complete.length && results.length > 0;
+      if (partial) {
+        results.sort(function (a, b) { return b.covered - a.covered || b.score - a.score; });
+      } else {
+        results = complete;
+      }
+      return { results: results, groups: groups, partial: partial };
+    }
+
+    // Only -word clauses: lunr lists every paper of its index but those. This
+    // index holds only the papers of some shards, so list every paper (in the
+    // order lunr would, with score 0) but those the same clauses match.
+    function allBut(index, clauses, count) {
+      var excluded = {};
+      if (clauses.length) {
+        index.query(function (query) {
+          clauses.forEach(function (clause) {
+            var optional = Object.assign({}, clause);
+            optional.presence = lunr.Query.presence.OPTIONAL;
+            query.clauses.push(optional); // as lunr made it (wildcards already added)
+          });
+        }).forEach(function (result) { excluded[result.ref] = true; });
+      }
+      var all = [];
+      for (var doc = 0; doc < count; doc++) {
+        if (!excluded[doc]) all.push({ ref: String(doc), score: 0, matchData: new lunr.MatchData() });
+      }
+      return all;
+    }
+
+    return {
+      trim: trim, stem: stem, parseQuery: parseQuery, needsOf: needsOf, expandPatterns: expandPatterns,
+      shardsFor: shardsFor, wanted: wanted, buildIndex: buildIndex, search: search, wants: wants,
+      groupMatches: groupMatches
+    };
+  }
+
+  if (typeof module === "object" && module.exports) { // node: tests/js/search_engine.js
+    module.exports = engine;
+    return;
+  }
+
+  // --- The page ------------------------------------------------------------------
 
   var app = document.getElementById("search-app");
   if (!app) return;
@@ -20,19 +343,28 @@
   var DEBOUNCE_MS = 150;
   var PAGE_SIZE = 50;
   var PUSH_AFTER_MS = 1000; // a URL change after a pause gets its own history entry
-  var EXACT_BOOST = 10; // a whole word beats words that merely start with it
-  var PREFIX_BOOST = 1;
+  var INDEX_CACHE = 8; // lunr indexes kept, one per query's terms
   var FACETS = [
-    { param: "venue", key: "venues", label: "Venue" },
-    { param: "topic", key: "topics", label: "Topic" }
+    { param: "venue", label: "Venue" },
+    { param: "topic", label: "Topic" }
   ];
+  var indexUrl = app.getAttribute("data-index");
+  var base = indexUrl.slice(0, indexUrl.lastIndexOf("/") + 1); // the search/ folder, with the site's base path
 
-  var index = null; // lunr.Index
-  var store = null; // {docs, venues, topics} from docs.json
+  var lunrjs = null; // the engine, once lunr.js has loaded
+  var settings = null; // index.json: lunr settings and the shard table
+  var bounds = null; // each shard's first term (or a prefix of it), sorted
+  var shardNames = null; // and its file name
+  var catalog = null; // docs.json, unpacked: venues and topics of every paper
+  var fetched = {}; // url -> Promise of parsed JSON
+  var indexes = []; // [{key, index}], most recent last
+  var vocabulary = null; // Promise of a lunr.TokenSet of every term (fuzzy and *x queries)
+  var docs = {}; // ref -> document-store record, as loaded
   var state = readUrl();
   var shown = PAGE_SIZE;
   var timer = 0;
   var lastUrlChange = 0;
+  var rendering = 0; // the newest render; an older one that finishes late is dropped
   var baseTitle = document.title;
 
   // --- Loading -------------------------------------------------------------
@@ -47,33 +379,121 @@
     });
   }
 
+  // Each file once per page. "no-cache": the browser may keep a copy but asks
+  // the server whether it changed, so files of two different builds never mix.
   function fetchJson(url) {
-    return fetch(url).then(function (response) {
-      if (!response.ok) throw new Error(url + ": HTTP " + response.status);
-      return response.json();
-    });
+    if (!fetched[url]) {
+      fetched[url] = fetch(url, { cache: "no-cache" }).then(function (response) {
+        if (!response.ok) throw new Error(url + ": HTTP " + response.status);
+        return response.json();
+      });
+      fetched[url].catch(function () { delete fetched[url]; }); // a later query may retry
+    }
+    return fetched[url];
   }
 
   function load() {
     app.setAttribute("data-state", "loading");
     setStatus(state.q ? "Loading the search index…" : "");
     var started = performance.now();
-    Promise.all([
-      loadScript(app.getAttribute("data-lunr")),
-      fetchJson(app.getAttribute("data-index")),
-      fetchJson(app.getAttribute("data-docs"))
-    ]).then(function (loaded) {
-      index = window.lunr.Index.load(loaded[1]);
-      store = loaded[2];
-      performance.measure("search:load", { start: started, end: performance.now() });
-      app.setAttribute("data-state", "ready");
-      render();
-    }, function (error) {
-      app.setAttribute("data-state", "error");
-      setStatus("Search is unavailable: the search index could not be loaded. " +
-                "Try reloading the page.");
-      console.warn("search:", error);
+    Promise.all([loadScript(app.getAttribute("data-lunr")), fetchJson(indexUrl),
+                 fetchJson(app.getAttribute("data-docs"))])
+      .then(function (loaded) {
+        lunrjs = engine(window.lunr);
+        settings = loaded[1].lunr;
+        bounds = loaded[1].shards.map(function (shard) { return shard[0]; });
+        shardNames = loaded[1].shards.map(function (shard) { return shard[1]; });
+        catalog = unpack(loaded[2]);
+        performance.measure("search:load", { start: started, end: performance.now() });
+        app.setAttribute("data-state", "ready");
+        render();
+      }, failed);
+  }
+
+  function failed(error) {
+    app.setAttribute("data-state", "error");
+    setStatus("Search is unavailable: the search index could not be loaded. Try reloading the page.");
+    console.warn("search:", error);
+  }
+
+  // docs.json -> names and, per paper number, venue and topic slugs. Papers are
+  // numbered venue by venue, so a venue is a run of numbers.
+  function unpack(data) {
+    var venueOf = [], topicsOf = [], names = { venue: {}, topic: {} };
+    data.venues.forEach(function (venue) {
+      names.venue[venue[0]] = venue[1];
+      for (var i = 0; i < venue[2]; i++) venueOf.push(venue[0]);
     });
+    data.topics.forEach(function (topic) { names.topic[topic[0]] = topic[1]; });
+    var codes = data.count ? data.paperTopics.split(",") : [];
+    codes.forEach(function (code) {
+      topicsOf.push(code ? code.split(".").map(function (n) { return data.topics[parseInt(n, 36)][0]; }) : []);
+    });
+    return { count: data.count, perFile: data.perFile, names: names, venue: venueOf, topic: topicsOf };
+  }
+
+  // A lunr index holding every term these groups may touch.
+  function indexFor(groups) {
+    var needs = lunrjs.needsOf(groups);
+    var expanded = needs.patterns.length ? loadVocabulary().then(function (tokenSet) {
+      return lunrjs.expandPatterns(needs.patterns, tokenSet);
+    }) : Promise.resolve([]);
+    return expanded.then(function (terms) {
+      var exact = needs.exact.concat(terms);
+      var numbers = lunrjs.shardsFor(bounds, exact, needs.prefixes);
+      var key = exact.concat([""], needs.prefixes).join(" "); // terms never hold spaces
+      for (var i = 0; i < indexes.length; i++) {
+        if (indexes[i].key === key) return indexes[i].index;
+      }
+      return Promise.all(numbers.map(function (n) { return fetchJson(base + "t/" + shardNames[n] + ".json"); }))
+        .then(function (shards) {
+          var started = performance.now();
+          // Only the terms the query can match: a shard may also hold a word of 40,000 papers.
+          var index = lunrjs.buildIndex(settings, shards, lunrjs.wanted(exact, needs.prefixes));
+          performance.measure("search:index", { start: started, end: performance.now() });
+          indexes.push({ key: key, index: index });
+          if (indexes.length > INDEX_CACHE) indexes.shift();
+          return index;
+        });
+    });
+  }
+
+  function loadVocabulary() {
+    if (!vocabulary) {
+      vocabulary = fetchJson(base + "terms.json").then(function (terms) { return window.lunr.TokenSet.fromArray(terms); });
+      vocabulary.catch(function () { vocabulary = null; });
+    }
+    return vocabulary;
+  }
+
+  // The document-store records of these refs (files of perFile papers each),
+  // fetched in the refs' order; `arrived` runs as each file comes in.
+  function loadDocs(refs, arrived) {
+    var files = [];
+    refs.forEach(function (ref) {
+      var n = Math.floor(ref / catalog.perFile);
+      if (!docs[ref] && files.indexOf(n) === -1) files.push(n);
+    });
+    return Promise.all(files.map(function (n) {
+      return fetchJson(base + "d/" + n + ".json").then(function (records) {
+        Object.keys(records).forEach(function (ref) { docs[ref] = records[ref]; });
+        arrived();
+      });
+    }));
+  }
+
+  // Every paper in title order (for a list by venue or topic without a query).
+  function allPapers() {
+    return fetchJson(base + "order.json").then(function (order) {
+      return order.map(function (doc) { return { ref: String(doc), terms: [] }; });
+    });
+  }
+
+  // Every paper, in number order (what the facets count on an empty search page).
+  function everyPaper() {
+    var all = [];
+    for (var doc = 0; doc < catalog.count; doc++) all.push({ ref: String(doc), terms: [] });
+    return all;
   }
 
   // --- URL state -------------------------------------------------------------
@@ -108,147 +528,15 @@
 
   // --- Querying --------------------------------------------------------------
 
-  // lunr.js's trimmer and stemmer, on single words.
-  function trim(word) { return word.replace(/^\W+/, "").replace(/\W+$/, ""); }
-  function stem(word) { return window.lunr.stemmer(new window.lunr.Token(word)).toString(); }
-  function isStopWord(word) { return !window.lunr.stopWordFilter(new window.lunr.Token(word)); }
-
-  // The longest indexed term (4+ letters) that starts `word`: typing
-  // "calibrat" is not yet "calibration", whose indexed stem is "calibr".
-  function indexedPrefix(word) {
-    var node = index.tokenSet, found = "";
-    for (var i = 0; i < word.length && node; i++) {
-      node = node.edges[word.charAt(i)];
-      if (node && node.final && i >= 3) found = word.slice(0, i + 1);
-    }
-    return word.length - found.length <= 5 ? found : "";
-  }
-
-  // The query as "groups": one per word the visitor typed. A plain word expands
-  // into several lunr clauses (the whole word through the stemmer, boosted; the
-  // stem as a prefix; the raw word as a prefix), so partial words match while
-  // typing and "distill" finds "distillation" (indexed as "distil").
-  // Words using lunr syntax (title:x, x~1, x^2, +x, -x, x*) keep their meaning.
-  function parseQuery(text) {
-    var lunr = window.lunr, clauses;
-    try {
-      var parsed = new lunr.Query(index.fields);
-      new lunr.QueryParser(text, parsed).parse();
-      clauses = parsed.clauses;
-    } catch (error) {
-      if (!(error instanceof lunr.QueryParseError)) throw error;
-      // Not valid lunr syntax ("title:", a lone "~"): search the plain words.
-      clauses = text.replace(/[:~^*+"]/g, " ").split(lunr.tokenizer.separator).map(function (word) {
-        return { term: word.toLowerCase(), fields: index.fields, boost: 1,
-                 presence: lunr.Query.presence.OPTIONAL };
-      });
-    }
-
-    var groups = [];
-    clauses.forEach(function (clause, position) {
-      var special = clause.term.indexOf("*") !== -1 || clause.editDistance !== undefined;
-      var term = special ? clause.term.replace(/^[^\w*]+|[^\w*]+$/g, "") : trim(clause.term);
-      if (!/\w/.test(term)) return; // nothing left, or only wildcards
-      var isLast = position === clauses.length - 1 && !/\s$/.test(text);
-      if (!special && isStopWord(term) && !(clauses.length === 1 && isLast)) return;
-      groups.push({
-        term: term,
-        fields: clause.fields,
-        boost: clause.boost || 1,
-        presence: clause.presence,
-        editDistance: clause.editDistance,
-        special: special,
-        plain: !special && clause.presence === lunr.Query.presence.OPTIONAL,
-        exact: [], prefixes: []
-      });
+  function query(text) {
+    var groups = lunrjs.parseQuery(text, settings.fields);
+    if (!groups.length) return Promise.resolve({ results: [], groups: groups, partial: false });
+    return indexFor(groups).then(function (index) {
+      var started = performance.now();
+      var found = lunrjs.search(index, groups, catalog.count);
+      performance.measure("search:query", { start: started, end: performance.now() });
+      return found;
     });
-    return groups;
-  }
-
-  function addClauses(query, group) {
-    var lunr = window.lunr;
-    function clause(term, options) {
-      options.term = term;
-      options.fields = group.fields;
-      options.presence = group.presence;
-      if (options.boost === undefined) options.boost = group.boost;
-      query.clause(options);
-    }
-    if (group.special) {
-      var options = { usePipeline: group.term.indexOf("*") === -1 };
-      // lunr tests `"editDistance" in clause`: set it only when there is one.
-      if (group.editDistance !== undefined) options.editDistance = group.editDistance;
-      clause(group.term, options);
-      return;
-    }
-    var stemmed = stem(group.term);
-    if (!isStopWord(group.term)) {
-      clause(group.term, { usePipeline: true, boost: EXACT_BOOST * group.boost });
-      group.exact.push(stemmed);
-    }
-    if (!group.plain) return; // +word / -word: the whole word only
-    if (group.term.length >= 2) {
-      clause(stemmed, { usePipeline: false, wildcard: lunr.Query.wildcard.TRAILING,
-                        boost: PREFIX_BOOST * group.boost });
-      group.prefixes.push(stemmed);
-      if (group.term.indexOf(stemmed) !== 0) {
-        clause(group.term, { usePipeline: false, wildcard: lunr.Query.wildcard.TRAILING,
-                             boost: PREFIX_BOOST * group.boost });
-        group.prefixes.push(group.term);
-      }
-    }
-    var partial = indexedPrefix(group.term);
-    if (partial && partial !== stemmed && partial.indexOf(stemmed) !== 0) {
-      clause(partial, { usePipeline: false, boost: PREFIX_BOOST * group.boost });
-      group.exact.push(partial);
-    }
-  }
-
-  // Is this indexed term one the word's clauses ask for?
-  function wants(group, term) {
-    return group.exact.indexOf(term) !== -1 || group.prefixes.some(function (prefix) {
-      return term.indexOf(prefix) === 0;
-    });
-  }
-
-  // Did this result match this word, in one of the word's fields (or of `only`)?
-  function groupMatches(group, metadata, only) {
-    var fields = only ? group.fields.filter(function (f) { return only.indexOf(f) !== -1; }) : group.fields;
-    return Object.keys(metadata).some(function (term) {
-      return wants(group, term) && fields.some(function (field) { return field in metadata[term]; });
-    });
-  }
-
-  // Ranked results for the text query: papers matching every plain word come
-  // first (typing more words narrows the list); if none match them all, papers
-  // matching the most words are shown instead.
-  function search(text) {
-    var groups = parseQuery(text);
-    if (!groups.length) return { results: [], groups: groups, partial: false };
-    var started = performance.now();
-    var raw = index.query(function (query) {
-      groups.forEach(function (group) { addClauses(query, group); });
-    });
-    var plain = groups.filter(function (group) { return group.plain; });
-    var results = raw.map(function (result) {
-      var metadata = result.matchData.metadata;
-      return {
-        ref: result.ref,
-        score: result.score,
-        terms: Object.keys(metadata),
-        metadata: metadata,
-        covered: plain.filter(function (group) { return groupMatches(group, metadata); }).length
-      };
-    });
-    var complete = results.filter(function (result) { return result.covered === plain.length; });
-    var partial = !complete.length && results.length > 0;
-    if (partial) {
-      results.sort(function (a, b) { return b.covered - a.covered || b.score - a.score; });
-    } else {
-      results = complete;
-    }
-    performance.measure("search:query", { start: started, end: performance.now() });
-    return { results: results, groups: groups, partial: partial };
   }
 
   // --- Rendering -------------------------------------------------------------
@@ -273,12 +561,12 @@
     while (terms.length && (match = word.exec(text))) {
       var token = match[0];
       var lead = token.length - token.replace(/^\W+/, "").length;
-      var core = trim(token);
-      if (!core || terms.indexOf(stem(core.toLowerCase())) === -1) continue;
+      var core = lunrjs.trim(token);
+      if (!core || terms.indexOf(lunrjs.stem(core.toLowerCase())) === -1) continue;
       var start = match.index + lead;
       if (start > last) fragment.appendChild(document.createTextNode(text.slice(last, start)));
       fragment.appendChild(el("mark", "", core));
-      marked[stem(core.toLowerCase())] = true;
+      marked[lunrjs.stem(core.toLowerCase())] = true;
       last = start + core.length;
     }
     if (last < text.length) fragment.appendChild(document.createTextNode(text.slice(last)));
@@ -290,15 +578,19 @@
   function unseenWords(result, groups, marked) {
     var words = [];
     groups.forEach(function (group) {
-      if (!group.plain || !groupMatches(group, result.metadata, ["body"])) return;
-      var seen = result.terms.some(function (term) { return marked[term] && wants(group, term); });
+      if (!group.plain || !lunrjs.groupMatches(group, result.metadata, ["body"])) return;
+      var seen = result.terms.some(function (term) { return marked[term] && lunrjs.wants(group, term); });
       if (!seen && words.indexOf(group.term) === -1) words.push(group.term);
     });
     return words;
   }
 
+  function valuesOf(ref, param) {
+    return param === "venue" ? [catalog.venue[ref]] : catalog.topic[ref];
+  }
+
   function resultItem(result, groups) {
-    var doc = store.docs[result.ref];
+    var doc = docs[result.ref];
     var terms = result.terms, marked = {};
     var item = el("li", "paper-item search-result");
     var heading = el("h2", "paper-item-title");
@@ -307,8 +599,11 @@
     link.appendChild(highlighted(doc.title, terms, marked));
     heading.appendChild(link);
     var meta = el("p", "paper-item-meta");
-    meta.appendChild(el("span", "venue-name", store.venues[doc.venue] || doc.venue));
-    doc.topics.forEach(function (slug) { meta.appendChild(el("span", "tag", store.topics[slug] || slug)); });
+    var venue = catalog.venue[result.ref];
+    meta.appendChild(el("span", "venue-name", catalog.names.venue[venue] || venue));
+    catalog.topic[result.ref].forEach(function (slug) {
+      meta.appendChild(el("span", "tag", catalog.names.topic[slug] || slug));
+    });
     item.appendChild(heading);
     item.appendChild(meta);
     item.appendChild(el("p", "paper-item-snippet")).appendChild(highlighted(doc.snippet, terms, marked));
@@ -323,12 +618,11 @@
     return item;
   }
 
-  function inFacets(doc, except) {
+  function inFacets(ref, except) {
     return FACETS.every(function (facet) {
       var chosen = state[facet.param];
       if (facet.param === except || !chosen.length) return true;
-      var values = facet.param === "venue" ? [doc.venue] : doc.topics;
-      return values.some(function (value) { return chosen.indexOf(value) !== -1; });
+      return valuesOf(ref, facet.param).some(function (value) { return chosen.indexOf(value) !== -1; });
     });
   }
 
@@ -337,10 +631,8 @@
   function facetCounts(results, facet) {
     var counts = {};
     results.forEach(function (result) {
-      var doc = store.docs[result.ref];
-      if (!inFacets(doc, facet.param)) return;
-      var values = facet.param === "venue" ? [doc.venue] : doc.topics;
-      values.forEach(function (value) { counts[value] = (counts[value] || 0) + 1; });
+      if (!inFacets(result.ref, facet.param)) return;
+      valuesOf(result.ref, facet.param).forEach(function (value) { counts[value] = (counts[value] || 0) + 1; });
     });
     return counts;
   }
@@ -351,7 +643,7 @@
     var focused = active && facetBox.contains(active) ? [active.name, active.value] : null;
     FACETS.forEach(function (facet) {
       var counts = facetCounts(results, facet);
-      var names = store[facet.key];
+      var names = catalog.names[facet.param];
       var options = Object.keys(names).filter(function (slug) {
         return counts[slug] || state[facet.param].indexOf(slug) !== -1;
       }).sort(function (a, b) {
@@ -395,7 +687,7 @@
     var names = [];
     FACETS.forEach(function (facet) {
       state[facet.param].forEach(function (slug) {
-        if (store[facet.key][slug]) names.push(store[facet.key][slug]);
+        if (catalog.names[facet.param][slug]) names.push(catalog.names[facet.param][slug]);
       });
     });
     return names;
@@ -428,39 +720,72 @@
     return fragment;
   }
 
+  // Search (fetching the shards the query needs) and paint the count, facets
+  // and help; then paint the results in rank order as their document-store
+  // files arrive. Resolves once all are painted; a render overtaken by a newer
+  // one stops painting.
   function render() {
-    if (!index) return;
+    if (!catalog) return Promise.resolve();
+    var ticket = ++rendering;
+    var started = performance.now();
     // Drop filter values the catalog does not have (an old or mistyped link).
     FACETS.forEach(function (facet) {
-      state[facet.param] = state[facet.param].filter(function (slug) { return slug in store[facet.key]; });
+      state[facet.param] = state[facet.param].filter(function (slug) { return slug in catalog.names[facet.param]; });
     });
     var q = state.q.trim();
-    var found, results;
+    var pending;
     if (q.length === 1) { // one letter would match most of the vocabulary
-      found = { partial: false, groups: [] };
-      results = [];
+      pending = Promise.resolve({ results: [], groups: [], partial: false });
     } else if (q) {
-      found = search(q);
-      results = found.results;
-    } else {
-      found = { partial: false, groups: [] };
-      results = Object.keys(store.docs).sort(function (a, b) {
-        return store.docs[a].title.localeCompare(store.docs[b].title);
-      }).map(function (ref) { return { ref: ref, terms: [] }; });
+      pending = query(q);
+    } else { // every paper: counted in the facets, listed (by title) once a filter is ticked
+      pending = (filterNames().length ? allPapers() : Promise.resolve(everyPaper())).then(function (results) {
+        return { results: results, groups: [], partial: false };
+      });
     }
-    var filtered = results.filter(function (result) { return inFacets(store.docs[result.ref]); });
-    var filters = filterNames();
-    renderFacets(results);
+    return pending.then(function (found) {
+      if (ticket !== rendering) return;
+      var filtered = found.results.filter(function (result) { return inFacets(result.ref); });
+      var listed = q || filterNames().length ? filtered.slice(0, shown) : [];
+      paintSummary(q, found, filtered);
+      var painted = 0;
+      function paintReady() { // the next results whose records are here
+        if (ticket !== rendering) return;
+        var items = document.createDocumentFragment();
+        for (; painted < listed.length && docs[listed[painted].ref]; painted++) {
+          items.appendChild(resultItem(listed[painted], found.groups));
+          if (!painted && q.length > 1) performance.measure("search:first", { start: started, end: performance.now() });
+        }
+        list.appendChild(items);
+      }
+      paintReady();
+      return loadDocs(listed.map(function (result) { return result.ref; }), paintReady).then(function () {
+        if (ticket !== rendering) return;
+        paintReady();
+        more.hidden = filtered.length <= listed.length;
+        if (!more.hidden) more.textContent = "Show " + Math.min(PAGE_SIZE, filtered.length - listed.length) + " more";
+        app.setAttribute("data-query", state.q);
+        if (q.length > 1) performance.measure("search:results", { start: started, end: performance.now() });
+      });
+    }).catch(function (error) {
+      if (ticket !== rendering) return;
+      setStatus("Search is unavailable: part of the search index could not be loaded. Try again, or reload the page.");
+      console.warn("search:", error);
+      app.setAttribute("data-query", state.q);
+    });
+  }
 
-    var items = document.createDocumentFragment();
+  // The count (announced), facets, help and title for a search; empties the list.
+  function paintSummary(q, found, filtered) {
+    var filters = filterNames();
+    renderFacets(found.results);
     var message;
     help.replaceChildren();
     if (q.length === 1) {
       message = "Type another letter or two to search.";
     } else if (!q && !filters.length) {
-      message = "Search " + plural(Object.keys(store.docs).length, "paper") +
+      message = "Search " + plural(catalog.count, "paper") +
         " by title, abstract, author, venue or topic, or pick a venue or topic.";
-      filtered = [];
     } else if (!filtered.length && q) {
       message = "No paper matches " + quoted(q) + (filters.length ? " in " + filters.join(", ") : "") + ".";
       help.appendChild(emptyHelp());
@@ -471,15 +796,10 @@
         (found.partial ? " None has every word; showing the closest matches." : "");
     }
     help.hidden = !help.firstChild;
-    filtered.slice(0, shown).forEach(function (result) {
-      items.appendChild(resultItem(result, found.groups));
-    });
-    list.replaceChildren(items);
-    more.hidden = filtered.length <= shown;
-    if (!more.hidden) more.textContent = "Show " + Math.min(PAGE_SIZE, filtered.length - shown) + " more";
+    list.replaceChildren();
+    more.hidden = true;
     setStatus(message);
     document.title = q ? quoted(q) + " \u2013 " + baseTitle : baseTitle;
-    app.setAttribute("data-query", state.q);
   }
 
   // Apply a state change: render, then record it in the URL.
@@ -520,9 +840,10 @@
   more.addEventListener("click", function () {
     var first = list.children.length;
     shown += PAGE_SIZE;
-    render();
-    var next = list.children[first] && list.children[first].querySelector("a");
-    if (next) next.focus();
+    render().then(function () {
+      var next = list.children[first] && list.children[first].querySelector("a");
+      if (next) next.focus();
+    });
   });
 
   // Arrow keys: from the box into the results and between them; Enter follows

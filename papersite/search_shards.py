@@ -1,0 +1,430 @@
+"""The full-text search index, cut into shards by term.
+
+One lunr index over every abstract grows by ~1 MB gzipped per 1,000 papers,
+so the vocabulary is cut into contiguous ranges of sorted terms, a shard
+each. A query needs only the shards holding its terms.
+
+A shard file holds the postings of its terms, nothing else:
+
+    {"terms": ["gra", "grad", ...],
+     "postings": [[codes of field 0], [codes of field 1], ...] per term}
+
+Documents are numbered 0..N-1 (their lunr ref is that number as a string);
+each code is `gap * 16 + tf` (gap from the previous document in the list,
+tf the term's frequency in that field), or `gap * 16` followed by tf when
+tf >= 16. In the browser, search.js hands the postings of the shards a query
+needs to lunr.js's own Builder (createFieldVectors, createTokenSet), so the
+weights are computed by lunr.js itself and the result is the lunr index
+lunr.js builds from the same documents, restricted to those terms: a lunr
+score is a dot product over the query's terms, so it is exact. Shipping
+postings rather than lunr's serialized vectors is ~4x smaller, which is what
+keeps a query on a 50,000-paper catalog near 50 KB gzipped (bench/search_scale.py).
+
+`lunr_json` gives the same shard in lunr's serialized form, computed here;
+tests/test_search_parity.py checks both forms byte for byte against lunr.js.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from array import array
+from bisect import bisect_left
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from functools import partial
+
+from lunr.stop_word_filter import WORDS as STOP_WORDS  # lunr.js 2.3.9's list
+
+from .search_index import JS_EXTRA_SEPARATORS, stem, trim
+
+LUNR_VERSION = "2.3.9"
+K1 = 1.2  # lunr.js's default
+# lunr.js's BM25 default is b=0.75: a weight is normalised by the field's
+# length over the *catalog's average* length, so any edit that changes one
+# abstract's length moves the average and re-rounds weights in every shard,
+# and the browser would need every paper's field lengths. With b=0 a weight
+# depends only on the paper's own term frequency and the term's document
+# frequency: an edit changes the shards of the terms it touched, nothing
+# else. Abstracts are of similar length and titles are short, so ranking
+# barely moves (the browser ranking tests pass unchanged).
+B = 0.0
+TF_LIMIT = 16  # term frequencies from here on take a second number
+
+# lunr.js splits on /[\s\-]+/ (JS's \s, which is not Python's).
+_SEPARATORS = re.compile("[ \t\n\r\x0b\x0c\xa0\\-" + JS_EXTRA_SEPARATORS + "]+")
+
+# In memory a posting is one int: document << 24 | field << 20 | term frequency.
+_DOC_SHIFT, _FIELD_SHIFT, _TF_MASK = 24, 20, 0xFFFFF
+
+
+class _Terms(dict):
+    """Raw lower-cased token -> lunr.js's term for it (None: a stop word),
+    computed once per distinct token: a catalog repeats the same words endlessly."""
+
+    def __missing__(self, token: str) -> str | None:
+        if len(self) > 2_000_000:  # a bound, far above any real vocabulary
+            self.clear()
+        word = trim(token)
+        term = self[token] = None if word in STOP_WORDS else stem(word)
+        return term
+
+
+_TERMS = _Terms()
+_SPLIT_DIFFERS = re.compile("[\x1c-\x1f\x85\ufeff]")  # where str.split() and JS's \s disagree
+
+
+def field_terms(text: str) -> dict[str, int]:
+    """Term -> frequency for one field value, exactly as lunr.js indexes it
+    (an all-punctuation token becomes the empty term, as in lunr.js)."""
+    low = text.lower()
+    if _SPLIT_DIFFERS.search(low):
+        tokens = filter(None, _SEPARATORS.split(low))
+    else:  # the same split, ~2x faster
+        tokens = low.replace("-", " ").split()
+    counts = Counter(map(_TERMS.__getitem__, tokens))
+    counts.pop(None, None)
+    if len(text) > _TF_MASK:  # a frequency must fit its bits (a million words of one field)
+        counts = Counter({term: min(tf, _TF_MASK) for term, tf in counts.items()})
+    return counts
+
+
+def inert(json_text: str) -> bytes:
+    """JSON with <, > and & as \\u escapes (the same data once parsed): content holding
+    `</script>` or `<!--` stays harmless even if a file is ever read as HTML or inlined."""
+    return json_text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").encode("utf-8")
+
+
+def js_order(term: str) -> bytes:
+    """Sort key for JS string order (UTF-16 code units)."""
+    return term.encode("utf-16-be", "surrogatepass")
+
+
+def weight(df: int, n: int, tf: int, boost: float) -> float:
+    """lunr.js's field-vector entry: BM25 (k1=1.2, b=0) with lunr's idf (`df`
+    counts a document once per field holding the term), times the field
+    boost, rounded to 3 decimals as Math.round does (halves up)."""
+    idf = math.log(1 + abs((n - df + 0.5) / (df + 0.5)))
+    score = idf * ((K1 + 1) * tf) / (K1 * (1 - B) + tf)  # lunr: k1 * (1 - b + b * len / avg) + tf
+    score *= boost
+    scaled = score * 1000
+    rounded = math.floor(scaled)
+    if scaled - rounded >= 0.5:
+        rounded += 1
+    return rounded / 1000
+
+
+def _js_number(x: float) -> str:
+    return str(int(x)) if x.is_integer() else repr(x)
+
+
+class ShardedIndex:
+    """Builds the shards, and rebuilds only what changed when fed again.
+
+    `build` takes every document each time (a stable key and the field
+    texts, in document order). A document whose texts changed is tokenized
+    again, old and new text, and only its postings are updated; only the
+    shards holding a term whose postings changed are re-encoded. Tokens are
+    not kept per document (at 50,000 papers they would take ~250 MB): the
+    postings are the cache. When the list of documents changes, the numbers
+    of the documents after the change move, so everything is rebuilt (distinct
+    words are stemmed once per process, so that is still much faster than
+    the first build).
+    """
+
+    def __init__(self, fields: list[dict], shard_bytes: int = 40_000):
+        self.fields = [f["field_name"] for f in fields]
+        self.boosts = [f.get("boost", 1) for f in fields]
+        if len(self.fields) > 15:
+            raise ValueError("at most 15 fields")
+        if any("/" in name for name in self.fields):
+            raise ValueError("a field name may not contain '/'")  # lunr splits "field/ref" there
+        self.shard_bytes = shard_bytes  # rough raw JSON bytes per shard
+        self._keys: tuple[str, ...] | None = None  # None: nothing built yet
+        self._texts: list[tuple[str, ...]] = []
+        self._postings: dict[str, array] = {}  # term -> sorted postings
+        # The vocabulary by first UTF-16 unit ("bucket"), each list in JS order,
+        # and each bucket cut into shards. Buckets are cut independently, so an
+        # edit re-cuts only the buckets of its terms; the others keep their very
+        # tuples of terms, which is how build() sees quickly that they are unchanged.
+        self._buckets: dict[str, list[str]] = {}
+        self._pieces: dict[str, list[tuple[str, tuple[str, ...]]]] = {}  # bucket -> [(boundary, terms)]
+        self._words: dict[str, str] = {}  # bucket -> its terms as JSON array items, for terms_json()
+        self._order: list[str] = []  # bucket keys in JS order
+        self._layout: list[tuple[str, tuple[str, ...]]] = []  # (boundary, terms)
+        self._layout_keys: list[tuple[str, tuple[str, ...], str]] = []  # (boundary, terms, bucket)
+        self._shards: dict[str, tuple[tuple[str, ...], bytes]] = {}  # boundary -> (terms, file)
+        self._vocabulary: bytes | None = None  # terms_json(), until a term comes or goes
+        self.rebuilt = 0  # shards encoded by the last build (tests and benchmarks read it)
+
+    @property
+    def count(self) -> int:
+        return len(self._keys or ())
+
+    def build(self, keys: Sequence[str], texts: Sequence[tuple[str, ...]],
+              changed: Iterable[int] | None = None) -> list[tuple[str, bytes]]:
+        """[(boundary, shard file)] in vocabulary order; the first boundary is "".
+        `changed`: the only documents whose texts may differ from last time."""
+        keys, texts = tuple(keys), list(texts)
+        if keys is self._keys or keys == self._keys:
+            dirty = self._update(texts, range(len(texts)) if changed is None else changed)
+        else:  # document numbers moved: everything is rebuilt
+            if len(set(keys)) != len(keys):
+                raise ValueError("duplicate document keys")  # lunr would silently mis-score them
+            if len(keys) != len(texts):
+                raise ValueError("one key per document")
+            dirty = None
+            self._postings = self._index_all(texts)
+        self._keys, self._texts = keys, texts
+        recut = self._relayout(dirty) if dirty is None or dirty else set()
+        shards = {}
+        self.rebuilt = 0
+        for boundary, terms, key in self._layout_keys:
+            cached = self._shards.get(boundary)
+            # Unchanged buckets keep their very term tuples; a re-cut one is compared.
+            reusable = cached is not None and dirty is not None and (cached[0] is terms or cached[0] == terms)
+            if not reusable or (key in recut and not dirty.isdisjoint(terms)):
+                cached = (terms, self._encode(terms))
+                self.rebuilt += 1
+            shards[boundary] = cached
+        self._shards = shards
+        return [(boundary, data) for boundary, (_, data) in shards.items()]
+
+    def terms(self) -> list[str]:
+        """The whole vocabulary, in JS order."""
+        return [term for _, terms in self._layout for term in terms]
+
+    def terms_json(self) -> bytes:
+        """terms() as a JSON array."""
+        if self._vocabulary is None:
+            self._vocabulary = inert("[" + ",".join(filter(None, (self._words[key] for key in self._order))) + "]")
+        return self._vocabulary
+
+    def shard_terms(self, boundary: str) -> tuple[str, ...]:
+        return self._shards[boundary][0]
+
+    # --- postings ------------------------------------------------------------
+
+    def _index_all(self, texts: list[tuple[str, ...]]) -> dict[str, array]:
+        """The postings of every document. (Tokenizing on both cores was
+        measured slower: the workers' results cost more to send back and merge
+        than they save, and this machine's second core is rarely idle.)"""
+        postings: defaultdict[str, array] = defaultdict(partial(array, "q"))
+        for doc, fields in enumerate(texts):
+            if len(fields) != len(self.fields):
+                raise ValueError(f"expected {len(self.fields)} field texts, got {len(fields)}")
+            for field, text in enumerate(fields):
+                if text:
+                    base = doc << _DOC_SHIFT | field << _FIELD_SHIFT
+                    for term, tf in field_terms(text).items():
+                        postings[term].append(base | tf)
+        return dict(postings)
+
+    def _update(self, texts: list[tuple[str, ...]], docs: Iterable[int]) -> set[str]:
+        """Apply the changed documents (among `docs`) to the postings; returns
+        the terms whose postings changed."""
+        dirty: set[str] = set()
+        for doc in docs:
+            old, new = self._texts[doc], texts[doc]
+            if old is new or old == new:
+                continue
+            if len(new) != len(self.fields):
+                raise ValueError(f"expected {len(self.fields)} field texts, got {len(new)}")
+            for field, (was, now) in enumerate(zip(old, new)):
+                if was == now:
+                    continue
+                before, after = field_terms(was), field_terms(now)
+                for term in before.keys() | after.keys():
+                    tf = after.get(term)
+                    if before.get(term) == tf:
+                        continue
+                    dirty.add(term)
+                    entries = self._postings.setdefault(term, array("q"))
+                    key = doc << _DOC_SHIFT | field << _FIELD_SHIFT
+                    at = bisect_left(entries, key)
+                    if at < len(entries) and entries[at] >> _FIELD_SHIFT == key >> _FIELD_SHIFT:
+                        del entries[at]
+                    if tf is not None:
+                        entries.insert(at, key | tf)
+                    elif not entries:
+                        del self._postings[term]
+        return dirty
+
+    # --- layout --------------------------------------------------------------
+
+    def _relayout(self, dirty: set[str] | None) -> set[str]:
+        """Re-cut the buckets holding dirty terms (all of them when dirty is
+        None); returns those buckets."""
+        if dirty is None:
+            self._buckets, self._pieces, self._words, self._vocabulary = {}, {}, {}, None
+            for term in sorted(self._postings, key=js_order):
+                self._buckets.setdefault(_first_unit(term), []).append(term)
+            changed = set(self._buckets)
+        else:
+            changed = set()
+            for term in dirty:
+                key = _first_unit(term)
+                changed.add(key)
+                bucket = self._buckets.setdefault(key, [])
+                at = bisect_left(bucket, js_order(term), key=js_order)
+                present = at < len(bucket) and bucket[at] == term
+                if (term in self._postings) != present:  # the term came or went
+                    if present:
+                        del bucket[at]
+                    else:
+                        bucket.insert(at, term)
+                    self._words.pop(key, None)
+                    self._vocabulary = None
+                if not bucket:
+                    del self._buckets[key]
+                    self._pieces.pop(key, None)
+        for key in changed & self._buckets.keys():
+            terms = self._buckets[key]
+            # Rough encoded bytes: the term, and ~4 per posting.
+            costs = [8 + len(t) + 4 * len(self._postings[t]) for t in terms]
+            pieces, start = [], 0
+            for boundary, count in cut(terms, costs, self.shard_bytes):
+                pieces.append((boundary, tuple(terms[start:start + count])))
+                start += count
+            self._pieces[key] = pieces
+            if key not in self._words:
+                self._words[key] = json.dumps(terms, ensure_ascii=False, separators=(",", ":"))[1:-1]
+        self._order = sorted(self._buckets, key=js_order)
+        layout = [(boundary, terms, key) for key in self._order for boundary, terms in self._pieces[key]]
+        if layout:  # the first shard also covers anything before its first term
+            layout[0] = ("", layout[0][1], layout[0][2])
+        else:
+            layout = [("", (), "")]
+        self._layout_keys = layout
+        self._layout = [(boundary, terms) for boundary, terms, _ in layout]
+        return changed
+
+    # --- encoding ------------------------------------------------------------
+
+    def _encode(self, terms: tuple[str, ...]) -> bytes:
+        """A shard file: its terms and their postings, per field, as codes."""
+        postings = []
+        for term in terms:
+            fields: list[list[int]] = [[] for _ in self.fields]
+            last = [0] * len(self.fields)
+            for code in self._postings[term]:
+                doc, field, tf = code >> _DOC_SHIFT, code >> _FIELD_SHIFT & 0xF, code & _TF_MASK
+                if tf < TF_LIMIT:
+                    fields[field].append((doc - last[field]) * TF_LIMIT + tf)
+                else:
+                    fields[field] += ((doc - last[field]) * TF_LIMIT, tf)
+                last[field] = doc
+            postings.append(fields)
+        return inert(json.dumps({"terms": terms, "postings": postings}, ensure_ascii=False, separators=(",", ":")))
+
+    def lunr_json(self, boundaries: Sequence[str]) -> str:
+        """The given shards as one lunr index (see lunr_json below)."""
+        terms = [t for b in boundaries for t in self._shards[b][0]]
+        postings = [[(code >> _DOC_SHIFT, code >> _FIELD_SHIFT & 0xF, code & _TF_MASK) for code in self._postings[t]]
+                    for t in terms]
+        return lunr_json(self.count, self.fields, self.boosts, terms, postings)
+
+
+def decode(settings: dict, shards: Sequence[dict]) -> tuple[list[str], list[list[tuple[int, int, int]]]]:
+    """Shard files (parsed) -> (terms, postings as [(doc, field, tf), ...] per term)."""
+    terms, postings = [], []
+    for shard in shards:
+        for term, fields in zip(shard["terms"], shard["postings"]):
+            entries = []
+            for field, codes in enumerate(fields):
+                doc, k = 0, 0
+                while k < len(codes):
+                    doc += codes[k] // TF_LIMIT
+                    tf = codes[k] % TF_LIMIT
+                    if tf == 0:  # a frequency of TF_LIMIT or more comes next
+                        k += 1
+                        tf = codes[k]
+                    entries.append((doc, field, tf))
+                    k += 1
+            terms.append(term)
+            postings.append(sorted(entries))
+    return terms, postings
+
+
+def lunr_json(count: int, fields: Sequence[str], boosts: Sequence[float], terms: Sequence[str],
+              postings: Sequence[Sequence[tuple[int, int, int]]]) -> str:
+    """A lunr index in the exact text of lunr.js's JSON.stringify(index): what
+    lunr.js builds (with b=0) from `count` documents whose refs are "0", "1",
+    ..., restricted to `terms` (in JS order, with their full postings as
+    (doc, field, tf) sorted by doc), `_index` numbered in term order. The
+    browser builds this same index from the shard files."""
+    vectors: dict[int, list[str]] = {}  # doc << 4 | field -> ["index,weight", ...]
+    inverted = []
+    for index, (term, entries) in enumerate(zip(terms, postings)):
+        df = len(entries)  # lunr's idf counts a document once per field holding the term
+        by_field: list[list[str]] = [[] for _ in fields]
+        for doc, field, tf in entries:
+            by_field[field].append(f'"{doc}":{{}}')  # integer-like keys: JS lists them in order
+            value = _js_number(weight(df, count, tf, boosts[field]))
+            vectors.setdefault(doc << 4 | field, []).append(f"{index},{value}")
+        posting = "".join(f",{json.dumps(name)}:{{{','.join(refs)}}}" for name, refs in zip(fields, by_field))
+        inverted.append(f'[{json.dumps(term, ensure_ascii=False)},{{"_index":{index}{posting}}}]')
+    # lunr.js lists field vectors in the order documents and fields were added.
+    field_vectors = ",".join(f'[{json.dumps(f"{fields[slot & 0xF]}/{slot >> 4}")},[{",".join(vectors[slot])}]]'
+                             for slot in sorted(vectors))
+    return (f'{{"version":"{LUNR_VERSION}","fields":{json.dumps(list(fields), separators=(",", ":"))},'
+            f'"fieldVectors":[{field_vectors}],"invertedIndex":[{",".join(inverted)}],'
+            f'"pipeline":["stemmer"]}}')
+
+
+def _first_unit(term: str) -> str:
+    """The first UTF-16 code unit ("" for the empty term), as JS's term[0]."""
+    if not term or ord(term[0]) <= 0xFFFF:
+        return term[:1]
+    return chr(0xD800 + ((ord(term[0]) - 0x10000) >> 10))
+
+
+def cut(terms: list[str], costs: list[int], limit: int) -> list[tuple[str, int]]:
+    """Cut sorted terms that share their first character into shards of about
+    `limit` cost: [(boundary, number of terms)].
+
+    Boundaries are prefixes, not terms: a shard is "every term from 'gra' up
+    to the next boundary". Consecutive small prefix groups are packed
+    together, a group over the limit is split by its next character; the
+    first boundary is the shared first character. So an edit that adds a term
+    or changes a cost moves a boundary or two among siblings, never the rest.
+    """
+    # Work in UTF-16 code units, as JS compares and slices strings.
+    units = [t if t.isascii() else js_order(t).decode("utf-16-be", "surrogatepass") for t in terms]
+    out: list[tuple[str, int, int]] = []  # (boundary, start, end)
+
+    def key_at(word: str, depth: int) -> str:
+        return word[depth] if len(word) > depth else ""
+
+    def visit(lo: int, hi: int, depth: int, prefix: str) -> None:
+        pack: list | None = None  # [boundary, start, cost]
+        i = lo
+        while i < hi:
+            key, j, total = key_at(units[i], depth), i, 0
+            while j < hi and key_at(units[j], depth) == key:
+                total += costs[j]
+                j += 1
+            if key and total > limit and j - i > 1:  # too big: split by the next character
+                if pack:
+                    out.append((pack[0], pack[1], i))
+                    pack = None
+                visit(i, j, depth + 1, prefix + key)
+            else:
+                if pack and pack[2] + total > limit:
+                    out.append((pack[0], pack[1], i))
+                    pack = None
+                if pack is None:
+                    pack = [prefix + key, i, 0]
+                pack[2] += total
+            i = j
+        if pack:
+            out.append((pack[0], pack[1], hi))
+
+    if not units:
+        return []
+    first = units[0][:1]
+    visit(0, len(units), 1, first) if first else out.append(("", 0, len(units)))
+    out[0] = (first, 0, out[0][2])
+    # Boundaries made of UTF-16 units go back to real strings (half a surrogate pair stays).
+    return [(b if b.isascii() else b.encode("utf-16-be", "surrogatepass").decode("utf-16-be", "surrogatepass"), e - s)
+            for b, s, e in out]
