@@ -232,27 +232,24 @@ class PaperCache:
         """read() for every (path, directory entry): the loop a rebuild runs 10,000 times, kept
         lean; the files to parse are parsed on all cores."""
         self._check_config(config)
-        cached, stamps, missing = self._entries.get, [], []
+        cached, found, missing = self._entries.get, [], []
         for path, entry in entries:
             try:
-                st = entry.stat()
-                stamp = _stamp(st)
+                stamp = _stamp(entry.stat())
             except OSError:
                 stamp = None
-            stamps.append(stamp)
             hit = cached(path)
-            if not (stamp and hit and hit[0] == stamp):
-                missing.append(path)
-        parsed = dict(zip(missing, parallel_map(lambda path: read_paper(Path(path), config, _display(
-            Path(path), config.root)), missing)))
-        found = []
-        for (path, _), stamp in zip(entries, stamps):
-            if path in parsed:
-                if stamp:
-                    self._entries[path] = (stamp, parsed[path])
-                found.append(parsed[path])
+            if stamp and hit and hit[0] == stamp:
+                found.append(hit[1])
             else:
-                found.append(cached(path)[1])
+                missing.append((len(found), path, stamp))
+                found.append(None)
+        parsed = parallel_map(lambda miss: read_paper(Path(miss[1]), config, _display(Path(miss[1]), config.root)),
+                              missing)
+        for (index, path, stamp), result in zip(missing, parsed):
+            if stamp:
+                self._entries[path] = (stamp, result)
+            found[index] = result
         return found
 
     def _check_config(self, config: SiteConfig) -> None:

@@ -61,19 +61,16 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
     for topic in catalog.topics:
         pages += paginate(urls.path_of(topic), "topic.html", topic.name,
                           {"topic": topic, "feed": urls.feed_of(topic)}, catalog.topic_papers[topic.slug])
+    paper_of, topic_of, related_of, kept_for = by_id.__getitem__, topics.__getitem__, related.get, last.get
     for venue in catalog.venues:  # in catalog.papers order; previous and next within the venue
         siblings = catalog.venue_papers[venue.slug]
-        for index, paper in enumerate(siblings):
-            previous = siblings[index - 1] if index > 0 else None
-            following = siblings[index + 1] if index + 1 < len(siblings) else None
-            others = tuple(map(by_id.__getitem__, related.get(paper.id, ())))  # papers: their titles show
-            shown_topics = tuple(map(topics.__getitem__, paper.topics))
+        for previous, paper, following in zip((None, *siblings[:-1]), siblings, (*siblings[1:], None)):
+            others = tuple(map(paper_of, related_of(paper.id, ())))  # papers: their titles show
+            shown_topics = tuple(map(topic_of, paper.topics))
             inputs = (paper, venue, shown_topics, abstracts[paper.id], previous, following, others)
-            kept = last.get(paper.id)
-            if kept is not None and kept[0] == inputs:  # mostly identity checks: the same objects
-                page = kept[1]
-            else:
-                page = Page(urls.path_of(paper), "paper.html", {
+            kept = kept_for(paper.id)
+            if kept is None or kept[0] != inputs:  # mostly identity checks: the same objects
+                kept = (inputs, Page(urls.path_of(paper), "paper.html", {
                     "title": paper.title,
                     "paper": paper,
                     "venue": venue,
@@ -82,9 +79,9 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
                     "previous": previous,
                     "next": following,
                     "related": list(others),
-                })
-            fresh[paper.id] = (inputs, page)
-            pages.append(page)
+                }))
+            fresh[paper.id] = kept
+            pages.append(kept[1])
     last.clear()
     last.update(fresh)
     # the sitemap lists the pages search engines should index: not the 404 or the (noindex) search page
