@@ -49,6 +49,14 @@ class BuildCache:
     search: SearchCache = field(default_factory=SearchCache)  # tokens, postings and files of the search index
 
 
+    def settle(self, config: SiteConfig) -> SiteConfig:
+        """The last config if this one is the same (by repr, where True and 1 differ): what is
+        built from it (venues, topics) then stays the very same objects, cheap to compare."""
+        if self.config is None or repr(config) != repr(self.config):
+            self.config = config
+        return self.config
+
+
 @dataclass
 class Build:
     catalog: Catalog
@@ -88,9 +96,7 @@ def _build_site(config: SiteConfig, cache: BuildCache, progress: Callable[[str],
         clock = now
 
     progress("reading content")
-    if cache.config is not None and repr(config) == repr(cache.config):  # repr: True and 1 differ
-        config = cache.config
-    cache.config = config
+    config = cache.settle(config)
     papers = load_papers(config, cache.papers)
     catalog = Catalog.build(papers, config)
     stage("load")
