@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import cached_property
 
 from .config import SiteConfig
 from .content import split_front_matter
@@ -45,10 +46,19 @@ class Catalog:
         )
 
     def venue(self, slug: str) -> Venue:
-        return next(v for v in self.config.venues if v.slug == slug)
+        return self._venues_by_slug[slug]
 
     def topic(self, slug: str) -> Topic:
-        return next(t for t in self.config.topics if t.slug == slug)
+        return self._topics_by_slug[slug]
+
+    # Templates and the search stage look these up once per paper: keep it O(1).
+    @cached_property
+    def _venues_by_slug(self) -> dict[str, Venue]:
+        return {v.slug: v for v in self.config.venues}
+
+    @cached_property
+    def _topics_by_slug(self) -> dict[str, Topic]:
+        return {t.slug: t for t in self.config.topics}
 
     def neighbours(self, paper: Paper) -> tuple[Paper | None, Paper | None]:
         """Previous and next paper within the same venue."""
