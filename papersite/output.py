@@ -11,6 +11,11 @@ the output folder (outside it, so it is never published) records each file's
 size, mtime, inode and a hash of its bytes. A file whose stat still matches
 and whose new bytes hash the same is unchanged; anything else (no manifest, a
 file touched by hand) is compared byte for byte, as without a manifest.
+
+`Staging.put` may be called from forked workers as they render (a one-shot
+`build` streams its pages to disk that way: written on both cores, never held
+in memory); it returns a `Stored` receipt that `commit` takes in place of the
+bytes.
 """
 from __future__ import annotations
 
@@ -33,53 +38,100 @@ class WriteReport:
     total: int
 
 
+@dataclass(frozen=True)
+class Stored:
+    """A file already put into the staging folder: what commit needs to know of it."""
+
+    size: int
+    digest: str
+    changed: bool  # written fresh; else the current file is kept
+
+
 Stat = tuple[int, int, int]  # size, mtime_ns, inode
 
 
-def write_site(files: dict[str, bytes], out_dir: Path, digests: dict[str, tuple[bytes, str]] | None = None
-               ) -> WriteReport:
+def write_site(files: dict[str, bytes | Stored], out_dir: Path,
+               digests: dict[str, tuple[bytes, str]] | None = None) -> WriteReport:
     """Make out_dir hold exactly `files`. `digests` (path -> (bytes, hash)) lets a
     process that writes again and again hash each new output only once."""
-    out_dir = Path(out_dir)
-    _refuse_dangerous(out_dir)
-    digests = {} if digests is None else digests
-    manifest, on_disk = _read_manifest(out_dir), _existing_files(out_dir)
-    changed = [path for path, data in files.items()
-               if not _unchanged(out_dir, path, data, manifest.get(path), on_disk.get(path), digests)]
-    stale = [path for path in on_disk if path not in files]
-    for path in digests.keys() - files.keys():
-        del digests[path]
-    if not changed and not stale and out_dir.is_dir():
-        if len(manifest) != len(files):  # first build with a manifest: record what is there
-            _write_manifest(out_dir, files, on_disk, digests)
-        return WriteReport(0, 0, len(files))
-    _clear_leftovers(out_dir)
-    staging = out_dir.with_name(f".{out_dir.name}.new-{os.getpid()}")
-    try:
-        changed_set, made = set(changed), set()
-        for path in sorted(files):
-            target = staging / path
-            if target.parent not in made:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                made.add(target.parent)
-            if path in changed_set or not _link(out_dir / path, target):
-                target.write_bytes(files[path])
-        written = _existing_files(staging)  # inodes and mtimes survive the swap
-        _swap(staging, out_dir)
-    except OSError as exc:
-        raise SiteError(Problem(out_dir, None, f"could not write the site: {exc.strerror or exc}; "
-                                               "the previous site is unchanged")) from None
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)  # after a swap this holds the old site
-    _write_manifest(out_dir, files, written, digests)
-    return WriteReport(len(changed), len(stale), len(files))
+    with Staging(out_dir, digests) as staging:
+        return staging.commit(files)
 
 
-def _unchanged(out_dir: Path, path: str, data: bytes, recorded: list | None, stat: Stat | None,
-               digests: dict[str, tuple[bytes, str]]) -> bool:
+class Staging:
+    """The next version of out_dir, assembled beside it and swapped in by commit().
+
+    Use it as a context manager: leaving it, by success or by error, removes
+    the staging folder (after a swap, that is the old site).
+    """
+
+    def __init__(self, out_dir: Path, digests: dict[str, tuple[bytes, str]] | None = None):
+        self.out_dir = Path(out_dir)
+        _refuse_dangerous(self.out_dir)
+        self.digests = {} if digests is None else digests
+        self.manifest, self.on_disk = _read_manifest(self.out_dir), _existing_files(self.out_dir)
+        # Named in the parent, so forked workers put into the same folder.
+        self.folder = self.out_dir.with_name(f".{self.out_dir.name}.new-{os.getpid()}")
+        _clear_leftovers(self.out_dir)
+
+    def __enter__(self) -> "Staging":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def put(self, path: str, data: bytes) -> Stored:
+        """Write `data` as `path` of the new site, unless the current file already holds it."""
+        digest = _digest(path, data, self.digests)
+        if _unchanged(self.out_dir, path, data, digest, self.manifest.get(path), self.on_disk.get(path)):
+            return Stored(len(data), digest, False)
+        target = self.folder / path
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        except OSError as exc:
+            raise _write_error(self.out_dir, exc) from None
+        return Stored(len(data), digest, True)
+
+    def commit(self, files: dict[str, bytes | Stored]) -> WriteReport:
+        """Put the files not yet put, keep the unchanged ones, swap the new site in."""
+        stored = {path: entry if isinstance(entry, Stored) else self.put(path, entry)
+                  for path, entry in files.items()}
+        changed = sum(entry.changed for entry in stored.values())
+        stale = [path for path in self.on_disk if path not in stored]
+        if not changed and not stale and self.out_dir.is_dir():
+            if len(self.manifest) != len(stored):  # first build with a manifest: record what is there
+                _write_manifest(self.out_dir, stored, self.on_disk)
+            return WriteReport(0, 0, len(stored))
+        try:
+            made = set()
+            for path in sorted(path for path, entry in stored.items() if not entry.changed):
+                target = self.folder / path
+                if target.parent not in made:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    made.add(target.parent)
+                _keep(self.out_dir / path, target)
+            self.folder.mkdir(parents=True, exist_ok=True)  # an empty site is a folder too
+            written = _existing_files(self.folder)  # inodes and mtimes survive the swap
+            _swap(self.folder, self.out_dir)
+        except OSError as exc:
+            raise _write_error(self.out_dir, exc) from None
+        _write_manifest(self.out_dir, stored, written)
+        for path in self.digests.keys() - stored.keys():
+            del self.digests[path]
+        return WriteReport(changed, len(stale), len(stored))
+
+
+def _write_error(out_dir: Path, exc: OSError) -> SiteError:
+    return SiteError(Problem(out_dir, None, f"could not write the site: {exc.strerror or exc}; "
+                                            "the previous site is unchanged"))
+
+
+def _unchanged(out_dir: Path, path: str, data: bytes, digest: str, recorded: list | None,
+               stat: Stat | None) -> bool:
     if stat is None or stat[0] != len(data):
         return False
-    if recorded is not None and tuple(recorded[:3]) == stat and recorded[3] == _digest(path, data, digests):
+    if recorded is not None and tuple(recorded[:3]) == stat and recorded[3] == digest:
         return True
     return _same(out_dir / path, data)
 
@@ -104,9 +156,8 @@ def _read_manifest(out_dir: Path) -> dict[str, list]:
         return {}  # none yet, or unreadable: compare bytes instead
 
 
-def _write_manifest(out_dir: Path, files: dict[str, bytes], stats: dict[str, Stat],
-                    digests: dict[str, tuple[bytes, str]]) -> None:
-    entries = {path: [*stats[path], _digest(path, data, digests)] for path, data in files.items() if path in stats}
+def _write_manifest(out_dir: Path, stored: dict[str, Stored], stats: dict[str, Stat]) -> None:
+    entries = {path: [*stats[path], entry.digest] for path, entry in stored.items() if path in stats}
     target = manifest_path(out_dir)
     temporary = target.with_name(target.name + f".{os.getpid()}")
     try:
@@ -144,12 +195,12 @@ def _existing_files(out_dir: Path) -> dict[str, Stat]:
     return found
 
 
-def _link(source: Path, target: Path) -> bool:
+def _keep(current: Path, target: Path) -> None:
+    """An unchanged file in the new site: a hard link to the current one, else a copy."""
     try:
-        os.link(source, target)
-        return True
+        os.link(current, target)
     except OSError:
-        return False
+        shutil.copy2(current, target)
 
 
 def _clear_leftovers(out_dir: Path) -> None:

@@ -5,13 +5,17 @@ its inputs are never pickled, only the slice bounds going out and the results
 coming back. Results come back in input order, so output stays deterministic.
 Small jobs run inline: forking costs ~20 ms, which a one-paper rebuild cannot
 afford and does not need.
+
+`in_background` runs one serial job (the search index) in a forked process
+while the parent goes on with other stages, so neither core waits for it.
 """
 from __future__ import annotations
 
+import contextlib
 import gc
 import multiprocessing
 import os
-from typing import Callable, Sequence, TypeVar
+from typing import Callable, Iterator, Sequence, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -50,6 +54,36 @@ def parallel_map(func: Callable[[T], R], items: Sequence[T]) -> list[R]:
     finally:
         _job = None
     return [result for part in parts for result in part]
+
+
+@contextlib.contextmanager
+def in_background(func: Callable[[], R], size: int) -> Iterator[Callable[[], R]]:
+    """Start func() in a forked process; inside the block, the function given
+    waits for its result (and raises what func raised). Leaving the block early
+    stops the process.
+
+    For a job of `size` items worth a process; a smaller one runs inline,
+    when waited for. What func changes in memory stays in its process: use it for pure
+    work whose caches nobody keeps.
+    """
+    if workers() < 2 or size < MIN_ITEMS or "fork" not in multiprocessing.get_all_start_methods():
+        yield func  # inline, when waited for
+        return
+    global _job
+    _job = (func, ())
+    try:
+        pool = multiprocessing.get_context("fork").Pool(1, initializer=_start_worker)  # forks here
+    finally:
+        _job = None
+    try:
+        yield pool.apply_async(_run_job).get
+    finally:
+        pool.terminate()  # done by now, unless the block failed
+        pool.join()
+
+
+def _run_job():
+    return _job[0]()
 
 
 def _start_worker() -> None:

@@ -24,9 +24,9 @@ from .catalog import Catalog
 from .config import SiteConfig
 from .content import PaperCache, load_papers
 from .markup import cut_snippet, render_abstract
-from .output import WriteReport, write_site
+from .output import Staging, Stored, WriteReport
 from .pages import Abstract, plan_pages
-from .parallel import parallel_map
+from .parallel import in_background, parallel_map
 from .related import RelatedIndex
 from .render import RenderCache, TemplateCache, make_env, render_pages
 from .search import SearchCache, search_files
@@ -44,7 +44,6 @@ class BuildCache:
     templates: TemplateCache = field(default_factory=TemplateCache)  # checked against template sources
     plans: dict = field(default_factory=dict)  # paper id -> (inputs, page) of the last plan
     pages: RenderCache = field(default_factory=RenderCache)  # each page's bytes, by what it shows
-    stages: dict[str, tuple] = field(default_factory=dict)  # stage -> (inputs, output) of the last build
     digests: dict[str, tuple[bytes, str]] = field(default_factory=dict)  # output path -> (bytes, hash) written
     search: SearchCache = field(default_factory=SearchCache)  # tokens, postings and files of the search index
 
@@ -60,15 +59,17 @@ class BuildCache:
 @dataclass
 class Build:
     catalog: Catalog
-    files: dict[str, bytes]  # output path -> bytes
+    files: dict[str, bytes | Stored]  # output path -> bytes (or where they were stored)
     pages: int
     timings: dict[str, float]
 
 
 def build_site(config: SiteConfig, cache: BuildCache | None = None,
-               progress: Callable[[str], None] = lambda stage: None) -> Build:
+               progress: Callable[[str], None] = lambda stage: None,
+               store: Callable[[str, bytes], Stored] | None = None) -> Build:
+    """The site, in memory; with `store` (see render_pages) the pages go there instead."""
     with collector_paused():
-        return _build_site(config, cache or BuildCache(), progress)
+        return _build_site(config, cache or BuildCache(), progress, store, one_shot=cache is None)
 
 
 @contextlib.contextmanager
@@ -85,7 +86,8 @@ def collector_paused():
             gc.enable()
 
 
-def _build_site(config: SiteConfig, cache: BuildCache, progress: Callable[[str], None]) -> Build:
+def _build_site(config: SiteConfig, cache: BuildCache, progress: Callable[[str], None],
+                store: Callable[[str, bytes], Stored] | None, one_shot: bool) -> Build:
     timings: dict[str, float] = {}
     clock = time.perf_counter()
 
@@ -103,37 +105,27 @@ def _build_site(config: SiteConfig, cache: BuildCache, progress: Callable[[str],
     progress(f"rendering {len(papers)} abstracts")
     abstracts = render_abstracts(catalog, cache)
     stage("markdown")
-    related = cache.related.update({p.id: (p.title, abstracts[p.id].text) for p in catalog.papers})
-    stage("related")
-    pages = plan_pages(catalog, abstracts, related, cache.plans)
-    progress(f"rendering {len(pages)} pages")
-    env = make_env(config, cache.templates, catalog=catalog, abstracts=abstracts, paper_count=len(catalog.papers))
-    files = render_pages(env, pages, cache.pages)
-    files[".nojekyll"] = b""
-    if config.cname:
-        files["CNAME"] = config.cname.encode() + b"\n"
-    stage("render")
-    progress("building the search index")
-    files.update(reuse(cache, "search", (catalog, abstracts), lambda: search_files(catalog, abstracts, cache.search)))
-    stage("search")
+    # A one-shot build keeps no cache, so its search index, a serial job, is
+    # built in a forked process while related papers and pages take the cores.
+    with in_background(lambda: search_files(catalog, abstracts, cache.search, store),
+                       len(catalog.papers) if one_shot else 0) as search_index:
+        related = cache.related.update({p.id: (p.title, abstracts[p.id].text) for p in catalog.papers})
+        stage("related")
+        pages = plan_pages(catalog, abstracts, related, cache.plans)
+        progress(f"rendering {len(pages)} pages")
+        env = make_env(config, cache.templates, catalog=catalog, abstracts=abstracts,
+                       paper_count=len(catalog.papers))
+        files = render_pages(env, pages, cache.pages, store)
+        files[".nojekyll"] = b""
+        if config.cname:
+            files["CNAME"] = config.cname.encode() + b"\n"
+        stage("render")
+        progress("building the search index")
+        files.update(search_index())
+        stage("search")
     files.update(static_files(config))
     stage("static")
     return Build(catalog, dict(sorted(files.items())), len(pages), timings)
-
-
-def reuse(cache: BuildCache, stage: str, inputs: object, compute: Callable[[], object]):
-    """The stage's last output if its inputs equal last time's, else compute it.
-
-    For pure, costly stages (the search index): a template, static or
-    site.yaml edit then skips them. Equality is cheap here because unchanged
-    papers are the very same cached objects.
-    """
-    last = cache.stages.get(stage)
-    if last is not None and last[0] == inputs:
-        return last[1]
-    output = compute()
-    cache.stages[stage] = (inputs, output)
-    return output
 
 
 def render_abstracts(catalog: Catalog, cache: BuildCache) -> dict[str, Abstract]:
@@ -152,10 +144,12 @@ def _render_abstract(source: str) -> Abstract:
 
 def build_and_write(config: SiteConfig, out_dir: Path, cache: BuildCache | None = None,
                     progress: Callable[[str], None] = lambda stage: None) -> tuple[Build, WriteReport]:
-    cache = cache or BuildCache()
-    build = build_site(config, cache, progress)
-    progress(f"writing {len(build.files)} files")
-    start = time.perf_counter()
-    report = write_site(build.files, out_dir, cache.digests)
+    """Build into out_dir. Without a cache to keep (a one-shot build), pages are
+    written as they are rendered, on every core, and never held in memory."""
+    with Staging(out_dir, cache.digests if cache else None) as staging:
+        build = build_site(config, cache, progress, store=None if cache else staging.put)
+        progress(f"writing {len(build.files)} files")
+        start = time.perf_counter()
+        report = staging.commit(build.files)
     build.timings["write"] = time.perf_counter() - start
     return build, report

@@ -7,7 +7,7 @@ name. `{% extends "theme/base.html" %}` reaches the packaged original.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import jinja2
 import jinja2.meta
@@ -149,8 +149,15 @@ class RenderCache:
 
 
 
-def render_pages(env: jinja2.Environment, pages: list[Page], cache: RenderCache | None = None) -> dict[str, bytes]:
-    """Render every page (on all cores), reusing unchanged ones; keys are output files."""
+def render_pages(env: jinja2.Environment, pages: list[Page], cache: RenderCache | None = None,
+                 store: Callable[[str, bytes], Any] | None = None) -> dict[str, Any]:
+    """Render every page (on all cores), reusing unchanged ones; keys are output files.
+
+    Values are the pages' bytes, or with `store` (output file, bytes -> receipt,
+    called where the page was rendered, in a worker too) its receipts: the
+    pages of a one-shot build then go to disk without crossing back to this
+    process, and are not cached.
+    """
     cache = cache or RenderCache()
     cache.start(env)
     wide = {template: _reads_catalog(env, template, cache.wide) for template in {page.template for page in pages}}
@@ -165,13 +172,17 @@ def render_pages(env: jinja2.Environment, pages: list[Page], cache: RenderCache 
         entries.append((file, page, entry))
     for template in sorted({page.template for page in todo}):
         _load(env, template)  # compiled once here, before workers fork
-    rendered = iter(parallel_map(lambda page: render_page(env, page), todo))
+    if store is None:
+        rendered = iter(parallel_map(lambda page: render_page(env, page), todo))
+    else:
+        rendered = iter(parallel_map(lambda page: store(urls.output_file(page.path), render_page(env, page)), todo))
     out, cache.pages = {}, {}
     for file, page, entry in entries:
         if entry is None:
             entry = (page.template, page.context, next(rendered))
         out[file] = entry[2]
-        cache.pages[file] = entry
+        if store is None:
+            cache.pages[file] = entry
     return out
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from bisect import bisect_left, insort
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from . import urls
 from .catalog import Catalog
@@ -65,9 +66,9 @@ class SearchCache:
     files: dict[str, bytes] = field(default_factory=dict)  # index.json, docs.json, order.json
 
 
-def search_files(catalog: Catalog, abstracts: dict[str, Abstract],
-                 cache: SearchCache | None = None) -> dict[str, bytes]:
-    """Every search file, output path -> bytes.
+def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: SearchCache | None = None,
+                 store: Callable[[str, bytes], Any] | None = None) -> dict[str, Any]:
+    """Every search file, output path -> bytes (or, with `store`, its receipt: see render_pages).
 
     With a cache: if every paper kept its number (no paper came, went or
     changed venue, and no name changed), only the papers that are not the
@@ -154,6 +155,8 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract],
             str(n): dict(zip(("id", "title", "url", "year", "snippet"), cache.records[n]))
             for n in range(start, min(start + DOCS_PER_FILE, count))})
     files.update(cache.doc_files)
+    if store is not None:
+        return {path: store(path, data) for path, data in files.items()}
     return files
 
 

@@ -27,7 +27,12 @@ from .output import write_site
 from .pipeline import Build, BuildCache, build_site, collector_paused
 
 SOURCE_DIRS = ("content", "templates", "static")
-QUIET = 0.1  # seconds without events before a rebuild starts
+# Seconds without events before a rebuild starts. An editor's save (temp file,
+# rename, chmod) and a `git checkout` emit their events well under 5 ms apart,
+# so 25 ms still groups them, and it is a quarter of the 100 ms an author can
+# wait at 1,000 papers. A burst that pauses longer gets a second rebuild, never
+# a wrong one: every rebuild reads the files as they are.
+QUIET = 0.025
 MAX_WAIT = 2.0  # rebuild anyway when events never stop (a process writing in a loop)
 
 

@@ -1,6 +1,7 @@
 """Shared fixtures: tiny sites written into temp dirs, and the bundled catalog built once."""
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import textwrap
 from pathlib import Path
@@ -63,7 +64,9 @@ class TinySite:
         return load_config(self.root / "site.yaml")
 
     def build(self, out: Path | None = None):
-        return build_and_write(self.config, out or self.root / "_site")
+        out = out or self.root / "_site"
+        build, report = build_and_write(self.config, out)
+        return read_back(build, out), report
 
 
 @pytest.fixture
@@ -83,4 +86,10 @@ def bundled(tmp_path_factory):
             shutil.copy(source, root / name)
     config = load_config(root / "site.yaml")
     build, report = build_and_write(config, root / "_site")
-    return root, root / "_site", build
+    return root, root / "_site", read_back(build, root / "_site")
+
+
+def read_back(build, out: Path):
+    """The build with every file's bytes as written to `out` (a one-shot build
+    streams its pages to disk and keeps only receipts)."""
+    return dataclasses.replace(build, files={path: (out / path).read_bytes() for path in build.files})

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import pytest
 
-from papersite import parallel
+from papersite import parallel, pipeline
 from papersite.config import load_config
 from papersite.errors import Problem, SiteError
-from papersite.pipeline import build_site
+from papersite.output import Stored
+from papersite.pipeline import build_and_write, build_site
 
 
 @pytest.fixture
@@ -39,3 +40,44 @@ def test_a_build_on_two_workers_equals_one_on_one(bundled, forked, monkeypatch):
     monkeypatch.setenv("PAPERSITE_JOBS", "1")
     one = build_site(config).files
     assert two == one == inline.files
+
+
+def test_a_one_shot_build_on_two_workers_writes_the_in_memory_site(bundled, forked, tmp_path):
+    """Pages are written by the workers that render them and the search index by a
+    process of its own: the folder must hold exactly the bytes of an in-memory build."""
+    root, _, _ = bundled
+    config = load_config(root / "site.yaml")
+    out = tmp_path / "_site"
+    build, report = build_and_write(config, out)
+    streamed = {path for path, entry in build.files.items() if isinstance(entry, Stored)}
+    assert streamed == {path for path in build.files if path.endswith(".html") or path.startswith("search/")
+                        or path.endswith((".xml", ".txt"))}  # no page and no search file came back whole
+    on_disk = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert on_disk == build_site(config).files
+    assert report.written == report.total == len(on_disk)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["._site.manifest.json", "_site"]
+
+
+def test_an_error_in_a_forked_stage_leaves_the_previous_site(bundled, forked, tmp_path, monkeypatch):
+    root, _, _ = bundled
+    config = load_config(root / "site.yaml")
+    out = tmp_path / "_site"
+    build_and_write(config, out)
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+    def broken_search(*args, **kwargs):
+        raise SiteError(Problem("search", None, "broken in the background"))
+
+    monkeypatch.setattr(pipeline, "search_files", broken_search)
+    with pytest.raises(SiteError, match="broken in the background"):
+        build_and_write(config, out)
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["._site.manifest.json", "_site"]  # no staging left
+
+
+def test_a_background_job_returns_its_result_or_its_error(forked):
+    with parallel.in_background(lambda: square_or_fail(12), size=1) as result:
+        assert result() == 144
+    with parallel.in_background(lambda: square_or_fail(13), size=1) as result:
+        with pytest.raises(SiteError, match="thirteen"):
+            result()
