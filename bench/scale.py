@@ -4,21 +4,23 @@
     .venv/bin/python bench/scale.py [--sizes 1000,10000,50000] [--runs 3] [--edits 5] [--check]
 
 For each size, bench/synth.py writes a seeded synthetic catalog to a temp
-folder, then, in fresh processes:
+folder, then, in fresh processes (what `python build.py build` does):
 
-- a clean build (`build_and_write` into an empty folder), split by phase, with
-  the peak memory (RSS) of the build process and of its largest worker;
+- a clean build (`build_and_write` into an empty folder), split by phase,
+  and the same build without the search index ("all pages"), each with the
+  peak memory of its process tree (PSS, sampled: see TreeMemory);
 - in one process: a clean build, a rebuild with nothing changed (written
   through write_site, as `build --watch` does) and one-paper edits (a title
   changed on disk, then `Rebuilder.rebuild()`, the preview server's path);
 - Hugo on the same papers: a page per paper, paginated venue and topic lists
   (200 a page, as ours), generated into a temp folder with minimal layouts.
 
-Clean-build figures are medians of --runs runs (one run at 50,000 papers).
---check also runs the link check of tests/test_site.py on the build and
-checks that two clean builds are byte-identical. --skip-search builds
-everything but the search index (its own benchmark is bench/search_scale.py),
-to measure the pages alone, memory included. Nothing is written to the
+The three builds alternate, so all see the same machine load. Clean-build
+figures are medians of --runs runs (one run above 10,000 papers). Wall
+times include starting Python. --check also runs the link check of
+tests/test_site.py on the build and checks that clean builds are
+byte-identical. --skip-search leaves the search index out everywhere (its
+own benchmark is bench/search_scale.py). Nothing is written to the
 repository.
 """
 from __future__ import annotations
@@ -43,6 +45,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 PHASES = ("load", "markdown", "related", "render", "search", "static", "write")
+# The search index of a one-shot build is made alongside related papers and
+# rendering: "search" is the wait for it, "search_work" its own time.
+SEARCH_WORK = "search_work"
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -61,8 +66,9 @@ def child_build(site: Path, out: Path) -> dict:
     from papersite.pipeline import build_and_write
     start = time.perf_counter()
     build, report = build_and_write(load_config(site / "site.yaml"), out)
-    return {"seconds": time.perf_counter() - start, "phases": build.timings, "files": report.total,
-            "pages": build.pages, "tree": tree_digest(out), **peak_memory()}
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "phases": build.timings, "files": report.total, "pages": build.pages,
+            "tree": tree_digest(out) if os.environ.get("SCALE_DIGEST") else None, **peak_memory()}
 
 
 def child_rebuilds(site: Path, out: Path, edits: int) -> dict:
@@ -179,36 +185,91 @@ def run_hugo(source: Path, out: Path) -> dict:
 
 # --- the parent ------------------------------------------------------------------------
 
-def in_child(mode: str, *args: str) -> dict:
-    """Run this script's `mode` in a fresh Python process; its JSON result and wall time."""
+def in_child(mode: str, *args: str, skip_search: bool = False) -> dict:
+    """Run this script's `mode` in a fresh Python process; its JSON result, wall time
+    and the peak memory of its process tree (see TreeMemory)."""
+    env = {**os.environ, "SCALE_SKIP_SEARCH": "1"} if skip_search else os.environ
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, __file__, "--child", mode, *args], capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(f"{mode} {' '.join(args)} failed:\n{done.stderr}")
-    return {**json.loads(done.stdout.splitlines()[-1]), "wall": time.perf_counter() - start}
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        process = subprocess.Popen([sys.executable, __file__, "--child", mode, *args], stdout=out, stderr=err,
+                                   text=True, env=env)
+        memory = TreeMemory(process.pid)
+        while process.poll() is None:
+            memory.sample()
+            time.sleep(0.05)
+        wall = time.perf_counter() - start
+        out.seek(0), err.seek(0)
+        if process.returncode != 0:
+            raise SystemExit(f"{mode} {' '.join(args)} failed:\n{err.read()}")
+        return {**json.loads(out.read().splitlines()[-1]), "wall": wall, "tree_mb": memory.peak_mb}
 
 
-def measure(size: int, runs: int, edits: int, check: bool, seed: int) -> dict:
+class TreeMemory:
+    """Peak memory of a process and its descendants (the forked workers), sampled.
+
+    RSS counts a page shared by a parent and its forked workers once per
+    process, so a worker seems to hold the parent's whole heap. The kernel's
+    PSS (proportional set size) splits each shared page among its sharers:
+    summed over the tree it is the memory the build really holds.
+    """
+
+    def __init__(self, pid: int):
+        self.pid, self.peak_mb = pid, 0.0
+
+    def sample(self) -> None:
+        total = sum(self._pss_kb(pid) for pid in self._tree())
+        self.peak_mb = max(self.peak_mb, total / 1024)
+
+    def _tree(self) -> list[int]:
+        found, todo = [], [self.pid]
+        while todo:
+            pid = todo.pop()
+            found.append(pid)
+            try:
+                todo += [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+            except OSError:
+                pass
+        return found
+
+    @staticmethod
+    def _pss_kb(pid: int) -> int:
+        try:
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+        except OSError:
+            pass
+        return 0
+
+
+def measure(size: int, runs: int, edits: int, check: bool, seed: int, skip_search: bool) -> dict:
     from synth import write_catalog
     with tempfile.TemporaryDirectory(prefix=f"papersite-scale-{size}-") as temp:
         temp = Path(temp)
         write_catalog(size, temp / "site", seed)
         hugo_source = hugo_site(temp / "site", temp / "hugo")
-        ours, hugo = [], []
-        for run in range(runs):  # alternate, so both see the same machine load
+        ours, pages, hugo = [], [], []
+        for run in range(runs):  # alternate, so all see the same machine load
+            # Each build starts with no dirty pages of the one before waiting to be written.
             log(f"  {size}: clean build {run + 1}/{runs}")
-            ours.append(in_child("build", str(temp / "site"), str(temp / f"out-{run}")))
-            log(f"    ours {ours[-1]['wall']:.1f} s")
+            if not skip_search:
+                os.sync()
+                ours.append(in_child("build", str(temp / "site"), str(temp / f"out-{run}")))
+                log(f"    ours {ours[-1]['wall']:.1f} s, {ours[-1]['tree_mb']:,.0f} MB")
+            os.sync()
+            pages.append(in_child("build", str(temp / "site"), str(temp / f"pages-{run}"), skip_search=True))
+            log(f"    ours without search {pages[-1]['wall']:.1f} s, {pages[-1]['tree_mb']:,.0f} MB")
+            os.sync()
             hugo.append(run_hugo(hugo_source, temp / f"hugo-out-{run}"))
             log(f"    hugo {hugo[-1]['seconds']:.1f} s")
-        result = {"size": size, "runs": runs, "ours": ours, "hugo": hugo}
+        result = {"size": size, "runs": runs, "ours": ours or pages, "pages": pages, "hugo": hugo}
         if check:
-            result["identical"] = len({r["tree"] for r in ours}) == 1 if runs > 1 else None
-            result["links"] = link_check(temp / "out-0")
+            result["identical"] = len({r["tree"] for r in result["ours"]}) == 1 if runs > 1 else None
+            result["links"] = link_check(temp / ("pages-0" if skip_search else "out-0"))
             log(f"    link check: {result['links']}")
-        for run in range(1, runs):
-            shutil.rmtree(temp / f"out-{run}")
-            shutil.rmtree(temp / f"hugo-out-{run}")
+        for run in range(runs):  # only now: deleting (with discard) slows the writes that follow
+            for name in {f"out-{run}", f"pages-{run}", f"hugo-out-{run}"} - {"out-0", "pages-0"}:
+                shutil.rmtree(temp / name, ignore_errors=True)
         if edits:
             log(f"  {size}: rebuilds")
             result["rebuilds"] = in_child("rebuilds", str(temp / "site"), str(temp / "out-warm"), str(edits))
@@ -236,22 +297,25 @@ def median(values) -> float:
 def report(results: list[dict], command: str) -> str:
     lines = [f"Command: `{command}`", "",
              "| papers | ours: all pages | ours: + search | Hugo | ours/Hugo (pages) | ours/Hugo (+ search) "
-             "| peak RSS: ours (largest worker) | Hugo |",
+             "| peak memory, ours: pages / + search (build process RSS) | Hugo RSS |",
              "|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results:
-        total = median(x["wall"] for x in r["ours"])
-        search = median(x["phases"].get("search", 0) for x in r["ours"])
+        pages = median(x["wall"] for x in r["pages"])
         hugo = median(x["seconds"] for x in r["hugo"])
-        rss = max(x["rss_mb"] for x in r["ours"])
-        worker = max(x["worker_rss_mb"] for x in r["ours"])
-        lines.append(f"| {r['size']:,} | {total - search:.1f} s | {total:.1f} s | {hugo:.1f} s "
-                     f"| {(total - search) / hugo:.2f} | {total / hugo:.2f} | {rss:,.0f} MB ({worker:,.0f} MB) "
+        full = median(x["wall"] for x in r["ours"]) if r["ours"] is not r["pages"] else None
+        memory = f"{max(x['tree_mb'] for x in r['pages']):,.0f} MB"
+        if full is not None:
+            memory += f" / {max(x['tree_mb'] for x in r['ours']):,.0f} MB ({max(x['rss_mb'] for x in r['ours']):,.0f} MB)"
+        lines.append(f"| {r['size']:,} | {pages:.1f} s | {f'{full:.1f} s' if full else '-'} | {hugo:.1f} s "
+                     f"| {pages / hugo:.2f} | {f'{full / hugo:.2f}' if full else '-'} | {memory} "
                      f"| {max(x['rss_mb'] for x in r['hugo']):,.0f} MB |")
+    lines += ["", "Peak memory is the PSS of the build process and its workers, summed and sampled "
+              "every 50 ms: shared pages count once."]
     lines += ["", "Clean build by phase (median seconds; wall time includes starting Python):", "",
-              "| papers | runs | " + " | ".join(PHASES) + " | wall | files |",
-              "|---:|---:|" + "---:|" * (len(PHASES) + 2)]
+              "| papers | runs | " + " | ".join(PHASES + (SEARCH_WORK,)) + " | wall | files |",
+              "|---:|---:|" + "---:|" * (len(PHASES) + 3)]
     for r in results:
-        phases = " | ".join(f"{median(x['phases'].get(p, 0) for x in r['ours']):.2f}" for p in PHASES)
+        phases = " | ".join(f"{median(x['phases'].get(p, 0) for x in r['ours']):.2f}" for p in PHASES + (SEARCH_WORK,))
         lines.append(f"| {r['size']:,} | {r['runs']} | {phases} | {median(x['wall'] for x in r['ours']):.2f} "
                      f"| {r['ours'][0]['files']:,} |")
     if any("rebuilds" in r for r in results):
@@ -297,12 +361,15 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--skip-search", action="store_true", help="build everything but the search index")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
+    if args.check:
+        os.environ["SCALE_DIGEST"] = "1"  # children hash their output, to compare builds
     if args.skip_search:
-        os.environ["SCALE_SKIP_SEARCH"] = "1"  # read by the child processes
+        os.environ["SCALE_SKIP_SEARCH"] = "1"  # the rebuilds too
     results = []
     for size in (int(s) for s in args.sizes.split(",")):
         log(f"{size} papers...")
-        results.append(measure(size, args.runs if size <= 10_000 else 1, args.edits, args.check, args.seed))
+        results.append(measure(size, args.runs if size <= 10_000 else 1, args.edits, args.check, args.seed,
+                               args.skip_search))
     print(report(results, "python bench/scale.py " + " ".join(argv)))
 
 

@@ -107,8 +107,11 @@ def _build_site(config: SiteConfig, cache: BuildCache, progress: Callable[[str],
     stage("markdown")
     # A one-shot build keeps no cache, so its search index, a serial job, is
     # built in a forked process while related papers and pages take the cores.
-    with in_background(lambda: search_files(catalog, abstracts, cache.search, store),
-                       len(catalog.papers) if one_shot else 0) as search_index:
+    def search_index() -> tuple[dict, float]:
+        start = time.perf_counter()
+        return search_files(catalog, abstracts, cache.search, store), time.perf_counter() - start
+
+    with in_background(search_index, len(catalog.papers) if one_shot else 0) as search_done:
         related = cache.related.update({p.id: (p.title, abstracts[p.id].text) for p in catalog.papers})
         stage("related")
         pages = plan_pages(catalog, abstracts, related, cache.plans)
@@ -121,8 +124,9 @@ def _build_site(config: SiteConfig, cache: BuildCache, progress: Callable[[str],
             files["CNAME"] = config.cname.encode() + b"\n"
         stage("render")
         progress("building the search index")
-        files.update(search_index())
-        stage("search")
+        search, timings["search_work"] = search_done()
+        files.update(search)
+        stage("search")  # waiting for it: its own time, search_work, may have been spent alongside
     files.update(static_files(config))
     stage("static")
     return Build(catalog, dict(sorted(files.items())), len(pages), timings)
