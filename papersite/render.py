@@ -173,9 +173,10 @@ def render_pages(env: jinja2.Environment, pages: list[Page], cache: RenderCache 
     for template in sorted({page.template for page in todo}):
         _load(env, template)  # compiled once here, before workers fork
     if store is None:
-        rendered = iter(parallel_map(lambda page: render_page(env, page), todo))
+        rendered = iter(parallel_map(lambda page: render_page(env, page), todo, fresh=True))
     else:
-        rendered = iter(parallel_map(lambda page: store(urls.output_file(page.path), render_page(env, page)), todo))
+        rendered = iter(parallel_map(lambda page: store(urls.output_file(page.path), render_page(env, page)), todo,
+                                     fresh=True))
     out, cache.pages = {}, {}
     for file, page, entry in entries:
         if entry is None:
