@@ -145,7 +145,8 @@ class RelatedIndex:
         """The paper's top terms, normalised and rounded; the key a term must beat to join them."""
         idf, words = self.idf, self.words
         terms, counts = self.docs[paper]
-        weights = [(_log1(n) * idf[t], words[t], t) for t, n in zip(terms, counts) if t in idf]
+        log1 = _LOG1 if max(counts, default=0) < len(_LOG1) else [_log1(n) for n in range(max(counts) + 1)]
+        weights = [(log1[n] * w, words[t], t) for t, n in zip(terms, counts) if (w := idf.get(t)) is not None]
         top = heapq.nlargest(TERMS_PER_PAPER, weights)
         norm = math.sqrt(sum(w * w for w, _, _ in top)) or 1.0
         vector = array("i", [t for _, _, t in top]), array("i", [round(w / norm * SCALE) for w, _, _ in top])
