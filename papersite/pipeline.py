@@ -10,6 +10,11 @@ A rebuild runs the same pipeline on a warm BuildCache: parsed files (by
 stamp), rendered abstracts (by source), related papers (updated for the
 texts that changed) and rendered pages (by what they show) are reused.
 Abstracts and pages are rendered on all cores.
+
+A one-shot build (no cache to keep: `python build.py build`) puts each page
+into the output's staging folder from the worker that rendered it, and builds
+the search index in a process of its own while related papers and pages are
+computed.
 """
 from __future__ import annotations
 

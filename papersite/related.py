@@ -190,8 +190,8 @@ class RelatedIndex:
     def _full(self, ids: list[str], texts: dict[str, tuple[str, ...]]) -> None:
         """Everything from scratch, the per-paper steps on all cores."""
         self.ids, self.id_set, self.texts = ids, set(ids), [texts[pid] for pid in ids]
-        self.docs = [self._numbered(counts) for counts in parallel_map(lambda text: term_counts(
-            ". ".join(text)), self.texts)]
+        # Counted here, not in workers: sending 10,000 Counters back cost as much as it saved.
+        self.docs = [self._counts(text) for text in self.texts]
         self.df = Counter(chain.from_iterable(terms for terms, _ in self.docs))
         self.idf = {term: math.log(1 + len(ids) / n) for term, n in self.df.items() if n > 1}
         self.vectors, self.floors = [(array("i"), array("i"))] * len(ids), [None] * len(ids)
