@@ -225,10 +225,11 @@ class TreeMemory:
         while todo:
             pid = todo.pop()
             found.append(pid)
-            try:
-                todo += [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-            except OSError:
-                pass
+            for task in Path(f"/proc/{pid}/task").glob("*"):  # a child belongs to the thread that forked it
+                try:
+                    todo += [int(c) for c in (task / "children").read_text().split()]
+                except OSError:
+                    pass
         return found
 
     @staticmethod

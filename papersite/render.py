@@ -172,11 +172,18 @@ def render_pages(env: jinja2.Environment, pages: list[Page], cache: RenderCache 
         entries.append((file, page, entry))
     for template in sorted({page.template for page in todo}):
         _load(env, template)  # compiled once here, before workers fork
+    # Listings last: each reads hundreds of papers, so a worker rendering them copies
+    # most of the parent's memory (see parallel_map); by then the search index of a
+    # one-shot build, running alongside, is done and its memory freed.
+    order = sorted(range(len(todo)), key=lambda i: len(todo[i].context.get("papers", ())))
     if store is None:
-        rendered = iter(parallel_map(lambda page: render_page(env, page), todo, fresh=True))
+        def job(page: Page) -> Any:
+            return render_page(env, page)
     else:
-        rendered = iter(parallel_map(lambda page: store(urls.output_file(page.path), render_page(env, page)), todo,
-                                     fresh=True))
+        def job(page: Page) -> Any:
+            return store(urls.output_file(page.path), render_page(env, page))
+    results = dict(zip(order, parallel_map(job, [todo[i] for i in order], fresh=True)))
+    rendered = iter(results[i] for i in range(len(todo)))
     out, cache.pages = {}, {}
     for file, page, entry in entries:
         if entry is None:

@@ -1,6 +1,10 @@
 """Work on both cores gives the same results, in the same order, and the same errors."""
 from __future__ import annotations
 
+import os
+import time
+from pathlib import Path
+
 import pytest
 
 from papersite import parallel, pipeline
@@ -81,3 +85,35 @@ def test_a_background_job_returns_its_result_or_its_error(forked):
     with parallel.in_background(lambda: square_or_fail(13), size=1) as result:
         with pytest.raises(SiteError, match="thirteen"):
             result()
+
+
+def pid_of(_item) -> int:
+    return os.getpid()
+
+
+def test_fresh_workers_take_one_slice_each(forked):
+    """fresh=True: a new process per slice (so none accumulates copies of the
+    parent's memory); without it, the two workers take every slice."""
+    items = list(range(40))
+    assert len(set(parallel.parallel_map(pid_of, items))) <= 2
+    fresh = parallel.parallel_map(pid_of, items, fresh=True)
+    slices = [fresh[i:i + 5] for i in range(0, 40, 5)]  # 2 workers x 4 slices of 5
+    assert all(len(set(s)) == 1 for s in slices) and len({s[0] for s in slices}) == 8
+    assert parallel.parallel_map(square_or_fail, list(range(12)), fresh=True) == [n * n for n in range(12)]
+
+
+def test_a_background_process_ends_with_its_job(forked):
+    """Its memory is freed when its job is done, not when the block ends."""
+    def ended(pid: int) -> bool:  # gone, or a zombie: its memory is freed either way
+        try:
+            return "\nState:\tZ" in Path(f"/proc/{pid}/status").read_text()
+        except FileNotFoundError:
+            return True
+
+    with parallel.in_background(os.getpid, size=1) as result:
+        pid = result()
+        assert pid != os.getpid()
+        deadline = time.monotonic() + 5
+        while not ended(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert ended(pid), "still running after its job"
