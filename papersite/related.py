@@ -97,6 +97,7 @@ class RelatedIndex:
         self.vocabulary: dict[str, int] = {}  # term -> term number
         self.docs: list[tuple[array, array]] = []  # per paper: term numbers, counts
         self.df: Counter = Counter()  # term -> papers containing it
+        self.holders: dict[int, array] | None = None  # term -> those papers; made at the first edit
         self.idf: dict[int, float] = {}  # terms in more than one paper
         self.vectors: list[tuple[array, array]] = []  # per paper: top terms, their integer weights
         self.floors: list[tuple[float, str] | None] = []  # weakest key kept in a full top, else None
@@ -130,6 +131,22 @@ class RelatedIndex:
             vocabulary[term] = len(self.words)
             self.words.append(term)
         return array("i", map(vocabulary.__getitem__, counts)), array("i", counts.values())
+
+    def prepare_for_edits(self) -> None:
+        """Make now what the first edit would otherwise wait for (the preview calls
+        this after its first build: 0.2 s at 10,000 papers)."""
+        self._holders()
+
+    def _holders(self) -> dict[int, array]:
+        """Term -> the papers whose text holds it. Only edits need it (to find the
+        papers a moved term touches without a pass over all): a one-shot build
+        never makes it."""
+        if self.holders is None:
+            self.holders = {}
+            for paper, (terms, _) in enumerate(self.docs):
+                for term in terms:
+                    self.holders.setdefault(term, array("i")).append(paper)
+        return self.holders
 
     def _set_idf(self, term: int) -> None:
         df = self.df[term]
@@ -196,6 +213,7 @@ class RelatedIndex:
         self.idf = {term: math.log(1 + len(ids) / n) for term, n in self.df.items() if n > 1}
         self.vectors, self.floors = [(array("i"), array("i"))] * len(ids), [None] * len(ids)
         self.postings, self.best, self.related = {}, [[]] * len(ids), {}
+        self.holders = None
         papers = range(len(ids))
         for paper, (vector, floor) in zip(papers, parallel_map(self._vector_of, papers)):
             self.vectors[paper], self.floors[paper] = vector, floor
@@ -206,6 +224,7 @@ class RelatedIndex:
     def _edit(self, changed: list[int], texts: dict[str, str]) -> None:
         # 1. New term counts; the terms whose document frequency moved.
         moved: set[int] = set()
+        holders = self._holders()
         for paper in changed:
             self.texts[paper] = texts[self.ids[paper]]
             old_terms = set(self.docs[paper][0])
@@ -213,6 +232,10 @@ class RelatedIndex:
             new_terms = set(self.docs[paper][0])
             self.df.subtract(old_terms - new_terms)
             self.df.update(new_terms - old_terms)
+            for term in old_terms - new_terms:
+                holders[term].remove(paper)
+            for term in new_terms - old_terms:
+                holders.setdefault(term, array("i")).append(paper)
             moved |= old_terms ^ new_terms
         old_idf = {term: self.idf.get(term) for term in moved}
         for term in moved:
@@ -223,9 +246,8 @@ class RelatedIndex:
         revector = set(changed)
         rising = {term for term in moved if term in self.idf and (old_idf[term] is None or
                                                                   self.idf[term] > old_idf[term])}
-        for paper, (terms, counts) in enumerate(self.docs):  # ~1 µs a paper: a C loop over its terms
-            if paper in revector or moved.isdisjoint(terms):
-                continue
+        for paper in set().union(*(holders.get(term, ()) for term in moved)) - revector:
+            terms, counts = self.docs[paper]
             vector, floor = self.vectors[paper][0], self.floors[paper]
             for term in moved.intersection(terms):
                 if term in vector:

@@ -230,6 +230,8 @@ class Rebuilder:
             traceback.print_exc()
             self.error = unexpected(error)
         else:
+            if self.last is None:
+                self.cache.related.prepare_for_edits()  # part of the first build, not of the first edit
             self.last, self.error = build, None
             return Outcome(build, None, changed, time.perf_counter() - start)
         return Outcome(None, self.error, 0, time.perf_counter() - start)
