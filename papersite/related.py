@@ -97,7 +97,7 @@ class RelatedIndex:
         self.vocabulary: dict[str, int] = {}  # term -> term number
         self.docs: list[tuple[array, array]] = []  # per paper: term numbers, counts
         self.df: Counter = Counter()  # term -> papers containing it
-        self.holders: dict[int, array] | None = None  # term -> those papers; made at the first edit
+        self.holders: dict[int, array] | None = None  # term -> those papers; made when edits begin
         self.idf: dict[int, float] = {}  # terms in more than one paper
         self.vectors: list[tuple[array, array]] = []  # per paper: top terms, their integer weights
         self.floors: list[tuple[float, str] | None] = []  # weakest key kept in a full top, else None

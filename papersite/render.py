@@ -178,8 +178,8 @@ def render_pages(env: jinja2.Environment, pages: list[Page], cache: RenderCache 
     for template in sorted({page.template for page in todo}):
         _load(env, template)  # compiled once here, before workers fork
     # Listings last: each reads hundreds of papers, so a worker rendering them copies
-    # most of the parent's memory (see parallel_map); by then the search index of a
-    # one-shot build, running alongside, is done and its memory freed.
+    # most of the parent's memory (see parallel_map). Last, they do not meet the
+    # search process of a one-shot build, which is done by then at 50,000 papers.
     order = sorted(range(len(todo)), key=lambda i: len(todo[i].context.get("papers", ())))
     if store is None:
         def job(page: Page) -> Any:
