@@ -42,7 +42,6 @@ class WriteReport:
 class Stored:
     """A file already put into the staging folder: what commit needs to know of it."""
 
-    size: int
     digest: str
     changed: bool  # written fresh; else the current file is kept
 
@@ -84,14 +83,14 @@ class Staging:
         """Write `data` as `path` of the new site, unless the current file already holds it."""
         digest = _digest(path, data, self.digests)
         if _unchanged(self.out_dir, path, data, digest, self.manifest.get(path), self.on_disk.get(path)):
-            return Stored(len(data), digest, False)
+            return Stored(digest, False)
         target = self.folder / path
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
         except OSError as exc:
             raise _write_error(self.out_dir, exc) from None
-        return Stored(len(data), digest, True)
+        return Stored(digest, True)
 
     def commit(self, files: dict[str, bytes | Stored]) -> WriteReport:
         """Put the files not yet put, keep the unchanged ones, swap the new site in."""

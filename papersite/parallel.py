@@ -44,9 +44,9 @@ def parallel_map(func: Callable[[T], R], items: Sequence[T], fresh: bool = False
     of it (at 50,000 papers each worker grew to 850 MB). A fresh worker per
     slice holds a slice's worth at most, for a fork per slice.
     """
-    count = workers()
-    if count < 2 or len(items) < MIN_ITEMS or "fork" not in multiprocessing.get_all_start_methods():
+    if not _worth_forking(len(items)):
         return [func(item) for item in items]
+    count = workers()
     global _job
     _job = (func, items)
     try:
@@ -68,10 +68,10 @@ def in_background(func: Callable[[], R], size: int) -> Iterator[Callable[[], R]]
     stops the process.
 
     For a job of `size` items worth a process; a smaller one runs inline,
-    when waited for. What func changes in memory stays in its process: use it for pure
-    work whose caches nobody keeps.
+    when waited for. What func changes in memory stays in its process: use
+    it for pure work whose caches nobody keeps.
     """
-    if workers() < 2 or size < MIN_ITEMS or "fork" not in multiprocessing.get_all_start_methods():
+    if not _worth_forking(size):
         yield func  # inline, when waited for
         return
     global _job
@@ -87,6 +87,10 @@ def in_background(func: Callable[[], R], size: int) -> Iterator[Callable[[], R]]
     finally:
         pool.terminate()  # done by now, unless the block failed
         pool.join()
+
+
+def _worth_forking(size: int) -> bool:
+    return workers() >= 2 and size >= MIN_ITEMS and "fork" in multiprocessing.get_all_start_methods()
 
 
 def _run_job():
