@@ -26,8 +26,12 @@ class Catalog:
     def build(cls, papers: list[Paper], config: SiteConfig) -> "Catalog":
         _check_unique(papers, config, "id", lambda p: p.id, line=_id_line)
         _check_unique(papers, config, "URL slug (from the file name)", lambda p: p.slug)
-        venue_order = {v.slug: (-v.year, v.name.casefold(), v.slug) for v in config.venues}
-        ordered = tuple(sorted(papers, key=lambda p: (venue_order[p.venue], p.title.casefold(), p.id)))
+        newest: dict[str, int] = {}  # a venue without a year of its own (a journal) sorts by its newest paper
+        for paper in papers:
+            newest[paper.venue] = max(newest.get(paper.venue, paper.year), paper.year)
+        venue_order = {v.slug: (-(v.year if v.year is not None else newest.get(v.slug, 0)), v.name.casefold(), v.slug)
+                       for v in config.venues}
+        ordered = tuple(sorted(papers, key=lambda p: (venue_order[p.venue], -p.year, p.title.casefold(), p.id)))
         by_venue: dict[str, list[Paper]] = defaultdict(list)
         by_topic: dict[str, list[Paper]] = defaultdict(list)
         for paper in ordered:

@@ -5,13 +5,14 @@ with the closest valid key suggested; users keep their own data under `extra:`.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from .errors import Problem, SiteError
-from .model import Topic, Venue
+from .model import VENUE_KINDS, Person, Topic, Venue
 from .validate import Checker
 from .yamlsource import load_yaml
 
@@ -33,7 +34,10 @@ class SiteConfig:
     topics: tuple[Topic, ...] = ()
     """The topic taxonomy: slug, name, description, keywords."""
     venues: tuple[Venue, ...] = ()
-    """Venues papers may name: slug, name, year, full_name, url."""
+    """Venues papers may name: slug, name, year, full_name, url, kind, aliases."""
+    authors: tuple[Person, ...] = ()
+    """Details of people, and the other spellings of their names to merge: name, aliases, orcid,
+    affiliation, url."""
     extra: dict = field(default_factory=dict)
     """Free-form data for your own templates: {{ site.extra.whatever }}."""
     root: Path = Path(".")
@@ -67,9 +71,13 @@ class SiteConfig:
         return replace(self, base_url=url)
 
 
-KEYS = ("title", "base_url", "description", "author", "language", "cname", "topics", "venues", "extra")
+KEYS = ("title", "base_url", "description", "author", "language", "cname", "topics", "venues", "authors",
+        "extra")
 TOPIC_KEYS = ("slug", "name", "description", "keywords")
-VENUE_KEYS = ("slug", "name", "year", "full_name", "url")
+VENUE_KEYS = ("slug", "name", "year", "full_name", "url", "kind", "aliases")
+PERSON_KEYS = ("name", "orcid", "affiliation", "url")
+AUTHOR_KEYS = PERSON_KEYS + ("aliases",)
+ORCID = re.compile(r"^\d{4}-\d{4}-\d{4}-\d{3}[\dX]$")
 
 
 def load_config(path: Path | str = "site.yaml") -> SiteConfig:
@@ -105,6 +113,7 @@ def parse_config(data: Any, lines: dict, path: Path) -> SiteConfig:
         cname=check.field(data, (), "cname", str, ""),
         topics=topics,
         venues=venues,
+        authors=tuple(_authors(check, data)),
         extra=check.field(data, (), "extra", dict, {}),
         root=path.parent,
     )
@@ -161,14 +170,52 @@ def _venues(check: Checker, data: dict):
         check.unknown_keys(entry, key, VENUE_KEYS)
         slug = check.slug(entry, key)
         name = check.field(entry, key, "name", str, required=True)
-        year = check.field(entry, key, "year", int, required=True)
+        kind = check.field(entry, key, "kind", str, "conference")
+        if kind not in VENUE_KINDS:
+            check.problem(key + ("kind",), f"'kind' must be one of {', '.join(VENUE_KINDS)}, not '{kind[:40]}'")
+            kind = "conference"
+        # A journal or a preprint series spans years: its papers say theirs.
+        year = check.field(entry, key, "year", int, required=kind in ("conference", "workshop"))
         full_name = check.field(entry, key, "full_name", str, "")
         url = check.field(entry, key, "url", str, "")
         if url and not _is_http_url(url):
             check.problem(key + ("url",), f"'url' must be an http(s) URL, not '{url[:60]}'")
             url = ""
+        aliases = tuple(check.field(entry, key, "aliases", list, []))
         if slug in seen:
             check.problem(key + ("slug",), f"duplicate venue slug '{slug}'")
-        elif slug and name and year is not None:
+        elif slug and name and (year is not None or kind in ("journal", "preprint")):
             seen.add(slug)
-            yield Venue(slug, name, year, full_name, url)
+            yield Venue(slug, name, year, full_name, url, kind, aliases)
+
+
+def check_person(check: Checker, entry: dict, key: tuple) -> Person | None:
+    """One person's details (site.yaml `authors:` or a mapping in a paper's `authors:`)."""
+    name = check.field(entry, key, "name", str, required=True)
+    orcid = check.field(entry, key, "orcid", str, "")
+    orcid = orcid.removeprefix("https://orcid.org/").removeprefix("http://orcid.org/")
+    if orcid and not ORCID.match(orcid):
+        check.problem(key + ("orcid",), f"'orcid' must look like 0000-0002-1825-0097, not '{orcid[:40]}'")
+        orcid = ""
+    url = check.field(entry, key, "url", str, "")
+    if url and not _is_http_url(url):
+        check.problem(key + ("url",), f"'url' must be an http(s) URL, not '{url[:60]}'")
+        url = ""
+    if not name:
+        return None
+    return Person(name, orcid, check.field(entry, key, "affiliation", str, ""), url)
+
+
+def _authors(check: Checker, data: dict):
+    seen: set[str] = set()
+    for key, entry in _items(check, data, "authors"):
+        check.unknown_keys(entry, key, AUTHOR_KEYS)
+        person = check_person(check, entry, key)
+        aliases = tuple(check.field(entry, key, "aliases", list, []))
+        if person is None:
+            continue
+        if person.name in seen:
+            check.problem(key + ("name",), f"author '{person.name}' is listed twice")
+            continue
+        seen.add(person.name)
+        yield replace(person, aliases=aliases)

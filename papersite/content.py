@@ -21,14 +21,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .config import SiteConfig
+from .config import PERSON_KEYS, SiteConfig, check_person
 from .errors import Problem, SiteError
-from .model import LINK_KINDS, Paper
+from .model import LINK_KINDS, Paper, Person
 from .parallel import parallel_map
 from .validate import Checker
 from .yamlsource import load_yaml
 
-PAPER_KEYS = ("id", "title", "authors", "venue", "year", "topics", "links", "extra")
+PAPER_KEYS = ("id", "title", "authors", "venue", "year", "date", "added", "status", "topics", "links",
+              "bibtex_key", "title_source", "extra")
+DATE = re.compile(r"^(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?$")
+BIBTEX_KEY = re.compile(r"^[A-Za-z0-9_:.+/-]+$")  # what BibTeX and biber accept unquoted
 MAX_FILE_BYTES = 10 * 1024 * 1024  # far beyond any abstract; guards against a stray dump
 # Abstracts run to 2,000 characters. Rendering costs about 0.4 ms per $math$ span, and
 # Python-Markdown is quadratic in the spans of one paragraph: a 5 MB abstract took 13
@@ -142,29 +145,40 @@ def _paper_from(data: Any, lines: dict, body: str, body_line: int, path: Path, s
     else:
         paper_id = check.field(data, (), "id", str, required=True)
     title = check.field(data, (), "title", str, required=True)
-    authors = check.field(data, (), "authors", list, [])
+    people = _people(check, data)
     venue_slug = check.field(data, (), "venue", str, required=True)
     year = check.field(data, (), "year", int)
+    date = _date(check, data, "date")
+    added = _date(check, data, "added")
+    status = check.field(data, (), "status", str, "")
+    bibtex_key = check.field(data, (), "bibtex_key", str, "")
+    if bibtex_key and not BIBTEX_KEY.match(bibtex_key):
+        check.problem(("bibtex_key",), "'bibtex_key' may hold letters, digits and _:.+/- only, "
+                                       f"not '{bibtex_key[:40]}'")
+    title_source = check.field(data, (), "title_source", str, "")
     topics = check.field(data, (), "topics", list, [])
     links = _links(check, data)
-    check.field(data, (), "extra", dict, {})
+    extra = check.field(data, (), "extra", dict, {})
 
     venues = {v.slug: v for v in config.venues}
     venue = venues.get(venue_slug)
     if venue_slug and not venue:
         check.problem(("venue",), _unknown("venue", venue_slug, venues, "venues"))
-    if venue and year is not None and year != venue.year:
-        check.problem(("year",), f"year {year} does not match venue '{venue.slug}' ({venue.year})")
+    if year is None and date:
+        year = int(date[:4])
+    if venue and year is not None and venue.year is not None and year != venue.year:
+        check.problem(("year" if "year" in data else "date",),
+                      f"year {year} does not match venue '{venue.slug}' ({venue.year})")
+    if venue and year is None and venue.year is None:
+        check.problem((), f"missing 'year' (or 'date'): venue '{venue.slug}' has no year of its own")
     known_topics = {t.slug for t in config.topics}
     for index, topic in enumerate(topics):
         if topic not in known_topics:
             check.problem(("topics", index), _unknown("topic", topic, known_topics, "topics"))
     if len(set(topics)) != len(topics):
         check.problem(("topics",), "a topic is listed twice")
-    abstract = body.strip()
-    if not abstract:
-        check.problems.append(Problem(shown, body_line, "empty abstract: write it below the front matter"))
-    elif len(abstract) > MAX_ABSTRACT_CHARS:
+    abstract = body.strip()  # may be empty: the page then says no abstract is available
+    if len(abstract) > MAX_ABSTRACT_CHARS:
         check.problems.append(Problem(shown, body_line, f"abstract is {len(abstract):,} characters; the limit "
                                                         f"is {MAX_ABSTRACT_CHARS:,}: an abstract, not the paper"))
     slug = slugify(path.stem)
@@ -174,9 +188,48 @@ def _paper_from(data: Any, lines: dict, body: str, body_line: int, path: Path, s
     if check.problems:
         return Parsed(None, check.problems)
     return Parsed(Paper(
-        id=paper_id, slug=slug, title=title, venue=venue.slug, year=venue.year, abstract=abstract,
-        authors=tuple(authors), topics=tuple(topics), links=links, source=path,
+        id=paper_id, slug=slug, title=title, venue=venue.slug, year=year if year is not None else venue.year,
+        abstract=abstract, authors=tuple(p.name for p in people), topics=tuple(topics), links=links,
+        people=people, date=date, added=added, status=status, bibtex_key=bibtex_key,
+        title_source=title_source, extra=extra, source=path,
     ), [])
+
+
+def _people(check: Checker, data: dict) -> tuple[Person, ...]:
+    """`authors:` items are names, or mappings with a name and details (orcid, affiliation, url)."""
+    entries = data.get("authors")
+    if entries is None:
+        return ()
+    if not isinstance(entries, list):
+        check.field(data, (), "authors", list)  # records the usual "must be a list" problem
+        return ()
+    people = []
+    for index, entry in enumerate(entries):
+        key = ("authors", index)
+        if isinstance(entry, str) and entry.strip():
+            people.append(Person(" ".join(entry.split())))
+        elif isinstance(entry, dict):
+            check.unknown_keys(entry, key, PERSON_KEYS)
+            person = check_person(check, entry, key)
+            if person:
+                people.append(person)
+        else:
+            check.problem(key, "each author must be a name, or a mapping with 'name' (and orcid, "
+                               "affiliation, url)")
+    return tuple(people)
+
+
+def _date(check: Checker, data: dict, name: str) -> str:
+    value = data.get(name)
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)  # `date: 2024`
+    if value is None or value == "":
+        return ""
+    if not isinstance(value, str) or not DATE.match(value.strip()):
+        check.problem((name,), f"'{name}' must be a date such as 2024-07-21, 2024-07 or 2024, not "
+                               f"'{str(value)[:40]}'")
+        return ""
+    return value.strip()
 
 
 def _links(check: Checker, data: dict) -> tuple[tuple[str, str], ...]:

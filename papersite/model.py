@@ -4,7 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-LINK_KINDS = ("pdf", "code", "openreview", "arxiv", "doi", "url")
+LINK_KINDS = ("pdf", "code", "openreview", "arxiv", "doi", "url",
+              "slides", "video", "poster", "data", "project", "supplementary")
+# What a venue is decides its citation form: BibTeX entry type, Scholar's conference or journal tag.
+VENUE_KINDS = ("conference", "journal", "workshop", "preprint")
 
 
 @dataclass(frozen=True)
@@ -19,9 +22,22 @@ class Topic:
 class Venue:
     slug: str
     name: str  # short, e.g. "ICML 2024"
-    year: int
+    year: int | None  # None for a journal or series whose papers span years
     full_name: str = ""  # e.g. "International Conference on Machine Learning"
     url: str = ""
+    kind: str = "conference"  # one of VENUE_KINDS
+    aliases: tuple[str, ...] = ()  # other names imports may give it ("Proc. ICML 2024", "ICML.cc/2024/Conference")
+
+
+@dataclass(frozen=True)
+class Person:
+    """An author, with what is known of them beyond the name."""
+
+    name: str
+    orcid: str = ""  # 0000-0002-1825-0097
+    affiliation: str = ""
+    url: str = ""  # homepage
+    aliases: tuple[str, ...] = ()  # other spellings of the name (site.yaml `authors:` only)
 
 
 @dataclass(frozen=True)
@@ -34,7 +50,14 @@ class Paper:
     venue: str  # venue slug
     year: int
     abstract: str  # Markdown source with $TeX$
-    authors: tuple[str, ...] = ()
+    authors: tuple[str, ...] = ()  # names as written in the content file
     topics: tuple[str, ...] = ()  # topic slugs, most relevant first
     links: tuple[tuple[str, str], ...] = ()  # (kind, url) in LINK_KINDS order
+    people: tuple[Person, ...] = ()  # one per author, with ORCID/affiliation/homepage when given
+    date: str = ""  # publication date: "2024-07-21", "2024-07" or "2024"; "" when unknown
+    added: str = ""  # the day an import first saw the paper (YYYY-MM-DD): orders feeds when date is unknown
+    status: str = ""  # e.g. "oral", "spotlight", "poster", "best paper award"
+    bibtex_key: str = ""  # set by hand; else one is made, unique across the catalog
+    title_source: str = ""  # "derived" when an importer derived the title from the abstract
+    extra: dict = field(default_factory=dict, hash=False)  # free-form, for templates
     source: Path = field(default=Path(), compare=False)

@@ -18,7 +18,9 @@ import pytest
 from click.testing import CliRunner
 
 import build
+from papersite.config import load_config
 from papersite.content import MAX_ABSTRACT_CHARS
+from papersite.pipeline import build_and_write
 from papersite.output import manifest_path
 from tests.conftest import ROOT, paper_text
 from tests.htmlcheck import parse
@@ -189,9 +191,11 @@ def test_duplicate_slug_names_both_files(site):
                                   "also used by content/icml-2024/grokking.md")
 
 
-def test_empty_abstract(site):
+def test_empty_abstract_builds_a_page_that_says_so(site, tmp_path):
     site.write(BAD, paper_text(body="   \n\n"))
-    assert only_problem(site) == (BAD, 9, "empty abstract: write it below the front matter")
+    build_and_write(load_config(site.root / "site.yaml"), tmp_path / "out")
+    page = (tmp_path / "out" / "papers" / "bad" / "index.html").read_text()
+    assert "No abstract is available for this paper." in page
 
 
 # --- Encodings and sizes -----------------------------------------------------
@@ -392,7 +396,7 @@ def test_unknown_keys_in_site_yaml(site):
     assert set(build_fails(site)) == {
         ("site.yaml", 2, "unknown key 'titel' (did you mean 'title'?)"),
         ("site.yaml", 3, "unknown key 'colour' (allowed: title, base_url, description, author, language, cname, "
-                         "topics, venues, extra)"),
+                         "topics, venues, authors, extra)"),
         ("site.yaml", 17, "unknown key 'yaer' (did you mean 'year'?)"),
     }
 

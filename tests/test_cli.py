@@ -44,7 +44,7 @@ def test_errors_are_listed_with_exit_code_1(site, tmp_path):
     assert result.exit_code == 1
     assert "Traceback" not in result.output
     assert "bad.md:7: unknown topic 'nope'" in result.output
-    assert "bad.md:9: empty abstract" in result.output
+    assert "empty abstract" not in result.output  # no abstract is a fact of life, not an error
     assert not (tmp_path / "out").exists()
 
 

@@ -1,6 +1,7 @@
 """Front matter parsing and validation: one tiny site per error case."""
 import pytest
 
+from papersite.config import load_config
 from papersite.content import load_papers, split_front_matter
 from papersite.errors import SiteError
 from tests.conftest import paper_text
@@ -56,8 +57,13 @@ CASES = {
     "unknown venue": (paper_text(venue="icml-2042"), ":5: unknown venue 'icml-2042'; did you mean 'icml-2024'?"),
     "unknown key": (paper_text(extra="titel: x\n"), ":8: unknown key 'titel' (did you mean 'title'?)"),
     "bad link": (paper_text(extra="links: {pdf: 'javascript:alert(1)'}\n"), ":8: link 'pdf' must be an http(s) URL"),
-    "unknown link kind": (paper_text(extra="links: {video: 'https://x.org'}\n"), ":8: unknown key 'video'"),
-    "empty abstract": (paper_text(body="  "), ":9: empty abstract"),
+    "unknown link kind": (paper_text(extra="links: {vidoe: 'https://x.org'}\n"),
+                          ":8: unknown key 'vidoe' (did you mean 'video'?)"),
+    "bad date": (paper_text(extra="date: 2024-13-01\n"), ":8: 'date' must be a date such as 2024-07-21"),
+    "bad orcid": (paper_text().replace("[Ada Lovelace]", "[{name: Ada, orcid: '12'}]"),
+                  ":4: 'orcid' must look like 0000-0002-1825-0097"),
+    "author not a name": (paper_text().replace("[Ada Lovelace]", "[[Ada]]"), ":4: each author must be a name"),
+    "bad bibtex key": (paper_text(extra="bibtex_key: 'a b'\n"), ":8: 'bibtex_key' may hold letters"),
     "python tag": (paper_text(extra="extra: !!python/object/apply:os.system ['touch pwned']\n"),
                    ":8: invalid YAML: could not determine a constructor"),
     "not utf-8": (paper_text(body="caf\xe9").encode("latin-1"), ":9: not UTF-8 text (byte 0xe9)"),
@@ -77,13 +83,13 @@ def test_invalid_paper_names_file_line_and_field(site, case):
 
 def test_every_problem_in_every_file_is_listed(site):
     site.write("content/icml-2024/one.md", paper_text(id="a", topics="[nope]", venue="nowhere"))
-    site.write("content/icml-2024/two.md", paper_text(id="b", body=""))
+    site.write("content/icml-2024/two.md", paper_text(id="b", extra="date: soon\n"))
     site.paper("fine", id="c")
     found = problems(site)
     assert len(found) == 3
     assert any("one.md:5: unknown venue 'nowhere'" in p for p in found)
     assert any("one.md:7: unknown topic 'nope'" in p for p in found)
-    assert any("two.md:9: empty abstract" in p for p in found)
+    assert any("two.md:8: 'date' must be a date" in p for p in found)
 
 
 def test_bom_and_crlf_are_read(site):
@@ -107,3 +113,55 @@ def test_symlink_loop_is_not_followed(site):
 def test_missing_content_folder(site):
     (site.root / "content").rmdir()
     assert "content folder not found" in problems(site)[0]
+
+
+def test_metadata_fields_are_read(site):
+    site.write("site.yaml", (site.root / "site.yaml").read_text() + """\
+  - slug: jmlr
+    name: JMLR
+    kind: journal
+    aliases: [Journal of Machine Learning Research, J. Mach. Learn. Res.]
+authors:
+  - name: Ada Lovelace
+    aliases: [A. Lovelace]
+    orcid: https://orcid.org/0000-0002-1825-0097
+""")
+    site.write("content/jmlr/a.md", """---
+id: j1
+title: A Journal Paper
+authors: [{name: Ada Lovelace, affiliation: Analytical Engines Ltd, url: 'https://ada.example'}, Alan  Turing]
+venue: jmlr
+date: 2021-03
+added: 2026-12-01
+status: Best Paper Award
+bibtex_key: lovelace2021journal
+title_source: derived
+links: {slides: 'https://x.example/s.pdf', video: 'https://x.example/v'}
+extra: {pages: 1-20}
+---
+""")
+    config = load_config(site.root / "site.yaml")
+    venue = {v.slug: v for v in config.venues}["jmlr"]
+    assert (venue.kind, venue.year, venue.aliases) == ("journal", None,
+                                                     ("Journal of Machine Learning Research", "J. Mach. Learn. Res."))
+    assert config.authors[0].orcid == "0000-0002-1825-0097" and config.authors[0].aliases == ("A. Lovelace",)
+    paper, = load_papers(config)
+    assert paper.year == 2021 and paper.date == "2021-03" and paper.added == "2026-12-01"
+    assert paper.authors == ("Ada Lovelace", "Alan Turing")
+    assert paper.people[0].affiliation == "Analytical Engines Ltd" and paper.people[0].url == "https://ada.example"
+    assert (paper.status, paper.bibtex_key, paper.title_source) == ("Best Paper Award", "lovelace2021journal", "derived")
+    assert dict(paper.links) == {"slides": "https://x.example/s.pdf", "video": "https://x.example/v"}
+    assert paper.extra == {"pages": "1-20"} and paper.abstract == ""
+
+
+def test_a_journal_paper_needs_a_year(site):
+    site.write("site.yaml", (site.root / "site.yaml").read_text() + "  - {slug: jmlr, name: JMLR, kind: journal}\n")
+    site.write("content/jmlr/a.md", "---\nid: j1\ntitle: T\nvenue: jmlr\n---\nText.\n")
+    found = problems(site)
+    assert any("a.md:2: missing 'year' (or 'date'): venue 'jmlr' has no year" in p for p in found), found
+
+
+def test_a_conference_needs_a_year(site):
+    site.write("site.yaml", (site.root / "site.yaml").read_text() + "  - {slug: c, name: C, kind: workshop}\n")
+    with pytest.raises(SiteError, match="missing required field 'year'"):
+        load_config(site.root / "site.yaml")
