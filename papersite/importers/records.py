@@ -1,0 +1,45 @@
+"""The common shape every input format is read into, before it becomes a content file.
+
+A reader turns one input file into a stream of `Record`s, one per paper, and
+`Problem`s for the records it could not read (the rest of the file still
+counts). Readers only parse and normalise: identity, venues, topics and
+writing content files are the importer's job (see `papersite.importers`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from ..errors import Problem
+
+
+@dataclass(frozen=True)
+class Author:
+    name: str  # "Diederik P. Kingma": display order, accents decoded, one space between words
+    orcid: str = ""  # bare, 0000-0002-1825-0097
+    affiliation: str = ""
+
+
+@dataclass
+class Record:
+    """One paper as an export gives it, with field names and values normalised."""
+
+    source: Path  # the input file
+    line: int | None  # where the record starts, when the format has lines
+    number: int  # 1-based position in the file
+    title: str = ""  # plain text; $...$ math kept as is; "" when the format has none (seed text)
+    abstract: str = ""  # Markdown; paragraphs separated by a blank line; $...$ kept
+    authors: list[Author] = field(default_factory=list)
+    year: int | None = None
+    date: str = ""  # "2024-07-21", "2024-07" or "2024"
+    venue: str = ""  # as the source names it: booktitle, journal, container-title, venueid, header line
+    venue_kind: str = ""  # conference, journal, workshop or preprint when the source says; "" when not
+    keywords: list[str] = field(default_factory=list)  # author keywords / subject areas, as given
+    status: str = ""  # "oral", "spotlight", "poster", "best paper award", ... as the source says
+    links: dict[str, str] = field(default_factory=dict)  # kind (model.LINK_KINDS) -> URL or bare DOI/arXiv id
+    ids: dict[str, str] = field(default_factory=dict)  # "openreview", "arxiv" (no version), "doi", "key"
+    extra: dict = field(default_factory=dict)  # fields of the source no other field holds (CSV columns...)
+
+
+Reader = Iterator[Record | Problem]
