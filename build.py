@@ -106,9 +106,21 @@ def build(output, base_url, config_path, quiet, watch):
                    f"{written.total - written.written} unchanged, in {time.perf_counter() - start:.2f} s")
 
 
+def port_number(value: str) -> int:
+    """--port as a number; out of range it is one clear error (exit 1), not a socket traceback."""
+    try:
+        port = int(value)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise click.ClickException(f"--port must be a whole number from 0 to 65535, not '{value}'")
+    return port
+
+
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on (0: any free port).")
+@click.option("--port", default="8000", show_default=True, metavar="PORT", callback=lambda ctx, param, value: port_number(value),
+              help="Port to listen on (0: any free port).")
 @click.option("--open", "open_browser", is_flag=True, help="Open the site in a web browser.")
 @base_url_option
 @config_option

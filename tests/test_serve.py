@@ -151,7 +151,7 @@ def server(built):
 def raw_get(port: int, target: str) -> bytes:
     """Send the request line as is: HTTP client libraries would normalise '..' away."""
     with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
-        conn.sendall(f"GET {target} HTTP/1.0\r\nHost: x\r\n\r\n".encode())
+        conn.sendall(f"GET {target} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".encode())
         chunks = []
         while chunk := conn.recv(65536):
             chunks.append(chunk)
@@ -183,12 +183,12 @@ def test_a_client_that_disconnects_mid_response_does_not_hurt(server):
     state, port = server
     for _ in range(5):
         conn = socket.create_connection(("127.0.0.1", port), timeout=5)
-        conn.sendall(b"GET /catalog/big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+        conn.sendall(b"GET /catalog/big.bin HTTP/1.1\r\nHost: localhost\r\n\r\n")
         assert conn.recv(100).startswith(b"HTTP/1.0 200")
         conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # reset, not FIN
         conn.close()
     events = socket.create_connection(("127.0.0.1", port), timeout=5)  # a tab closed mid-stream
-    events.sendall(b"GET /catalog/__reload HTTP/1.1\r\nHost: x\r\n\r\n")
+    events.sendall(b"GET /catalog/__reload HTTP/1.1\r\nHost: localhost\r\n\r\n")
     received = b""
     while b"data:" not in received:
         received += events.recv(4096)
