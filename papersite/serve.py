@@ -265,6 +265,12 @@ def printable(text: str | bytes, limit: int = 200) -> str:
     return escaped[:limit] + ("..." if len(escaped) > limit or len(text) > limit else "")
 
 
+def terminal_text(text: str) -> str:
+    """Lines safe for a terminal: control and format characters escaped, line breaks and accents kept."""
+    return "\n".join("".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in line)
+                     for line in text.split("\n"))
+
+
 def make_handler(state: SiteState, log: Callable[[str], None],
                  hosts: HostFilter | None = None) -> type[BaseHTTPRequestHandler]:
     hosts = hosts or HostFilter("127.0.0.1")
@@ -475,7 +481,7 @@ class Preview:
             self.state.publish(outcome.build, changed=outcome.changed > 0 or changes is None)
         else:
             self.state.fail(outcome.error)
-        self.log(summary(changes, outcome))
+        self.log(terminal_text(summary(changes, outcome)))  # paths and messages come from the sources
 
     def start(self) -> None:
         """Watch and serve in background threads (tests and the benchmark use this); stop() ends it."""
@@ -495,7 +501,7 @@ class Preview:
         """Watch and serve until Ctrl-C."""
         self.watcher.start()
         self.loop.start()
-        self.log(f"Serving at {self.url} (Ctrl-C to stop)")
+        self.log(terminal_text(f"Serving at {self.url} (Ctrl-C to stop)"))
         if open_browser:
             webbrowser.open(self.url)
         try:

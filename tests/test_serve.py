@@ -20,9 +20,10 @@ from click.testing import CliRunner
 import build as cli_module
 from papersite.errors import Problem, SiteError
 from papersite.pipeline import build_site
-from papersite.serve import HostFilter, Preview, SiteState, exposure_warning, make_server, printable
+from papersite.serve import (HostFilter, Preview, SiteState, exposure_warning, make_server, printable,
+                             terminal_text)
 from papersite.watch import ChangeQueue, watch_and_build
-from tests.conftest import TinySite
+from tests.conftest import TinySite, paper_text
 
 SECRET = "TOP-SECRET-OUTSIDE-THE-SITE"
 
@@ -273,6 +274,26 @@ def test_preview_rebuilds_keeps_the_last_good_build_and_reports(tiny):
         assert any("build failed" in line and "unknown topic" in line for line in lines)
     finally:
         preview.stop()
+
+
+def test_preview_escapes_what_the_sources_put_in_its_terminal_lines(tiny):
+    lines: list[str] = []
+    preview = Preview(tiny.root / "site.yaml", None, "127.0.0.1", 0, log=lines.append)
+    preview.start()
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", preview.server.server_address[1], timeout=10)
+        conn.request("GET", "/catalog/__reload")
+        events = conn.getresponse()
+        read_event(events)
+        tiny.write("content/icml-2024/one\x1b]0;pwned\x07\x1b[2J.md", paper_text(id="p2", topics="[nope]"))
+        assert read_event(events)["problems"]
+        conn.close()
+        failed = next(line for line in lines if "build failed" in line)
+        assert "\x1b" not in failed and "\x07" not in failed
+        assert r"one\x1b]0;pwned\x07\x1b[2J.md" in failed and "unknown topic 'nope'" in failed
+    finally:
+        preview.stop()
+    assert terminal_text("Théorie\n\u202eabc\t") == "Théorie\n\\u202eabc\\t"
 
 
 def test_build_watch_writes_on_change(tiny, tmp_path):
