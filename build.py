@@ -128,6 +128,11 @@ def serve(host, port, open_browser, base_url, config_path):
     """Preview the site: serve it from memory under its base path, rebuild on
     every change to content/, templates/, static/ or site.yaml, and reload
     open tabs. A broken edit keeps the last good build and shows the error."""
+    if not config_path.is_file():  # nothing to preview here (the wrong folder?); a broken one is shown live
+        try:
+            load_config(config_path)
+        except SiteError as error:
+            fail(error)
     warning = exposure_warning(host)
     if warning:
         click.echo(warning, err=True)

@@ -588,6 +588,13 @@ def test_serve_on_a_port_in_use_says_so(tiny):
     assert done.stderr == f"Error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
 
 
+def test_serve_without_a_site_yaml_says_so(tmp_path):
+    done = subprocess.run([sys.executable, str(Path(cli_module.__file__)), "serve", "--port", "0"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr == "Error: site.yaml: not found: create a site.yaml (see README.md)\n"
+
+
 def test_serve_on_an_unknown_host_says_so(tiny):
     result = CliRunner().invoke(cli_module.cli, ["serve", "--host", "no-such-host.invalid", "--port", "0",
                                                  "--config", str(tiny.root / "site.yaml")])
