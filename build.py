@@ -106,7 +106,7 @@ def build(output, base_url, config_path, quiet, watch):
                    f"{written.total - written.written} unchanged, in {time.perf_counter() - start:.2f} s")
 
 
-def port_number(value: str) -> int:
+def port_number(ctx, param, value: str) -> int:
     """--port as a number; out of range it is one clear error (exit 1), not a socket traceback."""
     try:
         port = int(value)
@@ -119,7 +119,7 @@ def port_number(value: str) -> int:
 
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default="8000", show_default=True, metavar="PORT", callback=lambda ctx, param, value: port_number(value),
+@click.option("--port", default="8000", show_default=True, metavar="PORT", callback=port_number,
               help="Port to listen on (0: any free port).")
 @click.option("--open", "open_browser", is_flag=True, help="Open the site in a web browser.")
 @base_url_option

@@ -140,7 +140,6 @@ def _check_base_url(check: Checker, url: str, key: tuple) -> str:
 
 def _extra_css(check: Checker, data: dict) -> list[tuple[str, int]]:
     """extra_css: (name, index) of each path of a .css file inside static/ (each build checks that it exists)."""
-    names: list[str] = []
     found: list[tuple[str, int]] = []
     entries = data.get("extra_css")
     if entries is not None and not isinstance(entries, list):
@@ -167,10 +166,9 @@ def _extra_css(check: Checker, data: dict) -> list[tuple[str, int]]:
         elif name == "style.css":
             check.problem(key, "extra_css: 'style.css' is the theme's stylesheet, which every page links already: "
                                "put your rules in another file, such as custom.css")
-        elif name in names:
+        elif any(name == seen for seen, _ in found):
             check.problem(key, f"extra_css: '{name}' is listed twice")
         else:
-            names.append(name)
             found.append((name, index))
     return found
 

@@ -11,6 +11,12 @@ keeps the last good build when a rebuild fails, and adds live reload:
 Served HTML pages get a <link> and <script> for these two files (external,
 because the pages' CSP allows only 'self' scripts and styles). Built files
 on disk never contain them.
+
+Requests are parsed here, strictly, not by the stdlib: a malformed one gets
+400 or 505 and a plain-text reason; one whose Host is not this machine gets
+421 (DNS rebinding); one request per connection, as in HTTP/1.0. What the
+server prints is escaped, since request lines and file names can hold
+terminal control sequences.
 """
 from __future__ import annotations
 
