@@ -28,6 +28,7 @@ import posixpath
 import re
 import socket
 import threading
+import time
 import webbrowser
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -385,9 +386,11 @@ def make_handler(state: SiteState, log: Callable[[str], None],
             """Read what the client still sends, briefly: closing a socket with unread
             input resets the connection, and the client could lose the error."""
             self.connection.shutdown(socket.SHUT_WR)
-            self.connection.settimeout(1.0)
-            left = 1 << 20
-            while left > 0 and (chunk := self.connection.recv(65536)):
+            deadline, left = time.monotonic() + 2.0, 1 << 20  # a client that keeps sending is cut off
+            while left > 0 and (wait := deadline - time.monotonic()) > 0:
+                self.connection.settimeout(wait)
+                if not (chunk := self.connection.recv(65536)):
+                    break
                 left -= len(chunk)
 
         def _respond(self, path: str, with_body: bool) -> None:

@@ -449,6 +449,23 @@ def test_malformed_requests_get_an_error_status_and_the_server_keeps_serving(log
     assert "Traceback" not in capsys.readouterr().err
 
 
+def test_a_client_that_keeps_sending_after_an_error_is_cut_off(logged):
+    port, _ = logged
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(b"garbage\r\n")
+        started = time.monotonic()
+        received = b""
+        try:
+            while time.monotonic() - started < 8:
+                conn.sendall(b"x" * 1000)
+                received += conn.recv(65536) if b"\r\n\r\n" not in received else b""
+                time.sleep(0.05)
+        except OSError:
+            pass  # the server closed the connection: what should happen
+        assert time.monotonic() - started < 5
+    assert status_of(received) == 400
+
+
 def test_an_incomplete_request_line_gets_400(logged):
     port, _ = logged
     assert status_of(exchange(port, b"GET /catalog/ HTT", half_close=True)) == 400
