@@ -466,6 +466,12 @@ def test_a_client_that_keeps_sending_after_an_error_is_cut_off(logged):
     assert status_of(received) == 400
 
 
+def test_a_huge_request_line_still_gets_its_400(logged):
+    port, _ = logged
+    response = exchange(port, request("/catalog/" + "a" * 20_000_000))
+    assert status_of(response) == 400 and b"request line too long" in response
+
+
 def test_an_incomplete_request_line_gets_400(logged):
     port, _ = logged
     assert status_of(exchange(port, b"GET /catalog/ HTT", half_close=True)) == 400
