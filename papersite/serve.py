@@ -27,6 +27,7 @@ import mimetypes
 import posixpath
 import re
 import socket
+import sys
 import threading
 import time
 import webbrowser
@@ -293,6 +294,7 @@ def make_handler(state: SiteState, log: Callable[[str], None],
             requests with nothing, HTTP/0.9 bodies or a traceback."""
             self.close_connection = True
             self.refusing = False
+            self.sent = None  # the status, once a response has started
             self.command, self.path, self.request_version, self.requestline = "", "", "HTTP/1.0", ""
             try:
                 raw = self._request_line()
@@ -313,10 +315,18 @@ def make_handler(state: SiteState, log: Callable[[str], None],
                 return
             except (ConnectionResetError, BrokenPipeError):
                 return
-            if self.command == "GET" and state.preview and unquote(path).rsplit("/", 1)[-1] == RELOAD:
-                self._events()
-            else:
-                self._respond(path, with_body=self.command == "GET")
+            try:
+                if self.command == "GET" and state.preview and unquote(path).rsplit("/", 1)[-1] == RELOAD:
+                    self._events()
+                else:
+                    self._respond(path, with_body=self.command == "GET")
+            except OSError:
+                pass  # the client went away or stopped reading (the timeout): nothing to do
+            except Exception as error:  # a bug: answer if nothing was sent yet, say so in one line, keep serving
+                if self.sent is None:
+                    self._refuse(500, f"{type(error).__name__}: {error}")
+                else:
+                    log(f"{self.command} {printable(self.path)}: {type(error).__name__}: {printable(str(error))}")
 
         def _request_line(self) -> bytes | None:
             try:
@@ -428,6 +438,7 @@ def make_handler(state: SiteState, log: Callable[[str], None],
                 pass  # the tab closed or navigated away
 
         def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+            self.sent = code  # send_response() calls this as it starts a response
             if str(code).startswith(("4", "5")) and not self.refusing:
                 log(f"{self.command} {printable(self.path)} -> {code}")
 
@@ -442,6 +453,17 @@ class PreviewHTTPServer(ThreadingHTTPServer):
     request_queue_size = 128  # the stdlib's 5 drops connections when many tabs load at once
 
 
+    def __init__(self, address, handler, log: Callable[[str], None] = print):
+        self.log = log
+        super().__init__(address, handler)
+
+    def handle_error(self, request, client_address) -> None:
+        """One line instead of the stdlib's traceback; a client that went away is not news."""
+        error = sys.exc_info()[1]
+        if not isinstance(error, OSError):
+            self.log(f"error answering {client_address[0]}: {type(error).__name__}: {printable(str(error))}")
+
+
 class PreviewHTTPServer6(PreviewHTTPServer):
     address_family = socket.AF_INET6
 
@@ -450,7 +472,7 @@ def make_server(state: SiteState, host: str, port: int,
                 log: Callable[[str], None] = print) -> ThreadingHTTPServer:
     """A server on host:port (IPv4 or IPv6) that answers only to Host names meaning this machine or host."""
     server_class = PreviewHTTPServer6 if ":" in host else PreviewHTTPServer
-    return server_class((host, port), make_handler(state, log, HostFilter(host)))
+    return server_class((host, port), make_handler(state, log, HostFilter(host)), log)
 
 
 def exposure_warning(host: str) -> str | None:

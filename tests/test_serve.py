@@ -472,6 +472,28 @@ def test_a_huge_request_line_still_gets_its_400(logged):
     assert status_of(response) == 400 and b"request line too long" in response
 
 
+def test_a_bug_while_answering_gives_500_and_one_line(built, capsys, monkeypatch):
+    lines: list[str] = []
+    state = SiteState(built, "/catalog/", preview=True)
+    httpd = make_server(state, "127.0.0.1", 0, log=lines.append)
+    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    try:
+        port = httpd.server_address[1]
+        monkeypatch.setattr(state, "lookup", lambda path: 1 / 0)
+        response = exchange(port, request("/catalog/papers/one/"))
+        assert status_of(response) == 500 and b"ZeroDivisionError" in response
+        monkeypatch.setattr(state, "event", lambda: 1 / 0)
+        assert status_of(exchange(port, request("/catalog/__reload"))) == 200  # the stream had started
+        monkeypatch.undo()
+        assert status_of(exchange(port, request("/catalog/papers/one/"))) == 200
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert lines[0].endswith("-> 500 ZeroDivisionError: division by zero")
+    assert lines[1] == "GET /catalog/__reload: ZeroDivisionError: division by zero"
+    assert "Traceback" not in capsys.readouterr().err
+
+
 def test_an_incomplete_request_line_gets_400(logged):
     port, _ = logged
     assert status_of(exchange(port, b"GET /catalog/ HTT", half_close=True)) == 400
