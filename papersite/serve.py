@@ -320,7 +320,7 @@ def make_handler(state: SiteState, log: Callable[[str], None],
                     self._events()
                 else:
                     self._respond(path, with_body=self.command == "GET")
-            except OSError:
+            except (ConnectionError, TimeoutError):
                 pass  # the client went away or stopped reading (the timeout): nothing to do
             except Exception as error:  # a bug: answer if nothing was sent yet, say so in one line, keep serving
                 if self.sent is None:

@@ -482,6 +482,8 @@ def test_a_bug_while_answering_gives_500_and_one_line(built, capsys, monkeypatch
         monkeypatch.setattr(state, "lookup", lambda path: 1 / 0)
         response = exchange(port, request("/catalog/papers/one/"))
         assert status_of(response) == 500 and b"ZeroDivisionError" in response
+        monkeypatch.setattr(state, "lookup", lambda path: open("/nonexistent/preview.js", "rb"))
+        assert status_of(exchange(port, request("/catalog/__preview.js"))) == 500
         monkeypatch.setattr(state, "event", lambda: 1 / 0)
         assert status_of(exchange(port, request("/catalog/__reload"))) == 200  # the stream had started
         monkeypatch.undo()
@@ -490,7 +492,8 @@ def test_a_bug_while_answering_gives_500_and_one_line(built, capsys, monkeypatch
         httpd.shutdown()
         httpd.server_close()
     assert lines[0].endswith("-> 500 ZeroDivisionError: division by zero")
-    assert lines[1] == "GET /catalog/__reload: ZeroDivisionError: division by zero"
+    assert "-> 500 FileNotFoundError: " in lines[1]
+    assert lines[2] == "GET /catalog/__reload: ZeroDivisionError: division by zero"
     assert "Traceback" not in capsys.readouterr().err
 
 
