@@ -313,7 +313,7 @@ def make_handler(state: SiteState, log: Callable[[str], None],
             except TimeoutError:
                 self._refuse(408, "the request did not arrive in time")
                 return
-            except (ConnectionResetError, BrokenPipeError):
+            except ConnectionError:
                 return
             try:
                 if self.command == "GET" and state.preview and unquote(path).rsplit("/", 1)[-1] == RELOAD:
