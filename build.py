@@ -106,9 +106,21 @@ def build(output, base_url, config_path, quiet, watch):
                    f"{written.total - written.written} unchanged, in {time.perf_counter() - start:.2f} s")
 
 
+def port_number(ctx, param, value: str) -> int:
+    """--port as a number; out of range it is one clear error (exit 1), not a socket traceback."""
+    try:
+        port = int(value)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise click.ClickException(f"--port must be a whole number from 0 to 65535, not '{value}'")
+    return port
+
+
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on (0: any free port).")
+@click.option("--port", default="8000", show_default=True, metavar="PORT", callback=port_number,
+              help="Port to listen on (0: any free port).")
 @click.option("--open", "open_browser", is_flag=True, help="Open the site in a web browser.")
 @base_url_option
 @config_option
@@ -116,6 +128,11 @@ def serve(host, port, open_browser, base_url, config_path):
     """Preview the site: serve it from memory under its base path, rebuild on
     every change to content/, templates/, static/ or site.yaml, and reload
     open tabs. A broken edit keeps the last good build and shows the error."""
+    if not config_path.is_file():  # nothing to preview here (the wrong folder?); a broken one is shown live
+        try:
+            load_config(config_path)
+        except SiteError as error:
+            fail(error)
     warning = exposure_warning(host)
     if warning:
         click.echo(warning, err=True)

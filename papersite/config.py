@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from .errors import Problem, SiteError
 from .model import VENUE_KINDS, Person, Topic, Venue
 from .validate import Checker
-from .yamlsource import load_yaml
+from .yamlsource import line_of, load_yaml
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,10 @@ class SiteConfig:
     affiliation, url."""
     extra: dict = field(default_factory=dict)
     """Free-form data for your own templates: {{ site.extra.whatever }}."""
+    extra_css: tuple[str, ...] = ()
+    """Stylesheets in static/ that every page links after the theme's, e.g. ("custom.css",)."""
+    extra_css_at: tuple[tuple[str, int | None], ...] = field(default=(), compare=False, repr=False)
+    """Where each extra_css entry is written (site.yaml, line), for the build's check that it exists (not a key)."""
     root: Path = Path(".")
     """Folder holding site.yaml, content/, templates/ and static/ (not a key)."""
 
@@ -72,7 +76,7 @@ class SiteConfig:
 
 
 KEYS = ("title", "base_url", "description", "author", "language", "cname", "topics", "venues", "authors",
-        "extra")
+        "extra", "extra_css")
 TOPIC_KEYS = ("slug", "name", "description", "keywords")
 VENUE_KEYS = ("slug", "name", "year", "full_name", "url", "kind", "aliases")
 PERSON_KEYS = ("name", "orcid", "affiliation", "url")
@@ -104,6 +108,7 @@ def parse_config(data: Any, lines: dict, path: Path) -> SiteConfig:
     base_url = _check_base_url(check, base_url, ("base_url",))
     topics = tuple(_topics(check, data))
     venues = tuple(_venues(check, data))
+    extra_css = _extra_css(check, data)
     config = SiteConfig(
         title=title or "",
         base_url=base_url,
@@ -115,6 +120,8 @@ def parse_config(data: Any, lines: dict, path: Path) -> SiteConfig:
         venues=venues,
         authors=tuple(_authors(check, data)),
         extra=check.field(data, (), "extra", dict, {}),
+        extra_css=tuple(name for name, _ in extra_css),
+        extra_css_at=tuple((str(path), line_of(lines, "extra_css", index)) for _, index in extra_css),
         root=path.parent,
     )
     if check.problems:
@@ -138,6 +145,41 @@ def _check_base_url(check: Checker, url: str, key: tuple) -> str:
     if parts.query or parts.fragment:
         check.problem(key, "base_url must not have a query or fragment")
     return url if url.endswith("/") else url + "/"
+
+
+def _extra_css(check: Checker, data: dict) -> list[tuple[str, int]]:
+    """extra_css: (name, index) of each path of a .css file inside static/ (each build checks that it exists)."""
+    found: list[tuple[str, int]] = []
+    entries = data.get("extra_css")
+    if entries is not None and not isinstance(entries, list):
+        check.problem(("extra_css",), "'extra_css' must be a list of stylesheets in static/, e.g. [custom.css]")
+        return found
+    for index, entry in enumerate(entries or []):
+        key = ("extra_css", index)
+        if not isinstance(entry, str) or not entry.strip():
+            check.problem(key, f"extra_css entries must be file names in static/, not {entry!r}"[:120])
+            continue
+        name = entry.strip()
+        parts = name.split("/")
+        if "://" in name or name.startswith("//"):
+            check.problem(key, f"extra_css: '{name}' must be a file in static/, not a URL "
+                               "(the pages' Content-Security-Policy allows only the site's own stylesheets)")
+        elif name.startswith("/") or "\\" in name or any(p in ("", ".", "..") for p in parts) \
+                or any(ord(c) < 32 or c == "\x7f" for c in name):
+            check.problem(key, f"extra_css: '{name}' must be a path inside static/, such as custom.css "
+                               "or css/custom.css (no '..', no leading '/')")
+        elif any(p.startswith(".") for p in parts):
+            check.problem(key, f"extra_css: '{name}' is a hidden file, which the build does not copy: rename it")
+        elif not name.lower().endswith(".css"):
+            check.problem(key, f"extra_css: '{name}' is not a stylesheet: give a .css file in static/")
+        elif name == "style.css":
+            check.problem(key, "extra_css: 'style.css' is the theme's stylesheet, which every page links already: "
+                               "put your rules in another file, such as custom.css")
+        elif any(name == seen for seen, _ in found):
+            check.problem(key, f"extra_css: '{name}' is listed twice")
+        else:
+            found.append((name, index))
+    return found
 
 
 def _items(check: Checker, data: dict, name: str):

@@ -1,6 +1,7 @@
 """Static assets: the theme's, the project's overrides, and front-end packages from npm."""
 from __future__ import annotations
 
+import difflib
 import os
 from pathlib import Path
 
@@ -21,7 +22,25 @@ def static_files(config: SiteConfig) -> dict[str, bytes]:
     for folder in (THEME / "static", config.static_dir):
         for path in _walk(folder):
             files[urls.STATIC + path.relative_to(folder).as_posix()] = path.read_bytes()
+    _check_extra_css(config, sorted(p.relative_to(config.static_dir).as_posix() for p in _walk(config.static_dir)))
     return files
+
+
+def _check_extra_css(config: SiteConfig, ours: list[str]) -> None:
+    """Every extra_css stylesheet is a file the build copies from static/. Checked on every
+    build, since static/ can change while site.yaml does not (the preview's rebuilds)."""
+    where = config.extra_css_at or tuple(("site.yaml", None) for _ in config.extra_css)
+    sheets = [name for name in ours if name.endswith(".css")]
+    problems = []
+    for name, (path, line) in zip(config.extra_css, where):
+        if name in ours:
+            continue
+        close = difflib.get_close_matches(name, sheets, n=1, cutoff=0.8)
+        hint = f"did you mean '{close[0]}'?" if close else \
+            f"static/ has {', '.join(sheets)}" if sheets else "static/ has no .css files"
+        problems.append(Problem(path, line, f"extra_css: 'static/{name}' not found ({hint})"))
+    if problems:
+        raise SiteError(problems)
 
 
 def _walk(folder: Path) -> list[Path]:

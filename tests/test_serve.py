@@ -1,14 +1,18 @@
 """The preview server: lookups and live-reload state without sockets, then the
-real server on 127.0.0.1 for traversal, disconnects, load and the whole loop."""
+real server on 127.0.0.1 for traversal, disconnects, load, malformed requests,
+Host names (DNS rebinding), escaped logs and the whole loop; then serve's options."""
 from __future__ import annotations
 
 import http.client
 import json
 import socket
 import struct
+import subprocess
+import sys
 import threading
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -16,9 +20,10 @@ from click.testing import CliRunner
 import build as cli_module
 from papersite.errors import Problem, SiteError
 from papersite.pipeline import build_site
-from papersite.serve import Preview, SiteState, exposure_warning, make_server
+from papersite.serve import (HostFilter, Preview, SiteState, exposure_warning, make_server, printable,
+                             terminal_text)
 from papersite.watch import ChangeQueue, watch_and_build
-from tests.conftest import TinySite
+from tests.conftest import TinySite, paper_text
 
 SECRET = "TOP-SECRET-OUTSIDE-THE-SITE"
 
@@ -151,7 +156,7 @@ def server(built):
 def raw_get(port: int, target: str) -> bytes:
     """Send the request line as is: HTTP client libraries would normalise '..' away."""
     with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
-        conn.sendall(f"GET {target} HTTP/1.0\r\nHost: x\r\n\r\n".encode())
+        conn.sendall(f"GET {target} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".encode())
         chunks = []
         while chunk := conn.recv(65536):
             chunks.append(chunk)
@@ -183,12 +188,12 @@ def test_a_client_that_disconnects_mid_response_does_not_hurt(server):
     state, port = server
     for _ in range(5):
         conn = socket.create_connection(("127.0.0.1", port), timeout=5)
-        conn.sendall(b"GET /catalog/big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+        conn.sendall(b"GET /catalog/big.bin HTTP/1.1\r\nHost: localhost\r\n\r\n")
         assert conn.recv(100).startswith(b"HTTP/1.0 200")
         conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # reset, not FIN
         conn.close()
     events = socket.create_connection(("127.0.0.1", port), timeout=5)  # a tab closed mid-stream
-    events.sendall(b"GET /catalog/__reload HTTP/1.1\r\nHost: x\r\n\r\n")
+    events.sendall(b"GET /catalog/__reload HTTP/1.1\r\nHost: localhost\r\n\r\n")
     received = b""
     while b"data:" not in received:
         received += events.recv(4096)
@@ -271,6 +276,26 @@ def test_preview_rebuilds_keeps_the_last_good_build_and_reports(tiny):
         preview.stop()
 
 
+def test_preview_escapes_what_the_sources_put_in_its_terminal_lines(tiny):
+    lines: list[str] = []
+    preview = Preview(tiny.root / "site.yaml", None, "127.0.0.1", 0, log=lines.append)
+    preview.start()
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", preview.server.server_address[1], timeout=10)
+        conn.request("GET", "/catalog/__reload")
+        events = conn.getresponse()
+        read_event(events)
+        tiny.write("content/icml-2024/one\x1b]0;pwned\x07\x1b[2J.md", paper_text(id="p2", topics="[nope]"))
+        assert read_event(events)["problems"]
+        conn.close()
+        failed = next(line for line in lines if "build failed" in line)
+        assert "\x1b" not in failed and "\x07" not in failed
+        assert r"one\x1b]0;pwned\x07\x1b[2J.md" in failed and "unknown topic 'nope'" in failed
+    finally:
+        preview.stop()
+    assert terminal_text("Théorie\n\u202eabc\t") == "Théorie\n\\u202eabc\\t"
+
+
 def test_build_watch_writes_on_change(tiny, tmp_path):
     out, queue, lines = tmp_path / "out", ChangeQueue(), []
     thread = threading.Thread(target=watch_and_build,
@@ -311,3 +336,315 @@ def test_preview_starts_even_when_the_first_build_fails(tiny):
         assert b"First Title" in get(port, "/catalog/papers/one/")[1]
     finally:
         preview.stop()
+
+
+# --- malformed requests, Host names and logs, over raw sockets ------------------
+
+@pytest.fixture(scope="module")
+def logged_server(built):
+    lines: list[str] = []
+    state = SiteState(built, "/catalog/", preview=True)
+    httpd = make_server(state, "127.0.0.1", 0, log=lines.append)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield httpd.server_address[1], lines
+    state.close()
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture
+def logged(logged_server):
+    """A preview server, shared by the tests of this module, and the lines it logged in this test: (port, lines)."""
+    logged_server[1].clear()
+    return logged_server
+
+
+def exchange(port: int, data: bytes, half_close: bool = False, family=socket.AF_INET,
+             host: str = "127.0.0.1") -> bytes:
+    """Send bytes as they are and read until the server closes (10 s at most)."""
+    with socket.socket(family, socket.SOCK_STREAM) as conn:
+        conn.settimeout(10)
+        conn.connect((host, port))
+        conn.sendall(data)
+        if half_close:
+            conn.shutdown(socket.SHUT_WR)
+        chunks = []
+        while chunk := conn.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def status_of(response: bytes) -> int:
+    assert response.startswith(b"HTTP/1.0 "), response[:80]
+    return int(response.split(b" ", 2)[1])
+
+
+def request(target: str = "/catalog/", host: str | None = "localhost", version: str = "HTTP/1.1",
+            method: str = "GET", headers: str = "") -> bytes:
+    host_line = f"Host: {host}\r\n" if host is not None else ""
+    return f"{method} {target} {version}\r\n{host_line}{headers}\r\n".encode("latin-1")
+
+
+TLS_CLIENT_HELLO = bytes.fromhex("160301020001000" "1fc0303") + bytes(32)  # no newline: it waits for a reply
+
+MALFORMED = {
+    "http2-preface": (b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 505),
+    "http2-version": (request(version="HTTP/2.0"), 505),
+    "http3-version": (request(version="HTTP/3"), 505),
+    "version-9.9": (request(version="HTTP/9.9"), 505),
+    "http0.9-version": (request(version="HTTP/0.9"), 505),
+    "http0.9-simple-request": (b"GET /catalog/\r\n\r\n", 400),
+    "version-1.1.1": (request(version="HTTP/1.1.1"), 400),
+    "version-lowercase": (request(version="http/1.1"), 400),
+    "version-not-http": (request(version="FOO/1.0"), 400),
+    "garbage-line": (b"garbage\r\n\r\n", 400),
+    "four-words": (b"GET /catalog/ HTTP/1.1 extra\r\nHost: localhost\r\n\r\n", 400),
+    "double-space": (b"GET  /catalog/ HTTP/1.1\r\nHost: localhost\r\n\r\n", 400),
+    "empty-target": (b"GET  HTTP/1.1\r\nHost: localhost\r\n\r\n", 400),
+    "blank-lines-only": (b"\r\n\r\n", 400),
+    "tls-client-hello": (TLS_CLIENT_HELLO, 400),
+    "binary": (b"\x00\xff\xfe\x01\r\n\r\n", 400),
+    "bad-method-token": (request(method="GE@T"), 400),
+    "overlong-request-line": (request(target="/catalog/" + "a" * 70_000), 400),
+    "overlong-header-line": (request(headers="X-Long: " + "a" * 70_000 + "\r\n"), 400),
+    "too-many-headers": (request(headers="X-Many: 1\r\n" * 150), 400),
+    "header-without-colon": (request(headers="this is not a header\r\n"), 400),
+    "percent-not-hex": (request(target="/catalog/%zz"), 400),
+    "percent-truncated": (request(target="/catalog/%4"), 400),
+    "percent-at-end": (request(target="/catalog/papers/%"), 400),
+    "percent-not-utf8": (request(target="/catalog/%ff%fe"), 400),
+    "percent-overlong-utf8-dot": (request(target="/catalog/%c0%ae%c0%ae/secret.txt"), 400),
+    "percent-nul": (request(target="/catalog/index.html%00.txt"), 400),
+    "raw-nul": (b"GET /catalog/\x00 HTTP/1.1\r\nHost: localhost\r\n\r\n", 400),
+    "percent-escape": (request(target="/catalog/%1b%5b31mred"), 400),
+    "raw-escape": (b"GET /catalog/\x1b[31mred HTTP/1.1\r\nHost: localhost\r\n\r\n", 400),
+    "raw-non-ascii": ("GET /catalog/é HTTP/1.1\r\nHost: localhost\r\n\r\n".encode(), 400),
+    "relative-target": (request(target="catalog/"), 400),
+    "asterisk-target": (request(target="*"), 400),
+    "ftp-target": (request(target="ftp://127.0.0.1/catalog/"), 400),
+    "http11-without-host": (request(host=None), 400),
+    "empty-host": (request(host=""), 400),
+    "two-hosts": (request(headers="Host: localhost\r\n"), 400),
+    "host-with-space": (request(host="local host"), 400),
+    "host-with-userinfo": (request(host="me@localhost"), 400),
+    "post": (request(method="POST", headers="Content-Length: 3\r\n") + b"abc", 501),
+    "delete": (request(method="DELETE"), 501),
+}
+
+
+@pytest.mark.parametrize("data, expected", MALFORMED.values(), ids=MALFORMED.keys())
+def test_malformed_requests_get_an_error_status_and_the_server_keeps_serving(logged, capsys, data, expected):
+    port, lines = logged
+    started = time.monotonic()
+    response = exchange(port, data)
+    assert status_of(response) == expected
+    assert time.monotonic() - started < 5  # answered, not left to the 30 s timeout
+    head, _, body = response.partition(b"\r\n\r\n")
+    assert b"Content-Type: text/plain" in head and body.startswith(str(expected).encode())
+    assert SECRET.encode() not in response
+    reason = body.decode().split(": ", 1)[1].strip()  # "400 Bad Request: <reason>"
+    assert lines[-1].endswith(f"-> {expected} {reason}")
+    assert status_of(exchange(port, request())) == 200  # still serving
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_client_that_keeps_sending_after_an_error_is_cut_off(logged):
+    port, _ = logged
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(b"garbage\r\n")
+        started = time.monotonic()
+        received = b""
+        try:
+            while time.monotonic() - started < 8:
+                conn.sendall(b"x" * 1000)
+                received += conn.recv(65536) if b"\r\n\r\n" not in received else b""
+                time.sleep(0.05)
+        except OSError:
+            pass  # the server closed the connection: what should happen
+        assert time.monotonic() - started < 5
+    assert status_of(received) == 400
+
+
+def test_a_huge_request_line_still_gets_its_400(logged):
+    port, _ = logged
+    response = exchange(port, request("/catalog/" + "a" * 20_000_000))
+    assert status_of(response) == 400 and b"request line too long" in response
+
+
+def test_a_bug_while_answering_gives_500_and_one_line(built, capsys, monkeypatch):
+    lines: list[str] = []
+    state = SiteState(built, "/catalog/", preview=True)
+    httpd = make_server(state, "127.0.0.1", 0, log=lines.append)
+    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    try:
+        port = httpd.server_address[1]
+        monkeypatch.setattr(state, "lookup", lambda path: 1 / 0)
+        response = exchange(port, request("/catalog/papers/one/"))
+        assert status_of(response) == 500 and b"ZeroDivisionError" in response
+        monkeypatch.setattr(state, "lookup", lambda path: open("/nonexistent/preview.js", "rb"))
+        assert status_of(exchange(port, request("/catalog/__preview.js"))) == 500
+        monkeypatch.setattr(state, "event", lambda: 1 / 0)
+        assert status_of(exchange(port, request("/catalog/__reload"))) == 200  # the stream had started
+        monkeypatch.undo()
+        assert status_of(exchange(port, request("/catalog/papers/one/"))) == 200
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert lines[0].endswith("-> 500 ZeroDivisionError: division by zero")
+    assert "-> 500 FileNotFoundError: " in lines[1]
+    assert lines[2] == "GET /catalog/__reload: ZeroDivisionError: division by zero"
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_an_incomplete_request_line_gets_400(logged):
+    port, _ = logged
+    assert status_of(exchange(port, b"GET /catalog/ HTT", half_close=True)) == 400
+
+
+def test_a_connection_closed_without_a_request_is_not_answered_or_logged(logged, capsys):
+    port, lines = logged
+    assert exchange(port, b"", half_close=True) == b""
+    assert exchange(port, b"\r\n", half_close=True) == b""
+    assert lines == [] and "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("host", [
+    "localhost", "localhost:8000", "LOCALHOST", "localhost.", "localhost:", "127.0.0.1", "127.0.0.1:1",
+    "127.8.9.10:80", "[::1]", "[::1]:8000", "[::ffff:127.0.0.1]:8000",
+])
+def test_loopback_host_names_are_served(logged, host):
+    port, _ = logged
+    response = exchange(port, request("/catalog/papers/one/", host=host))
+    assert status_of(response) == 200 and b"First Title" in response
+
+
+def test_an_http10_request_without_host_is_served(logged):
+    port, _ = logged
+    assert status_of(exchange(port, request(host=None, version="HTTP/1.0"))) == 200
+
+
+REBINDING = ["evil.example", "evil.example:8000", "localhost.evil.example", "127.0.0.1.nip.io", "10.0.0.1",
+             "192.168.1.20:8000", "[::2]", "[2001:db8::1]", "0.0.0.0", "127.1", "xn--localhost-", "localhost-"]
+
+
+@pytest.mark.parametrize("host", REBINDING)
+@pytest.mark.parametrize("target", ["/catalog/papers/one/", "/catalog/__reload", "/catalog/__preview.js",
+                                    "/catalog/search/index.json"])
+def test_other_host_names_are_refused(logged, host, target):
+    """DNS rebinding: a page on evil.example, re-resolved to 127.0.0.1, sends Host: evil.example."""
+    port, lines = logged
+    for method in ("GET", "HEAD"):
+        response = exchange(port, request(target, host=host, method=method))
+        assert status_of(response) == 421
+        assert b"First Title" not in response and b"data:" not in response and b"EventSource" not in response
+    assert b"answers only to localhost, 127.0.0.1 and [::1]" in response or method == "HEAD"
+    assert "-> 421" in lines[-1]
+
+
+def test_an_absolute_form_target_must_name_this_machine_too(logged):
+    port, _ = logged
+    assert status_of(exchange(port, request("http://evil.example/catalog/"))) == 421
+    assert status_of(exchange(port, request("http://localhost:1/catalog/", host="evil.example"))) == 421
+    response = exchange(port, request("http://127.0.0.1/catalog/papers/one/"))
+    assert status_of(response) == 200 and b"First Title" in response
+
+
+def test_host_filter_for_other_listen_addresses():
+    lan = HostFilter("192.0.2.5")
+    assert lan.allows("192.0.2.5:8000") and lan.allows("localhost") and lan.allows("127.0.0.1")
+    assert not lan.allows("192.0.2.6") and not lan.allows("evil.example")
+    named = HostFilter("MyBox.lan")
+    assert named.allows("mybox.lan:8000") and named.allows("mybox.lan.") and not named.allows("otherbox.lan")
+    assert named.describe() == "localhost, 127.0.0.1, [::1] and mybox.lan"
+    for every in (HostFilter("0.0.0.0"), HostFilter("::"), HostFilter("")):
+        # an address cannot be rebound, so every address of every interface is fine; names are not
+        assert every.allows("192.0.2.77:8000") and every.allows("[2001:db8::1]") and every.allows("localhost")
+        assert every.allows(socket.gethostname()) and not every.allows("evil.example")
+    ipv6 = HostFilter("2001:db8::5")
+    assert ipv6.allows("[2001:db8::5]:8000") and not ipv6.allows("[2001:db8::6]")
+
+
+def test_logs_escape_control_characters(logged):
+    port, lines = logged
+    nasty = [
+        b"GET /catalog/\x1b[2J\x1b]0;pwned\x07 HTTP/1.1\r\nHost: localhost\r\n\r\n",  # raw escapes: 400
+        request("/catalog/%1b[2J%07"),  # decoded escapes: 400
+        request("/catalog/nowhere/%E2%80%AEtxt.exe"),  # right-to-left override: a 404, logged encoded
+        b"\x1b[31mGET / HTTP/1.1\r\n\r\n",
+        b"GET / HTTP/1.1\x9b31m\r\n\r\n",
+        request(host="evil.example", headers="X: \x1b[2J\r\n"),
+        request("http://evil\x7f.example/"),
+        b"GET /\xe2\x80\xae HTTP/1.1\r\nHost: localhost\r\n\r\n",
+    ]
+    for data in nasty:
+        status_of(exchange(port, data))
+    assert len(lines) == len(nasty)
+    for line in lines:
+        assert line.isascii() and line.isprintable(), repr(line)
+    assert r"\x1b[2J" in lines[0] and r"\x9b31m" in lines[4]
+
+
+def test_long_request_lines_are_cut_in_the_log(logged):
+    port, lines = logged
+    status_of(exchange(port, request("/catalog/" + "a" * 5000)))
+    assert len(lines[-1]) < 400 and "..." in lines[-1]
+
+
+def test_printable():
+    assert printable("GET /\x1b[31m\x00\x9b\u202e\u200b") == r"GET /\x1b[31m\x00\x9b\u202e\u200b"
+    assert printable(b"\xff\x07ok") == r"\xff\x07ok"
+    assert printable("a" * 300, limit=10) == "a" * 10 + "..."
+
+
+def test_ipv6_loopback(built):
+    if not socket.has_ipv6:
+        pytest.skip("no IPv6")
+    try:
+        httpd = make_server(SiteState(built, "/catalog/"), "::1", 0, log=lambda line: None)
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        port = httpd.server_address[1]
+        response = exchange(port, request("/catalog/papers/one/", host=f"[::1]:{port}"), family=socket.AF_INET6,
+                            host="::1")
+        assert status_of(response) == 200 and b"First Title" in response
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+# --- serve's options ----------------------------------------------------------
+
+@pytest.mark.parametrize("port", ["70000", "-1", "65536", "abc", "8000.5", ""])
+def test_serve_refuses_a_bad_port_in_one_line(tiny, port):
+    result = CliRunner().invoke(cli_module.cli, ["serve", "--port", port, "--config", str(tiny.root / "site.yaml")])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert result.output == f"Error: --port must be a whole number from 0 to 65535, not '{port}'\n"
+
+
+def test_serve_on_a_port_in_use_says_so(tiny):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run([sys.executable, str(Path(cli_module.__file__)), "serve", "--port", str(port),
+                               "--config", str(tiny.root / "site.yaml")],
+                              capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr == f"Error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+
+
+def test_serve_without_a_site_yaml_says_so(tmp_path):
+    done = subprocess.run([sys.executable, str(Path(cli_module.__file__)), "serve", "--port", "0"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr == "Error: site.yaml: not found: create a site.yaml (see README.md)\n"
+
+
+def test_serve_on_an_unknown_host_says_so(tiny):
+    result = CliRunner().invoke(cli_module.cli, ["serve", "--host", "no-such-host.invalid", "--port", "0",
+                                                 "--config", str(tiny.root / "site.yaml")])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert result.output.splitlines()[-1].startswith("Error: cannot listen on no-such-host.invalid:0: ")
