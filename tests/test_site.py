@@ -137,3 +137,14 @@ def assert_same_tree(left, right):
     assert left_files == right_files
     match, mismatch, errors = filecmp.cmpfiles(left, right, left_files, shallow=False)
     assert mismatch == [] and errors == []
+
+
+def test_every_link_kind_has_a_label(site, tmp_path):
+    from papersite.model import LINK_KINDS
+    links = ", ".join(f"{kind}: 'https://example.org/{kind}'" for kind in LINK_KINDS)
+    site.paper("linked", extra=f"links: {{{links}}}\n")
+    site.build(tmp_path / "out")
+    html = (tmp_path / "out" / "papers" / "linked" / "index.html").read_text()
+    for kind, label in [("slides", "Slides"), ("video", "Video"), ("supplementary", "Supplementary"),
+                        ("project", "Project page")]:
+        assert f'href="https://example.org/{kind}" rel="noopener">{label}</a>' in html
