@@ -42,7 +42,7 @@ def deploy_site(config: SiteConfig, remote: str = "origin", branch: str = "gh-pa
     build = build_site(config)
     with tempfile.TemporaryDirectory(prefix="papersite-deploy-") as tmp:
         site = Path(tmp) / "site"
-        write_site(build.files, site)
+        write_site(build.files, site, project=root)
         return publish(site, root, remote, branch, message or _default_message(root))
 
 

@@ -152,10 +152,12 @@ def _render_abstract(source: str) -> Abstract:
 
 
 def build_and_write(config: SiteConfig, out_dir: Path, cache: BuildCache | None = None,
-                    progress: Callable[[str], None] = lambda stage: None) -> tuple[Build, WriteReport]:
+                    progress: Callable[[str], None] = lambda stage: None,
+                    notify: Callable[[str], None] | None = None) -> tuple[Build, WriteReport]:
     """Build into out_dir. Without a cache to keep (a one-shot build), pages are
-    written as they are rendered, on every core, and never held in memory."""
-    with Staging(out_dir, cache.digests if cache else None) as staging:
+    written as they are rendered, on every core, and never held in memory.
+    `notify` hears that the build waits for another one writing to out_dir."""
+    with Staging(out_dir, cache.digests if cache else None, config.root, notify) as staging:
         build = build_site(config, cache, progress, store=None if cache else staging.put)
         progress(f"writing {len(build.files)} files")
         start = time.perf_counter()
