@@ -2,11 +2,17 @@
 """papersite: turn a catalog of paper abstracts into a static website.
 
 A thin CLI: each command loads site.yaml, calls the library and turns a
-SiteError into one clear message and exit code 1.
+SiteError into one clear message and exit code 1. Whatever else goes wrong
+ends the same way, in one line (PAPERSITE_TRACEBACK=1 shows the traceback);
+Ctrl-C ends with status 130 and SIGTERM with 143, quietly.
 """
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -44,7 +50,75 @@ class Progress:
             click.echo("\r\033[K", nl=False, err=True)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class Terminated(BaseException):
+    """SIGTERM, raised like KeyboardInterrupt so that every build cleans up on its way out."""
+
+
+class SafeGroup(click.Group):
+    """The last safety net: every command ends in one line and a non-zero status."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            with signals_handled():
+                return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("Interrupted.", err=True)
+            ctx.exit(130)
+        except Terminated:
+            click.echo("Terminated.", err=True)
+            ctx.exit(143)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as error:  # a bug nobody found yet: still no traceback for the user
+            if os.environ.get("PAPERSITE_TRACEBACK"):
+                raise
+            click.echo(f"Error: {describe(error)} (unexpected: rerun with PAPERSITE_TRACEBACK=1 for the "
+                       "details, and please report it)", err=True)
+            ctx.exit(1)
+
+
+def describe(error: Exception) -> str:
+    """One line for an unexpected exception."""
+    if isinstance(error, OSError) and error.strerror:
+        return f"{error.filename}: {error.strerror}" if error.filename else error.strerror
+    if isinstance(error, MemoryError):
+        return "out of memory"
+    text = " ".join(str(error).split())
+    text = text if len(text) <= 300 else text[:297] + "..."
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+@contextlib.contextmanager
+def signals_handled():
+    """Ctrl-C and SIGTERM end the command in the process that runs it, with its clean-up.
+
+    Forked workers inherit these handlers from the moment they exist (before their
+    own set-up runs): there, Ctrl-C is ignored, for the parent stops them, and
+    SIGTERM ends them at once, silently.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals reach only the main thread's handlers; leave them alone
+        return
+    parent = os.getpid()
+
+    def on_interrupt(signum, frame):
+        if os.getpid() == parent:
+            raise KeyboardInterrupt
+
+    def on_terminate(signum, frame):
+        if os.getpid() != parent:
+            os._exit(128 + signum)
+        raise Terminated
+
+    previous = signal.signal(signal.SIGINT, on_interrupt), signal.signal(signal.SIGTERM, on_terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous[0])
+        signal.signal(signal.SIGTERM, previous[1])
+
+
+@click.group(cls=SafeGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def cli():
     """Build a static website from a catalog of research-paper abstracts."""
 
@@ -96,6 +170,11 @@ def build(output, base_url, config_path, quiet, watch):
     except SiteError as error:
         progress.done()
         fail(error)
+    except (KeyboardInterrupt, Terminated) as stop:
+        progress.done()
+        why = "Interrupted" if isinstance(stop, KeyboardInterrupt) else "Terminated"
+        click.echo(f"{why}: the build stopped; {output}/ was left as it was.", err=True)
+        raise click.exceptions.Exit(130 if isinstance(stop, KeyboardInterrupt) else 143) from None
     progress.done()
     if not result.catalog.papers:
         click.echo(f"warning: no papers in {config.content_dir}/: built an empty catalog "

@@ -67,6 +67,8 @@ class SiteConfig:
         return replace(self, base_url=url)
 
 
+# Years become dates (feeds, JSON-LD): what a date can hold.
+MIN_YEAR, MAX_YEAR = 1, 9999
 KEYS = ("title", "base_url", "description", "author", "language", "cname", "topics", "venues", "extra")
 TOPIC_KEYS = ("slug", "name", "description", "keywords")
 VENUE_KEYS = ("slug", "name", "year", "full_name", "url")
@@ -162,6 +164,9 @@ def _venues(check: Checker, data: dict):
         slug = check.slug(entry, key)
         name = check.field(entry, key, "name", str, required=True)
         year = check.field(entry, key, "year", int, required=True)
+        if year is not None and not MIN_YEAR <= year <= MAX_YEAR:
+            check.problem(key + ("year",), f"'year' must be a year from {MIN_YEAR} to {MAX_YEAR}, not {year}")
+            year = None
         full_name = check.field(entry, key, "full_name", str, "")
         url = check.field(entry, key, "url", str, "")
         if url and not _is_http_url(url):

@@ -380,12 +380,16 @@ def refuse_unsafe_output(shown: Path, out_dir: Path, project: Path | None = None
         home = None
     if out_dir == home:
         refuse("it is your home folder")
+    if home is not None and out_dir in home.parents:
+        refuse(f"it contains your home folder {home}")
+    if project is not None:
+        _refuse_project_parts(out_dir, Path(project).resolve(), refuse)
     for marker in ("site.yaml", ".git"):
         if os.path.lexists(out_dir / marker):
             refuse(f"it holds {marker}, so it is a project or a repository")
-    if project is None:
-        return
-    root = Path(project).resolve()
+
+
+def _refuse_project_parts(out_dir: Path, root: Path, refuse: Callable[[str], None]) -> None:
     if out_dir == root:
         refuse("it is the project folder (where site.yaml is)")
     if out_dir in root.parents:
@@ -410,8 +414,9 @@ def _refuse_foreign(shown: Path, on_disk: dict[str, Stat], manifest: dict | None
             raise SiteError(Problem(shown / foreign[0], None, _foreign_message(shown, foreign)))
         return set()
     if SITE_MARK not in on_disk:
-        raise SiteError(Problem(shown, None, f"already holds files that papersite did not write (no "
-                                             f"{manifest_path(shown).name} beside it), and the output folder is "
+        example = shown / min(on_disk)
+        raise SiteError(Problem(shown, None, f"already holds files that papersite did not write (such as {example}; "
+                                             f"no {manifest_path(shown).name} beside it), and the output folder is "
                                              f"replaced on every build; {CHOOSE}. If it is an old site whose "
                                              f"manifest was deleted, delete the folder and build again"))
     return set(on_disk)

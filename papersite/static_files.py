@@ -1,11 +1,11 @@
 """Static assets: the theme's, the project's overrides, and front-end packages from npm."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from . import urls
 from .config import SiteConfig
+from .content import allowed_roots, read_source, walk_files
 from .errors import Problem, SiteError
 from .render import THEME
 
@@ -14,22 +14,42 @@ NPM_ASSETS = {"lunr.min.js": "lunr/lunr.min.js"}
 
 
 def static_files(config: SiteConfig) -> dict[str, bytes]:
-    """Output path -> bytes. A project file replaces the theme file of the same name."""
+    """Output path -> bytes. A project file replaces the theme file of the same name.
+
+    The project's static/ follows the rules of content/: a folder that cannot be
+    read, a file that cannot be read or is not a regular file, a broken link or one
+    leading outside the project is a problem, and all of them are reported at once.
+    """
     files: dict[str, bytes] = {}
     for name, relative in NPM_ASSETS.items():
         files[urls.STATIC + name] = _npm_asset(config, relative)
-    for folder in (THEME / "static", config.static_dir):
-        for path in _walk(folder):
-            files[urls.STATIC + path.relative_to(folder).as_posix()] = path.read_bytes()
+    problems: list[Problem] = []
+    for folder, root in ((THEME / "static", THEME), (config.static_dir, config.root)):
+        if not folder.is_dir():
+            continue
+        allowed = allowed_roots(folder, root)
+        for path in _walk(folder, root, problems):
+            shown = _display(Path(path), root)
+            data = read_source(path, shown, allowed, None)
+            if isinstance(data, Problem):
+                problems.append(data)
+            else:
+                files[urls.STATIC + Path(path).relative_to(folder).as_posix()] = data
+    if problems:
+        raise SiteError(problems)
     return files
 
 
-def _walk(folder: Path) -> list[Path]:
-    found = []
-    for here, dirs, names in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found.extend(Path(here) / n for n in names if not n.startswith(".") and n != "README.md")
-    return sorted(found)
+def _walk(folder: Path, root: Path, problems: list[Problem]) -> list[str]:
+    """The files under folder (hidden names and README.md left out), in Path order."""
+    return [path for path, _ in walk_files(folder, root, problems, lambda name: name != "README.md")]
+
+
+def _display(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)
 
 
 def _npm_asset(config: SiteConfig, relative: str) -> bytes:

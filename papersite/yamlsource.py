@@ -52,6 +52,20 @@ _Loader.yaml_implicit_resolvers = {
 }
 
 
+MAX_INT_CHARS = 100  # far past any year or count; Python refuses to even print ints past 4,300 digits
+
+
+def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    if len(node.value) > MAX_INT_CHARS:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"a whole number of {len(node.value):,} characters is too large "
+                        "(quote it if it is meant as text)", node.start_mark)
+    return yaml.SafeLoader.construct_yaml_int(loader, node)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+
+
 # libyaml composes the same node tree about ten times faster (0.08 ms instead of
 # 0.8 ms for a front matter): used first when PyYAML was built with it. It
 # accepts a few things PyYAML refuses (tabs before a token, `!` alone as a tag,
@@ -62,6 +76,7 @@ _NOT_FOR_LIBYAML = re.compile(r"[\t!]|[|>][-+0-9]*#|[\[{][^\n]*\?")
 if yaml.__with_libyaml__:
     class _FastLoader(yaml.CSafeLoader):
         yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
+        yaml_constructors = _Loader.yaml_constructors
 
 
 def load_yaml(text: str, path: Path | str, first_line: int = 1) -> tuple[Any, Lines]:
