@@ -16,15 +16,22 @@ import threading
 import time
 from pathlib import Path
 
-import click
+if __name__ == "__main__":  # Ctrl-C while the libraries below load (half a second): quiet too
+    def _interrupted_early(signum, frame):
+        sys.stderr.write("Interrupted.\n")
+        sys.exit(130)
 
-from papersite.config import load_config
-from papersite.deploy import deploy_site
-from papersite.errors import SiteError
-from papersite.importer import import_files
-from papersite.pipeline import build_and_write
-from papersite.serve import Preview, exposure_warning
-from papersite.watch import watch_and_build
+    signal.signal(signal.SIGINT, _interrupted_early)
+
+import click  # noqa: E402
+
+from papersite.config import load_config  # noqa: E402
+from papersite.deploy import deploy_site  # noqa: E402
+from papersite.errors import SiteError  # noqa: E402
+from papersite.importer import import_files  # noqa: E402
+from papersite.pipeline import build_and_write  # noqa: E402
+from papersite.serve import Preview, exposure_warning  # noqa: E402
+from papersite.watch import watch_and_build  # noqa: E402
 
 config_option = click.option("--config", "config_path", default="site.yaml", show_default=True,
                              type=click.Path(dir_okay=False, path_type=Path), help="The site.yaml to use.")
@@ -166,7 +173,8 @@ def build(output, base_url, config_path, quiet, watch):
     progress = Progress(quiet)
     try:
         config = load_config(config_path).with_base_url(base_url)
-        result, written = build_and_write(config, output, progress=progress)
+        result, written = build_and_write(config, output, progress=progress,
+                                          notify=(lambda message: None) if quiet else None)
     except SiteError as error:
         progress.done()
         fail(error)
