@@ -156,7 +156,8 @@ def import_command(paths, config_path):
 
 @cli.command()
 @click.option("-o", "--output", default="_site", show_default=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Folder to write the site into (replaced as a whole).")
+              help="Folder to write the site into: a new or empty folder, or a previous output "
+                   "(it is replaced as a whole).")
 @base_url_option
 @config_option
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")

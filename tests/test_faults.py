@@ -135,7 +135,7 @@ def project(tmp_path) -> TinySite:
 def large(tmp_path_factory) -> Path:
     """A project big enough to fork workers and take a few seconds to build, built once."""
     root = tmp_path_factory.mktemp("large") / "site"
-    make_project(root, papers=600)
+    make_project(root, papers=450)  # past parallel.MIN_ITEMS: workers fork
     run = process(root, "build", "-q", env={**os.environ, "PAPERSITE_JOBS": "2"})
     assert run.code == 0, run
     return root
