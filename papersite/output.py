@@ -352,13 +352,19 @@ CHOOSE = "choose an empty or new folder such as _site"
 
 def resolve_output(out_dir: Path) -> Path:
     """The real folder the site goes to: a symlink (at any level) is followed, and stays."""
-    if out_dir.is_symlink() and not out_dir.exists():
-        raise SiteError(Problem(out_dir, None, f"is a symlink to {os.readlink(out_dir)}, which does not exist: "
-                                               f"create that folder, or remove the link"))
+    if out_dir.is_symlink():
+        try:
+            os.stat(out_dir)
+        except FileNotFoundError:
+            raise SiteError(Problem(out_dir, None, f"is a symlink to {os.readlink(out_dir)}, which does not "
+                                                   "exist: create that folder, or remove the link")) from None
+        except OSError as exc:  # a loop
+            raise SiteError(Problem(out_dir, None, f"cannot follow this symlink: {exc.strerror}")) from None
     try:
         return out_dir.resolve()
-    except (OSError, RuntimeError) as exc:  # a symlink loop
-        raise SiteError(Problem(out_dir, None, f"cannot use this output folder: {getattr(exc, 'strerror', None) or exc}")) from None
+    except (OSError, RuntimeError) as exc:  # a loop further up the path
+        why = getattr(exc, "strerror", None) or exc
+        raise SiteError(Problem(out_dir, None, f"cannot use this output folder: {why}")) from None
 
 
 def refuse_unsafe_output(shown: Path, out_dir: Path, project: Path | None = None) -> None:

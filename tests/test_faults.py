@@ -366,10 +366,13 @@ def test_a_symlinked_output_is_built_into_its_target_and_the_link_stays(project,
     assert site_files(target) == site_files(project.root / "_site")
 
 
-def test_a_dangling_symlinked_output_is_refused(project, tmp_path):
+def test_a_dangling_or_looping_symlinked_output_is_refused(project, tmp_path):
     (project.root / "public").symlink_to(tmp_path / "nowhere" / "site")
+    (project.root / "loop").symlink_to(project.root / "loop")
     before = snapshot(tmp_path)
     refused(cli(project.root, "build", "-o", "public"), "public: is a symlink to", "which does not exist")
+    refused(cli(project.root, "build", "-o", "loop"), "loop: cannot follow this symlink: Too many levels")
+    refused(cli(project.root, "build", "-o", "loop/site"), "loop/site: ")
     assert snapshot(tmp_path) == before
 
 
@@ -631,7 +634,8 @@ def test_broken_links_and_links_out_of_the_project_are_errors(project, tmp_path,
     link = project.root / where
     link.symlink_to(project.root / "no-such-file")
     before = snapshot(tmp_path)
-    refused(cli(project.root, "build", "-q"), f"{where}: broken symlink: {project.root / 'no-such-file'} does not exist")
+    refused(cli(project.root, "build", "-q"),
+            f"{where}: broken symlink: {project.root / 'no-such-file'} does not exist")
     assert snapshot(tmp_path) == before
     link.unlink()
     link.symlink_to(secret)
