@@ -8,13 +8,8 @@ Ctrl-C ends with status 130 and SIGTERM with 143, quietly.
 """
 from __future__ import annotations
 
-import contextlib
-import os
 import signal
 import sys
-import threading
-import time
-from pathlib import Path
 
 if __name__ == "__main__":  # Ctrl-C while the libraries below load (half a second): quiet too
     def _interrupted_early(signum, frame):
@@ -22,6 +17,12 @@ if __name__ == "__main__":  # Ctrl-C while the libraries below load (half a seco
         sys.exit(130)
 
     signal.signal(signal.SIGINT, _interrupted_early)
+
+import contextlib  # noqa: E402
+import os  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import click  # noqa: E402
 

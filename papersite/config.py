@@ -5,6 +5,7 @@ with the closest valid key suggested; users keep their own data under `extra:`.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from urllib.parse import urlsplit
 
 from .errors import Problem, SiteError
 from .model import Topic, Venue
+from .sources import read_source
 from .validate import Checker
 from .yamlsource import load_yaml
 
@@ -67,6 +69,7 @@ class SiteConfig:
         return replace(self, base_url=url)
 
 
+MAX_CONFIG_BYTES = 10 * 1024 * 1024  # site.yaml runs to kilobytes; PyYAML parses about 1 MB/s
 # Years become dates (feeds, JSON-LD): what a date can hold.
 MIN_YEAR, MAX_YEAR = 1, 9999
 KEYS = ("title", "base_url", "description", "author", "language", "cname", "topics", "venues", "extra")
@@ -77,14 +80,15 @@ VENUE_KEYS = ("slug", "name", "year", "full_name", "url")
 def load_config(path: Path | str = "site.yaml") -> SiteConfig:
     """Read and validate site.yaml; raise SiteError listing every problem."""
     path = Path(path)
+    if not os.path.lexists(path):
+        raise SiteError(Problem(path, None, "not found: create a site.yaml (see README.md)"))
+    raw = read_source(path, path, None, MAX_CONFIG_BYTES, "is this a site.yaml?")
+    if isinstance(raw, Problem):
+        raise SiteError(raw)
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise SiteError(Problem(path, None, "not found: create a site.yaml (see README.md)")) from None
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise SiteError(Problem(path, None, f"not UTF-8 text ({exc.reason})")) from None
-    except OSError as exc:
-        raise SiteError(Problem(path, None, f"cannot read: {exc.strerror}")) from None
     data, lines = load_yaml(text, path)
     return parse_config(data, lines, path)
 

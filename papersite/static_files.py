@@ -5,7 +5,7 @@ from pathlib import Path
 
 from . import urls
 from .config import SiteConfig
-from .content import allowed_roots, read_source, walk_files
+from .sources import allowed_roots, display, read_source, walk_files
 from .errors import Problem, SiteError
 from .render import THEME
 
@@ -29,7 +29,7 @@ def static_files(config: SiteConfig) -> dict[str, bytes]:
             continue
         allowed = allowed_roots(folder, root)
         for path in _walk(folder, root, problems):
-            shown = _display(Path(path), root)
+            shown = display(Path(path), root)
             data = read_source(path, shown, allowed, None)
             if isinstance(data, Problem):
                 problems.append(data)
@@ -43,13 +43,6 @@ def static_files(config: SiteConfig) -> dict[str, bytes]:
 def _walk(folder: Path, root: Path, problems: list[Problem]) -> list[str]:
     """The files under folder (hidden names and README.md left out), in Path order."""
     return [path for path, _ in walk_files(folder, root, problems, lambda name: name != "README.md")]
-
-
-def _display(path: Path, root: Path) -> str:
-    try:
-        return str(path.relative_to(root))
-    except ValueError:
-        return str(path)
 
 
 def _npm_asset(config: SiteConfig, relative: str) -> bytes:

@@ -495,11 +495,15 @@ def test_ctrl_c_or_sigterm_mid_build_exits_quietly_and_leaves_the_previous_site(
     assert snapshot(big) == before  # the previous site, the sources, and nothing stray
 
 
-def test_ctrl_c_while_starting_up_is_quiet_too(project):
+def test_ctrl_c_while_the_libraries_load_is_quiet_too(project):
+    if not Path("/proc/self/maps").exists():
+        pytest.skip("needs /proc to see what a process has loaded")
     before = snapshot(project.root)
     proc = subprocess.Popen(command("build"), cwd=project.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, start_new_session=True)
-    time.sleep(0.15)
+    maps = Path(f"/proc/{proc.pid}/maps")
+    while proc.poll() is None and "markupsafe" not in maps.read_text():  # jinja2 is being imported
+        time.sleep(0.001)
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err and len(err.splitlines()) <= 1, err
@@ -526,8 +530,13 @@ def limit_file_size(size: int):
 def test_a_full_disk_leaves_the_previous_site(big, limit):
     files = site_files(big / "_site")
     largest = max(len(data) for data in files.values())
-    size = 2048 if limit == "pages" else largest + 1  # pages fit, the manifest does not
-    assert limit == "pages" or manifest_path(big / "_site").stat().st_size > size
+    size = 2048 if limit == "pages" else largest + 1  # every page fits, the manifest does not
+    if limit == "manifest":
+        big.joinpath("static/big.css").write_text("x" * (largest // 2))  # more entries, none larger
+        for n in range(800):
+            big.joinpath(f"static/icons/{n:03}.svg").parent.mkdir(exist_ok=True)
+            big.joinpath(f"static/icons/{n:03}.svg").write_text(f"<svg>{n}</svg>")
+        assert manifest_path(big / "_site").stat().st_size + 800 * 60 > size  # entries run to 80 bytes
     before = snapshot(big)
     run = process(big, "build", "-q", preexec_fn=limit_file_size(size))
     refused(run, "Error: _site: could not write the site: File too large", "the previous site is unchanged")
@@ -612,6 +621,22 @@ def test_special_files_are_refused_unopened(project, where, kind, shown):
     before = snapshot(project.root.parent)
     run = process(project.root, "build", "-q", timeout=60)  # a FIFO opened for reading would block forever
     refused(run, f"{where}: not a regular file but {shown}: refused unread")
+    assert snapshot(project.root.parent) == before
+
+
+def test_a_site_yaml_that_is_a_fifo_or_huge_is_refused_unread(project):
+    config = project.root / "site.yaml"
+    config.rename(project.root / "real.yaml")
+    os.mkfifo(config)
+    before = snapshot(project.root.parent)
+    refused(process(project.root, "build", "-q", timeout=60),
+            "Error: site.yaml: not a regular file but a FIFO (named pipe): refused unread")
+    assert snapshot(project.root.parent) == before
+    config.unlink()
+    with config.open("wb") as file:
+        file.truncate(50 * 1024 ** 3)
+    before = snapshot(project.root.parent)
+    refused(cli(project.root, "build", "-q"), "Error: site.yaml: file is 51200.0 MB; the limit is 10 MB")
     assert snapshot(project.root.parent) == before
 
 
