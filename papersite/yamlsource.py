@@ -63,7 +63,25 @@ def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
     return yaml.SafeLoader.construct_yaml_int(loader, node)
 
 
+def _checked(tag: str, construct):
+    """PyYAML's scalar constructors trust an explicit tag (`!!float abc`, `!!bool maybe`,
+    `!!int -`) and fail with ValueError, KeyError or IndexError: make that a YAML error
+    at the value's line."""
+    def construct_checked(loader: yaml.SafeLoader, node: yaml.Node):
+        try:
+            return construct(loader, node)
+        except (ValueError, KeyError, IndexError, AttributeError, TypeError, OverflowError):
+            kind = tag.rsplit(":", 1)[-1]
+            shown = repr(node.value) if isinstance(node.value, str) and len(node.value) <= 40 else "this value"
+            raise yaml.constructor.ConstructorError(None, None, f"{shown} is not a valid !!{kind}",
+                                                    node.start_mark) from None
+    return construct_checked
+
+
 _Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+for _tag in ("null", "bool", "int", "float", "binary", "timestamp"):
+    _tag = f"tag:yaml.org,2002:{_tag}"
+    _Loader.add_constructor(_tag, _checked(_tag, _Loader.yaml_constructors[_tag]))
 
 
 # libyaml composes the same node tree about ten times faster (0.08 ms instead of

@@ -716,6 +716,18 @@ def test_huge_and_odd_numbers_in_site_yaml(project, year, message):
     assert snapshot(project.root.parent) == before
 
 
+@pytest.mark.parametrize("value, message", [
+    ("!!float abc", "'abc' is not a valid !!float"), ("!!int -", "'-' is not a valid !!int"),
+    ("!!int 0x", "'0x' is not a valid !!int"), ("!!bool maybe", "'maybe' is not a valid !!bool"),
+    ("!!timestamp soon", "'soon' is not a valid !!timestamp"), ("!!float -.", "'-.' is not a valid !!float"),
+])
+def test_explicit_tags_with_impossible_values_name_their_line(project, value, message):
+    project.write("content/icml-2024/bad.md", paper_text(id="bad", extra=f"extra: {{x: {value}}}\n"))
+    before = snapshot(project.root.parent)
+    refused(cli(project.root, "build", "-q"), f"Error: content/icml-2024/bad.md:8: invalid YAML: {message}")
+    assert snapshot(project.root.parent) == before
+
+
 @pytest.mark.parametrize("front, message", [
     (f"id: {BIG}\n", "bad.md:2: invalid YAML: a whole number of 5,000 characters is too large"),
     (f"extra: {{n: {BIG}}}\n", "bad.md:8: invalid YAML: a whole number of 5,000 characters is too large"),
