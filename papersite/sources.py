@@ -147,3 +147,17 @@ def _file_kind(mode: int) -> str:
         if test(mode):
             return name
     return "a special file"
+
+
+def unreadable(folder: Path, root: Path) -> list[Problem]:
+    """What in `folder` could not be read, by the rules above, for a folder whose files
+    another library opens (Jinja skips a template it cannot open or that is not a
+    file, silently, and fails with a bare OSError on an unreadable one)."""
+    problems: list[Problem] = []
+    if folder.is_dir():
+        allowed = allowed_roots(folder, root)
+        for path, _ in walk_files(folder, root, problems):
+            found = read_source(path, display(Path(path), root), allowed, None)
+            if isinstance(found, Problem):
+                problems.append(found)
+    return problems

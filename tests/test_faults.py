@@ -579,6 +579,7 @@ def test_a_read_only_project_folder_is_a_clear_error(shared_tmp):
     ("content/icml-2024/paper-1.md", 0o000, "content/icml-2024/paper-1.md: cannot read: Permission denied"),
     ("static/extra.css", 0o000, "static/extra.css: cannot read: Permission denied"),
     ("static/fonts", 0o000, "static/fonts: cannot read this folder: Permission denied"),
+    ("templates/paper.html", 0o000, "templates/paper.html: cannot read: Permission denied"),
 ])
 def test_unreadable_sources_are_errors_naming_them(shared_tmp, path, mode, message):
     site = make_project(shared_tmp / "site")
@@ -612,7 +613,7 @@ def make_special(path: Path, kind: str) -> None:
             pytest.skip("making a device needs root")
 
 
-@pytest.mark.parametrize("where", ["content/icml-2024/pipe.md", "static/pipe.css"])
+@pytest.mark.parametrize("where", ["content/icml-2024/pipe.md", "static/pipe.css", "templates/pipe.html"])
 @pytest.mark.parametrize("kind, shown", [("fifo", "a FIFO (named pipe)"), ("socket", "a socket"),
                                          ("device", "a character device")])
 def test_special_files_are_refused_unopened(project, where, kind, shown):
@@ -651,7 +652,7 @@ def test_a_huge_content_file_is_refused_by_its_size_unread(project):
     assert snapshot(project.root.parent) == before
 
 
-@pytest.mark.parametrize("where", ["content/icml-2024/x.md", "static/x.css"])
+@pytest.mark.parametrize("where", ["content/icml-2024/x.md", "static/x.css", "templates/x.html"])
 def test_broken_links_and_links_out_of_the_project_are_errors(project, tmp_path, where):
     secret = tmp_path / "secret.txt"
     secret.write_text("password\n")
