@@ -479,6 +479,24 @@ def test_kill_9_mid_build_leaves_the_previous_site_and_the_next_build_cleans_up(
     assert site_files(big / "_site") == site_files(tmp_path / "clean")
 
 
+def test_kill_9_of_the_build_alone_leaves_its_workers_nothing_to_spoil(big, tmp_path):
+    """Only the parent killed: its forked workers live on for a moment, holding the lock;
+    they write nothing more, and the next build waits for them, then cleans up."""
+    before = site_files(big / "_site")
+    proc = subprocess.Popen(command("build", "-q"), cwd=big, env={**os.environ, "PAPERSITE_JOBS": "2"})
+    wait_for_staging(big, proc)
+    proc.kill()
+    proc.wait(timeout=60)
+    assert site_files(big / "_site") == before
+    run = process(big, "build", "-q")
+    assert run.code == 0 and "Traceback" not in run.stderr, run
+    assert beside(big / "_site") == []
+    assert process(big, "build", "-q", "-o", tmp_path / "clean").code == 0
+    assert site_files(big / "_site") == site_files(tmp_path / "clean")
+    time.sleep(1)  # any straggler would have written by now
+    assert beside(big / "_site") == []
+
+
 @pytest.mark.parametrize("signal_name, status, word", [("SIGINT", 130, "Interrupted"),
                                                       ("SIGTERM", 143, "Terminated")])
 def test_ctrl_c_or_sigterm_mid_build_exits_quietly_and_leaves_the_previous_site(big, signal_name, status, word):
