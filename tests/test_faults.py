@@ -417,13 +417,16 @@ def test_deploy_refuses_the_local_preview_address(repository, address):
     assert snapshot(site.root.parent) == before and "gh-pages" not in branches(remote)
 
 
-def test_deploy_with_a_base_url_or_forced(repository):
+def test_deploy_with_a_base_url_or_forced(repository, tmp_path, monkeypatch):
     site, remote = repository
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where deploy builds its temporary output
     run = cli(site.root, "deploy", "--base-url", "https://me.github.io/papers/")
     assert run.code == 0, run
     assert "gh-pages" in branches(remote)
     assert cli(site.root, "deploy", "--force").code == 0
-    assert [p.name for p in Path(tempfile.gettempdir()).glob("papersite-deploy-*")] == []
+    assert list(scratch.iterdir()) == []  # the temporary output, its lock and manifest: all gone
 
 
 # --- Concurrent builds --------------------------------------------------------------------
