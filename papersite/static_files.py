@@ -25,24 +25,24 @@ def static_files(config: SiteConfig) -> dict[str, bytes]:
         files[urls.STATIC + name] = _npm_asset(config, relative)
     problems: list[Problem] = []
     for folder, root in ((THEME / "static", THEME), (config.static_dir, config.root)):
-        if not folder.is_dir():
-            continue
         allowed = allowed_roots(folder, root)
         for path in _walk(folder, root, problems):
-            shown = display(Path(path), root)
-            data = read_source(path, shown, allowed, None)
+            data = read_source(path, display(path, root), allowed, None)
             if isinstance(data, Problem):
                 problems.append(data)
             else:
-                files[urls.STATIC + Path(path).relative_to(folder).as_posix()] = data
+                files[urls.STATIC + path.relative_to(folder).as_posix()] = data
     if problems:
         raise SiteError(problems)
     return files
 
 
-def _walk(folder: Path, root: Path, problems: list[Problem]) -> list[str]:
-    """The files under folder (hidden names and README.md left out), in Path order."""
-    return [path for path, _ in walk_files(folder, root, problems, lambda name: name != "README.md")]
+def _walk(folder: Path, root: Path | None = None, problems: list[Problem] | None = None) -> list[Path]:
+    """The files under folder (hidden names and README.md left out), in Path order; what
+    cannot be walked is added to `problems`."""
+    if not folder.is_dir():
+        return []
+    return [Path(path) for path, _ in walk_files(folder, root, problems, lambda name: name != "README.md")]
 
 
 def _npm_asset(config: SiteConfig, relative: str) -> bytes:
