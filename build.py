@@ -2,23 +2,37 @@
 """papersite: turn a catalog of paper abstracts into a static website.
 
 A thin CLI: each command loads site.yaml, calls the library and turns a
-SiteError into one clear message and exit code 1.
+SiteError into one clear message and exit code 1. Whatever else goes wrong
+ends the same way, in one line (PAPERSITE_TRACEBACK=1 shows the traceback);
+Ctrl-C ends with status 130 and SIGTERM with 143, quietly.
 """
 from __future__ import annotations
 
+import signal
 import sys
-import time
-from pathlib import Path
 
-import click
+if __name__ == "__main__":  # Ctrl-C while the libraries below load (half a second): quiet too
+    def _interrupted_early(signum, frame):
+        sys.stderr.write("Interrupted.\n")
+        sys.exit(130)
 
-from papersite.config import load_config
-from papersite.deploy import deploy_site
-from papersite.errors import SiteError
-from papersite.importer import import_files
-from papersite.pipeline import build_and_write
-from papersite.serve import Preview, exposure_warning
-from papersite.watch import watch_and_build
+    signal.signal(signal.SIGINT, _interrupted_early)
+
+import contextlib  # noqa: E402
+import os  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import click  # noqa: E402
+
+from papersite.config import load_config  # noqa: E402
+from papersite.deploy import deploy_site  # noqa: E402
+from papersite.errors import SiteError  # noqa: E402
+from papersite.importer import import_files  # noqa: E402
+from papersite.pipeline import build_and_write  # noqa: E402
+from papersite.serve import Preview, exposure_warning  # noqa: E402
+from papersite.watch import watch_and_build  # noqa: E402
 
 config_option = click.option("--config", "config_path", default="site.yaml", show_default=True,
                              type=click.Path(dir_okay=False, path_type=Path), help="The site.yaml to use.")
@@ -44,7 +58,75 @@ class Progress:
             click.echo("\r\033[K", nl=False, err=True)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class Terminated(BaseException):
+    """SIGTERM, raised like KeyboardInterrupt so that every build cleans up on its way out."""
+
+
+class SafeGroup(click.Group):
+    """The last safety net: every command ends in one line and a non-zero status."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            with signals_handled():
+                return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("Interrupted.", err=True)
+            ctx.exit(130)
+        except Terminated:
+            click.echo("Terminated.", err=True)
+            ctx.exit(143)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as error:  # a bug nobody found yet: still no traceback for the user
+            if os.environ.get("PAPERSITE_TRACEBACK"):
+                raise
+            click.echo(f"Error: {describe(error)} (unexpected: rerun with PAPERSITE_TRACEBACK=1 for the "
+                       "details, and please report it)", err=True)
+            ctx.exit(1)
+
+
+def describe(error: Exception) -> str:
+    """One line for an unexpected exception."""
+    if isinstance(error, OSError) and error.strerror:
+        return f"{error.filename}: {error.strerror}" if error.filename else error.strerror
+    if isinstance(error, MemoryError):
+        return "out of memory"
+    text = " ".join(str(error).split())
+    text = text if len(text) <= 300 else text[:297] + "..."
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+@contextlib.contextmanager
+def signals_handled():
+    """Ctrl-C and SIGTERM end the command in the process that runs it, with its clean-up.
+
+    Forked workers inherit these handlers from the moment they exist (before their
+    own set-up runs): there, Ctrl-C is ignored, for the parent stops them, and
+    SIGTERM ends them at once, silently.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals reach only the main thread's handlers; leave them alone
+        return
+    parent = os.getpid()
+
+    def on_interrupt(signum, frame):
+        if os.getpid() == parent:
+            raise KeyboardInterrupt
+
+    def on_terminate(signum, frame):
+        if os.getpid() != parent:
+            os._exit(128 + signum)
+        raise Terminated
+
+    previous = signal.signal(signal.SIGINT, on_interrupt), signal.signal(signal.SIGTERM, on_terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous[0])
+        signal.signal(signal.SIGTERM, previous[1])
+
+
+@click.group(cls=SafeGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def cli():
     """Build a static website from a catalog of research-paper abstracts."""
 
@@ -75,7 +157,8 @@ def import_command(paths, config_path):
 
 @cli.command()
 @click.option("-o", "--output", default="_site", show_default=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Folder to write the site into (replaced as a whole).")
+              help="Folder to write the site into: a new or empty folder, or a previous output "
+                   "(it is replaced as a whole).")
 @base_url_option
 @config_option
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
@@ -92,10 +175,16 @@ def build(output, base_url, config_path, quiet, watch):
     progress = Progress(quiet)
     try:
         config = load_config(config_path).with_base_url(base_url)
-        result, written = build_and_write(config, output, progress=progress)
+        result, written = build_and_write(config, output, progress=progress,
+                                          notify=(lambda message: None) if quiet else None)
     except SiteError as error:
         progress.done()
         fail(error)
+    except (KeyboardInterrupt, Terminated) as stop:
+        progress.done()
+        why = "Interrupted" if isinstance(stop, KeyboardInterrupt) else "Terminated"
+        click.echo(f"{why}: the build stopped; {output}/ was left as it was.", err=True)
+        raise click.exceptions.Exit(130 if isinstance(stop, KeyboardInterrupt) else 143) from None
     progress.done()
     if not result.catalog.papers:
         click.echo(f"warning: no papers in {config.content_dir}/: built an empty catalog "

@@ -5,6 +5,7 @@ with the closest valid key suggested; users keep their own data under `extra:`.
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -13,6 +14,7 @@ from urllib.parse import urlsplit
 
 from .errors import Problem, SiteError
 from .model import VENUE_KINDS, Person, Topic, Venue
+from .sources import read_source
 from .validate import Checker
 from .yamlsource import line_of, load_yaml
 
@@ -75,6 +77,9 @@ class SiteConfig:
         return replace(self, base_url=url)
 
 
+MAX_CONFIG_BYTES = 10 * 1024 * 1024  # site.yaml runs to kilobytes; PyYAML parses about 1 MB/s
+# Years become dates (feeds, JSON-LD): what a date can hold.
+MIN_YEAR, MAX_YEAR = 1, 9999
 KEYS = ("title", "base_url", "description", "author", "language", "cname", "topics", "venues", "authors",
         "extra", "extra_css")
 TOPIC_KEYS = ("slug", "name", "description", "keywords")
@@ -87,14 +92,15 @@ ORCID = re.compile(r"^\d{4}-\d{4}-\d{4}-\d{3}[\dX]$")
 def load_config(path: Path | str = "site.yaml") -> SiteConfig:
     """Read and validate site.yaml; raise SiteError listing every problem."""
     path = Path(path)
+    if not os.path.lexists(path):
+        raise SiteError(Problem(path, None, "not found: create a site.yaml (see README.md)"))
+    raw = read_source(path, path, None, MAX_CONFIG_BYTES, "is this a site.yaml?")
+    if isinstance(raw, Problem):
+        raise SiteError(raw)
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise SiteError(Problem(path, None, "not found: create a site.yaml (see README.md)")) from None
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise SiteError(Problem(path, None, f"not UTF-8 text ({exc.reason})")) from None
-    except OSError as exc:
-        raise SiteError(Problem(path, None, f"cannot read: {exc.strerror}")) from None
     data, lines = load_yaml(text, path)
     return parse_config(data, lines, path)
 
@@ -218,6 +224,9 @@ def _venues(check: Checker, data: dict):
             kind = "conference"
         # A journal or a preprint series spans years: its papers say theirs.
         year = check.field(entry, key, "year", int, required=kind in ("conference", "workshop"))
+        if year is not None and not MIN_YEAR <= year <= MAX_YEAR:
+            check.problem(key + ("year",), f"'year' must be a year from {MIN_YEAR} to {MAX_YEAR}, not {year}")
+            year = None
         full_name = check.field(entry, key, "full_name", str, "")
         url = check.field(entry, key, "url", str, "")
         if url and not _is_http_url(url):

@@ -25,6 +25,7 @@ from .config import PERSON_KEYS, SiteConfig, check_person
 from .errors import Problem, SiteError
 from .model import LINK_KINDS, Paper, Person
 from .parallel import parallel_map
+from .sources import allowed_roots, read_source, walk_files
 from .validate import Checker
 from .yamlsource import load_yaml
 
@@ -58,36 +59,19 @@ def split_front_matter(text: str) -> tuple[str, str, int]:
 
 
 def find_content_files(content_dir: Path) -> list[Path]:
-    """Every *.md under content_dir, sorted; symlinked folders are not followed (no loops)."""
+    """Every *.md under content_dir, sorted (see _content_entries)."""
     return [Path(path) for path, _ in _content_entries(content_dir)]
 
 
-def _content_entries(content_dir: Path) -> list[tuple[str, os.DirEntry]]:
+def _content_entries(content_dir: Path, root: Path | None = None,
+                     problems: list[Problem] | None = None) -> list[tuple[str, os.DirEntry]]:
     """(path, directory entry) of every content file, in Path order: plain strings, because
     a rebuild looks at every file and Path objects cost more than the stat (10,000 files)."""
-    found, folders = [], [str(content_dir)]
-    while folders:
-        folder = folders.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            name = entry.name
-            if _is_dir(entry):
-                if not name.startswith(".") and not entry.is_symlink():
-                    folders.append(entry.path)
-            elif name.endswith(".md") and not name.startswith(".") and name.lower() != "readme.md":
-                found.append((entry.path, entry))
-    found.sort(key=lambda item: item[0].replace(os.sep, "\0"))  # as Paths sort: part by part
-    return found
+    return walk_files(content_dir, root, problems, _is_content_name)
 
 
-def _is_dir(entry: os.DirEntry) -> bool:
-    try:
-        return entry.is_dir()
-    except OSError:
-        return False
+def _is_content_name(name: str) -> bool:
+    return name.endswith(".md") and name.lower() != "readme.md"
 
 
 def slugify(text: str) -> str:
@@ -107,13 +91,10 @@ class Parsed:
 def read_paper(path: Path, config: SiteConfig, display_path: Path | str | None = None) -> Parsed:
     """Parse and validate one content file against the site's venues and topics."""
     shown = display_path or path
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        return Parsed(None, [Problem(shown, None, f"cannot read: {exc.strerror}")])
-    if len(raw) > MAX_FILE_BYTES:
-        return Parsed(None, [Problem(shown, None, f"file is {len(raw) / 1_048_576:.1f} MB; the limit is "
-                                                  f"{MAX_FILE_BYTES // 1_048_576} MB: is this an abstract?")])
+    raw = read_source(path, shown, allowed_roots(config.content_dir, config.root), MAX_FILE_BYTES,
+                      "is this an abstract?")
+    if isinstance(raw, Problem):
+        return Parsed(None, [raw])
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -240,6 +221,13 @@ def _links(check: Checker, data: dict) -> tuple[tuple[str, str], ...]:
         value = links.get(kind)
         if value is None:
             continue
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            # YAML read the id as a number, which may have dropped digits (2402.10000 -> 2402.1):
+            # only the file still holds the id as written.
+            example = ' (arxiv: "2402.07207")' if kind == "arxiv" else ""
+            check.problem(("links", kind), f"link '{kind}' was read as the number {value!r}, which can drop "
+                                           f"digits: quote it as written in the file{example}")
+            continue
         if not isinstance(value, str) or not value.strip():
             check.problem(("links", kind), f"link '{kind}' must be a URL string")
             continue
@@ -338,7 +326,8 @@ def load_papers(config: SiteConfig, cache: PaperCache | None = None) -> list[Pap
         raise SiteError(Problem(content_dir, None, "content folder not found (import abstracts with "
                                                    "'python build.py import FILE')"))
     papers, problems = [], []
-    for parsed in cache.read_all(_content_entries(content_dir), config):
+    entries = _content_entries(content_dir, config.root, problems)
+    for parsed in cache.read_all(entries, config):
         problems.extend(parsed.problems)
         if parsed.paper:
             papers.append(parsed.paper)

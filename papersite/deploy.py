@@ -7,11 +7,13 @@ index and the checked-out branch are never touched.
 """
 from __future__ import annotations
 
+import ipaddress
 import os
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from .config import SiteConfig
 from .errors import SiteError
@@ -38,11 +40,12 @@ def deploy_site(config: SiteConfig, remote: str = "origin", branch: str = "gh-pa
                                                 "of the repository that holds site.yaml")
     _git(root, "remote", "get-url", remote, error=f"no git remote named '{remote}' (see `git remote -v`)")
     if not force:
+        _refuse_local_base_url(config.base_url, config_name)
         _refuse_uncommitted(root, config_name)
     build = build_site(config)
     with tempfile.TemporaryDirectory(prefix="papersite-deploy-") as tmp:
         site = Path(tmp) / "site"
-        write_site(build.files, site)
+        write_site(build.files, site, project=root)
         return publish(site, root, remote, branch, message or _default_message(root))
 
 
@@ -74,6 +77,20 @@ def _refuse_uncommitted(root: Path, config_name: str) -> None:
         shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
         raise SiteError(f"uncommitted changes in {shown}: commit them first so the published site "
                         "matches the repository, or deploy anyway with --force")
+
+
+def _refuse_local_base_url(base_url: str, config_name: str) -> None:
+    """The default base_url is the preview's: published, every canonical link, feed and
+    sitemap entry would point at the reader's own machine."""
+    host = (urlsplit(base_url).hostname or "").rstrip(".")
+    try:
+        local = ipaddress.ip_address(host).is_loopback or ipaddress.ip_address(host).is_unspecified
+    except ValueError:
+        local = host == "localhost" or host.endswith(".localhost")
+    if local:
+        raise SiteError(f"base_url is {base_url}, the local preview address: set base_url in {config_name} "
+                        "to where the site will be published (e.g. https://USER.github.io/REPO/) or pass "
+                        "--base-url, or deploy anyway with --force")
 
 
 def _tree_of(site: Path, repo: Path) -> str:

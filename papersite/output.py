@@ -16,17 +16,32 @@ file touched by hand) is compared byte for byte, as without a manifest.
 `build` streams its pages to disk that way: written on both cores, never held
 in memory); it returns a `Stored` receipt that `commit` takes in place of the
 bytes.
+
+Since every build replaces the output folder whole, Staging first makes sure
+that loses nothing but an old site: the folder must not be (or hold, or lie
+inside) the project or a source folder, and a folder that already holds files
+must be a previous output. The manifest says which files are ours; without
+one, a folder is taken for an old site only if it has our `.nojekyll` and
+every file in it is one the new site writes again. A lock file beside the
+output serialises builds into it, so one build's start-up never removes
+another's staging folder. A symlinked output is followed: the site is built
+into its target and the link stays.
 """
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
+import stat
+import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from .errors import Problem, SiteError
 
@@ -50,37 +65,78 @@ Stat = tuple[int, int, int]  # size, mtime_ns, inode
 
 
 def write_site(files: dict[str, bytes | Stored], out_dir: Path,
-               digests: dict[str, tuple[bytes, str]] | None = None) -> WriteReport:
+               digests: dict[str, tuple[bytes, str]] | None = None, project: Path | None = None) -> WriteReport:
     """Make out_dir hold exactly `files`. `digests` (path -> (bytes, hash)) lets a
-    process that writes again and again hash each new output only once."""
-    with Staging(out_dir, digests) as staging:
+    process that writes again and again hash each new output only once; `project`
+    (the folder of site.yaml) is what the output must never overlap."""
+    with Staging(out_dir, digests, project) as staging:
         return staging.commit(files)
+
+
+def check_output(out_dir: Path, project: Path | None = None) -> None:
+    """Raise the SiteError a build into out_dir would raise before it starts."""
+    with Staging(out_dir, project=project):
+        pass
+
+
+SOURCE_DIRS = ("content", "templates", "static")
+# What every papersite build writes at the top of a site: without a manifest,
+# a folder lacking it is not one of our outputs.
+SITE_MARK = ".nojekyll"
 
 
 class Staging:
     """The next version of out_dir, assembled beside it and swapped in by commit().
 
     Use it as a context manager: leaving it, by success or by error, removes
-    the staging folder (after a swap, that is the old site).
+    the staging folder (after a swap, that is the old site) and releases the
+    lock. `notify` is told when the build waits for another build's lock.
     """
 
-    def __init__(self, out_dir: Path, digests: dict[str, tuple[bytes, str]] | None = None):
-        self.out_dir = Path(out_dir)
-        _refuse_dangerous(self.out_dir)
+    def __init__(self, out_dir: Path, digests: dict[str, tuple[bytes, str]] | None = None,
+                 project: Path | None = None, notify: Callable[[str], None] | None = None):
+        self.shown = Path(out_dir)  # as the user gave it, for messages
+        self.out_dir = resolve_output(self.shown)
+        refuse_unsafe_output(self.shown, self.out_dir, project)
         self.digests = {} if digests is None else digests
-        self.manifest, self.on_disk = _read_manifest(self.out_dir), _existing_files(self.out_dir)
+        self.owner = os.getpid()
         # Named in the parent, so forked workers put into the same folder.
-        self.folder = self.out_dir.with_name(f".{self.out_dir.name}.new-{os.getpid()}")
-        _clear_leftovers(self.out_dir)
+        self.folder = self.out_dir.with_name(f".{self.out_dir.name}.new-{self.owner}")
+        try:
+            self.out_dir.parent.mkdir(parents=True, exist_ok=True)  # the lock lives there
+            self._lock = _Lock(self.out_dir, self.shown, notify or _tell_stderr)
+        except OSError as exc:
+            raise _write_error(self.shown, exc) from None
+        try:
+            manifest = _read_manifest(self.out_dir)
+            self.on_disk = _existing_files(self.out_dir)
+            self.manifest = manifest["files"] if manifest else {}
+            # Files an old site without a manifest holds: commit checks the new site writes them all.
+            self.unvouched = _refuse_foreign(self.shown, self.on_disk, manifest)
+            _clear_leftovers(self.out_dir)  # under the lock: no other build is using them
+            self.folder.mkdir(parents=True)
+        except OSError as exc:
+            self._lock.release()
+            raise _write_error(self.shown, exc) from None
+        except BaseException:
+            self._lock.release()
+            raise
 
     def __enter__(self) -> "Staging":
         return self
 
     def __exit__(self, *exc) -> None:
-        shutil.rmtree(self.folder, ignore_errors=True)
+        try:
+            _remove_tree(self.folder)
+        finally:
+            self._lock.release()
 
     def put(self, path: str, data: bytes) -> Stored:
         """Write `data` as `path` of the new site, unless the current file already holds it."""
+        if os.getpid() != self.owner and os.getppid() != self.owner:
+            # A worker whose build was killed: its staging folder is gone, or
+            # belongs to the next build's clean-up. Write nothing more.
+            raise SystemExit(1)
         digest = _digest(path, data, self.digests)
         if _unchanged(self.out_dir, path, data, digest, self.manifest.get(path), self.on_disk.get(path)):
             return Stored(digest, False)
@@ -89,18 +145,21 @@ class Staging:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
         except OSError as exc:
-            raise _write_error(self.out_dir, exc) from None
+            raise _write_error(self.shown, exc) from None
         return Stored(digest, True)
 
     def commit(self, files: dict[str, bytes | Stored]) -> WriteReport:
         """Put the files not yet put, keep the unchanged ones, swap the new site in."""
         stored = {path: entry if isinstance(entry, Stored) else self.put(path, entry)
                   for path, entry in files.items()}
+        foreign = sorted(self.unvouched - stored.keys())
+        if foreign:
+            raise SiteError(Problem(self.shown / foreign[0], None, _foreign_message(self.shown, foreign)))
         changed = sum(entry.changed for entry in stored.values())
         stale = [path for path in self.on_disk if path not in stored]
         if not changed and not stale and self.out_dir.is_dir():
             if len(self.manifest) != len(stored):  # first build with a manifest: record what is there
-                _write_manifest(self.out_dir, stored, self.on_disk)
+                _write_manifest(self.out_dir, stored, self.on_disk, [], required=False)
             return WriteReport(0, 0, len(stored))
         try:
             made = set()
@@ -110,19 +169,21 @@ class Staging:
                     target.parent.mkdir(parents=True, exist_ok=True)
                     made.add(target.parent)
                 _keep(self.out_dir / path, target)
-            self.folder.mkdir(parents=True, exist_ok=True)  # an empty site is a folder too
             written = _existing_files(self.folder)  # inodes and mtimes survive the swap
+            # Written before the swap, naming the old site's files too: wherever a
+            # crash stops, the manifest vouches for every file in the output.
+            _write_manifest(self.out_dir, stored, written, stale, required=True)
             _swap(self.folder, self.out_dir)
         except OSError as exc:
-            raise _write_error(self.out_dir, exc) from None
-        _write_manifest(self.out_dir, stored, written)
+            raise _write_error(self.shown, exc) from None
         for path in self.digests.keys() - stored.keys():
             del self.digests[path]
         return WriteReport(changed, len(stale), len(stored))
 
 
 def _write_error(out_dir: Path, exc: OSError) -> SiteError:
-    return SiteError(Problem(out_dir, None, f"could not write the site: {exc.strerror or exc}; "
+    where = f" ({exc.filename})" if exc.filename else ""
+    return SiteError(Problem(out_dir, None, f"could not write the site: {exc.strerror or exc}{where}; "
                                             "the previous site is unchanged"))
 
 
@@ -130,7 +191,7 @@ def _unchanged(out_dir: Path, path: str, data: bytes, digest: str, recorded: lis
                stat: Stat | None) -> bool:
     if stat is None or stat[0] != len(data):
         return False
-    if recorded is not None and tuple(recorded[:3]) == stat and recorded[3] == digest:
+    if isinstance(recorded, list) and len(recorded) == 4 and tuple(recorded[:3]) == stat and recorded[3] == digest:
         return True
     return _same(out_dir / path, data)
 
@@ -147,23 +208,34 @@ def manifest_path(out_dir: Path) -> Path:
     return out_dir.with_name(f".{out_dir.name}.manifest.json")
 
 
-def _read_manifest(out_dir: Path) -> dict[str, list]:
+def _read_manifest(out_dir: Path) -> dict | None:
+    """{"files": {path: [size, mtime, inode, hash]}, "leaving": [path, ...]}, or None when
+    there is none (or it is unreadable): then the files are compared byte for byte."""
     try:
         manifest = json.loads(manifest_path(out_dir).read_bytes())
-        return manifest["files"] if isinstance(manifest.get("files"), dict) else {}
-    except (OSError, ValueError, AttributeError):
-        return {}  # none yet, or unreadable: compare bytes instead
+    except (OSError, ValueError):
+        return None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
+        return None
+    leaving = manifest.get("leaving", [])
+    return {"files": manifest["files"], "leaving": leaving if isinstance(leaving, list) else []}
 
 
-def _write_manifest(out_dir: Path, stored: dict[str, Stored], stats: dict[str, Stat]) -> None:
+def _write_manifest(out_dir: Path, stored: dict[str, Stored], stats: dict[str, Stat], leaving: list[str],
+                    required: bool) -> None:
+    """`leaving`: files of the current site the new one drops, still ours until the swap."""
     entries = {path: [*stats[path], entry.digest] for path, entry in stored.items() if path in stats}
     target = manifest_path(out_dir)
     temporary = target.with_name(target.name + f".{os.getpid()}")
     try:
-        temporary.write_text(json.dumps({"files": entries}, separators=(",", ":")), encoding="utf-8")
+        temporary.write_text(json.dumps({"files": entries, "leaving": sorted(leaving)}, separators=(",", ":")),
+                             encoding="utf-8")
         os.replace(temporary, target)
     except OSError:
-        temporary.unlink(missing_ok=True)  # without a manifest the next build compares bytes
+        temporary.unlink(missing_ok=True)
+        if required:
+            raise
+        # else the next build compares bytes, as it would without a manifest
 
 
 def _same(path: Path, data: bytes) -> bool:
@@ -176,15 +248,20 @@ def _same(path: Path, data: bytes) -> bool:
 
 
 def _existing_files(out_dir: Path) -> dict[str, Stat]:
-    """Every file under out_dir (not following links), with its stat."""
+    """Every file under out_dir (not following links), with its stat. A folder that
+    cannot be listed is an error: what it holds might not be ours to replace."""
     found: dict[str, Stat] = {}
     folders = [("", str(out_dir))]
     while folders:
         prefix, folder = folders.pop()
         try:
             entries = list(os.scandir(folder))
-        except OSError:
+        except FileNotFoundError:
             continue
+        except NotADirectoryError:
+            if not prefix:
+                continue  # refuse_unsafe_output has said it is a file
+            raise
         for entry in entries:
             if entry.is_dir(follow_symlinks=False):
                 folders.append((prefix + entry.name + "/", entry.path))
@@ -202,10 +279,42 @@ def _keep(current: Path, target: Path) -> None:
         shutil.copy2(current, target)
 
 
+def _leftover_names(name: str) -> re.Pattern:
+    return re.compile(rf"\.{re.escape(name)}\.(?:new-\d+|old-\d+|manifest\.json\.\d+)")
+
+
 def _clear_leftovers(out_dir: Path) -> None:
-    """Remove staging folders of builds that were killed before they could clean up."""
-    for leftover in out_dir.parent.glob(f".{out_dir.name}.new-*"):
-        shutil.rmtree(leftover, ignore_errors=True)
+    """Remove what builds killed before they could clean up left beside the output."""
+    pattern = _leftover_names(out_dir.name)
+    for name in os.listdir(out_dir.parent):
+        if pattern.fullmatch(name):
+            leftover = out_dir.parent / name
+            if leftover.is_dir() and not leftover.is_symlink():
+                _remove_tree(leftover)
+            else:
+                leftover.unlink(missing_ok=True)
+
+
+def _remove_tree(folder: Path) -> None:
+    """rmtree that also empties read-only folders: an old site someone chmod-ed is still ours to remove."""
+    def retry(function, path, _):
+        parent = os.path.dirname(path)
+        try:
+            os.chmod(parent, os.stat(parent).st_mode | stat.S_IRWXU)
+            if function in (os.rmdir, os.unlink, os.remove):
+                function(path)
+            elif function in (os.scandir, os.listdir, os.open):  # a folder we could not list
+                os.chmod(path, os.stat(path).st_mode | stat.S_IRWXU)
+                shutil.rmtree(path, ignore_errors=True)
+        except OSError:
+            pass  # left for the next build's clean-up
+
+    if not os.path.lexists(folder):
+        return
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(folder, onexc=retry)
+    else:
+        shutil.rmtree(folder, onerror=retry)
 
 
 def _swap(staging: Path, out_dir: Path) -> None:
@@ -236,10 +345,141 @@ def _exchange(a: Path, b: Path) -> bool:
     return result == 0
 
 
-def _refuse_dangerous(out_dir: Path) -> None:
-    """The output folder is replaced whole: never let that be a source folder."""
-    resolved = out_dir.resolve()
-    if resolved == Path(resolved.anchor) or resolved == Path.home().resolve() or \
-            (resolved / "site.yaml").exists() or (resolved / ".git").exists():
-        raise SiteError(Problem(out_dir, None, "refusing to use this folder for output: it is replaced "
-                                               "on every build (choose a folder such as _site)"))
+# --- What the output folder may be ----------------------------------------------
+
+CHOOSE = "choose an empty or new folder such as _site"
+
+
+def resolve_output(out_dir: Path) -> Path:
+    """The real folder the site goes to: a symlink (at any level) is followed, and stays."""
+    if out_dir.is_symlink():
+        try:
+            os.stat(out_dir)
+        except FileNotFoundError:
+            raise SiteError(Problem(out_dir, None, f"is a symlink to {os.readlink(out_dir)}, which does not "
+                                                   "exist: create that folder, or remove the link")) from None
+        except OSError as exc:  # a loop
+            raise SiteError(Problem(out_dir, None, f"cannot follow this symlink: {exc.strerror}")) from None
+    try:
+        return out_dir.resolve()
+    except (OSError, RuntimeError) as exc:  # a loop further up the path
+        why = getattr(exc, "strerror", None) or exc
+        raise SiteError(Problem(out_dir, None, f"cannot use this output folder: {why}")) from None
+
+
+def refuse_unsafe_output(shown: Path, out_dir: Path, project: Path | None = None) -> None:
+    """Refuse an output folder whose replacement would destroy sources: the file-system
+    root, the home folder, a folder holding a project or repository, and, given the
+    project (the folder of site.yaml), the project itself, any folder that contains it,
+    and its source folders and everything inside them."""
+    def refuse(why: str):
+        raise SiteError(Problem(shown, None, f"refusing to build into this folder: {why}, and the output folder is "
+                                             f"replaced on every build; {CHOOSE}"))
+
+    if out_dir.exists() and not out_dir.is_dir():
+        raise SiteError(Problem(shown, None, f"is a file, not a folder; {CHOOSE}"))
+    if out_dir == Path(out_dir.anchor):
+        refuse("it is the root of the file system")
+    try:
+        home = Path.home().resolve()
+    except (RuntimeError, KeyError):  # no home folder known
+        home = None
+    if out_dir == home:
+        refuse("it is your home folder")
+    if home is not None and out_dir in home.parents:
+        refuse(f"it contains your home folder {home}")
+    if project is not None:
+        _refuse_project_parts(out_dir, Path(project).resolve(), refuse)
+    for marker in ("site.yaml", ".git"):
+        if os.path.lexists(out_dir / marker):
+            refuse(f"it holds {marker}, so it is a project or a repository")
+
+
+def _refuse_project_parts(out_dir: Path, root: Path, refuse: Callable[[str], None]) -> None:
+    if out_dir == root:
+        refuse("it is the project folder (where site.yaml is)")
+    if out_dir in root.parents:
+        refuse(f"it contains the project folder {root}")
+    for name in (*SOURCE_DIRS, ".git"):
+        source = root / name
+        for form in {source, source.resolve()}:  # a source folder may be a link to elsewhere
+            if out_dir == form or form in out_dir.parents:
+                refuse(f"it is {'inside ' if out_dir != form else ''}the project's {name}/ folder")
+            if out_dir in form.parents:
+                refuse(f"it contains the project's {name}/ folder")
+
+
+def _refuse_foreign(shown: Path, on_disk: dict[str, Stat], manifest: dict | None) -> set[str]:
+    """Refuse a folder that holds files no papersite build wrote. Returns the files of an old
+    site that has no manifest: commit refuses unless the new site writes them all again."""
+    if not on_disk:
+        return set()  # new or empty: nothing to lose
+    if manifest is not None:
+        foreign = sorted(on_disk.keys() - manifest["files"].keys() - set(manifest["leaving"]))
+        if foreign:
+            raise SiteError(Problem(shown / foreign[0], None, _foreign_message(shown, foreign)))
+        return set()
+    if SITE_MARK not in on_disk:
+        example = shown / min(on_disk)
+        raise SiteError(Problem(shown, None, f"already holds files that papersite did not write (such as {example}; "
+                                             f"no {manifest_path(shown).name} beside it), and the output folder is "
+                                             f"replaced on every build; {CHOOSE}. If it is an old site whose "
+                                             f"manifest was deleted, delete the folder and build again"))
+    return set(on_disk)
+
+
+def _foreign_message(shown: Path, foreign: list[str]) -> str:
+    more = f" (and {len(foreign) - 1} more file{'s' if len(foreign) > 2 else ''})" if len(foreign) > 1 else ""
+    return (f"not written by papersite{more}, and {shown}/ is replaced on every build: "
+            f"move it out of {shown}/ or delete it, then build again")
+
+
+class _Lock:
+    """An exclusive flock on a file beside the output, held while a build writes there.
+
+    Removed when released; a waiter that then holds the lock of a removed file
+    tries again, so two builds never both hold it. Forked workers share it, so
+    after a kill -9 it is free only once the last of them has exited.
+    """
+
+    def __init__(self, out_dir: Path, shown: Path, notify: Callable[[str], None]):
+        self.path = out_dir.with_name(f".{out_dir.name}.lock")
+        self.fd: int | None = None
+        while self.fd is None:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            try:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
+                    notify(f"waiting for another build into {shown}/ to finish"
+                           f"{f' (process {holder})' if holder.isdigit() else ''}...")
+                    fcntl.flock(fd, fcntl.LOCK_EX)
+                if os.path.samestat(os.fstat(fd), os.stat(self.path)):
+                    self.fd = fd
+            except FileNotFoundError:
+                pass  # removed by the build that held it: take a new one
+            except BaseException:
+                os.close(fd)
+                raise
+            if self.fd is None:
+                os.close(fd)
+        try:  # who holds it, for the message of a build that waits
+            os.ftruncate(self.fd, 0)
+            os.pwrite(self.fd, f"{os.getpid()}\n".encode(), 0)
+        except OSError:
+            pass  # a full disk: the lock holds all the same
+
+    def release(self) -> None:
+        if self.fd is None:
+            return
+        try:
+            os.unlink(self.path)  # while still holding it: see the class comment
+        except OSError:
+            pass
+        os.close(self.fd)
+        self.fd = None
+
+
+def _tell_stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)

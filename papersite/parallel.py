@@ -15,6 +15,7 @@ import contextlib
 import gc
 import multiprocessing
 import os
+import signal
 from typing import Callable, Iterator, Sequence, TypeVar
 
 T = TypeVar("T")
@@ -98,6 +99,10 @@ def _run_job():
 
 
 def _start_worker() -> None:
+    # Ctrl-C reaches every process of the terminal's group: the parent stops the
+    # workers (terminate), which must not each print a KeyboardInterrupt traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # how terminate() ends a worker
     # What the worker inherited is never garbage to it: frozen, the collector leaves
     # it alone (no pass over the parent's whole heap, no copy-on-write of every
     # page it touches), and collects what the worker itself makes.

@@ -28,6 +28,7 @@ from typing import Callable
 from .catalog import Catalog
 from .config import SiteConfig
 from .content import PaperCache, load_papers
+from .errors import SiteError
 from .markup import cut_snippet, render_abstract
 from .output import Staging, Stored, WriteReport
 from .pages import Abstract, plan_pages
@@ -35,6 +36,7 @@ from .parallel import in_background, parallel_map
 from .related import RelatedIndex
 from .render import RenderCache, TemplateCache, make_env, render_pages
 from .search import SearchCache, search_files
+from .sources import unreadable
 from .static_files import static_files
 
 
@@ -105,6 +107,9 @@ def _build_site(config: SiteConfig, cache: BuildCache, progress: Callable[[str],
     progress("reading content")
     config = cache.settle(config)
     papers = load_papers(config, cache.papers)
+    problems = unreadable(config.templates_dir, config.root)
+    if problems:
+        raise SiteError(problems)
     catalog = Catalog.build(papers, config)
     stage("load")
     progress(f"rendering {len(papers)} abstracts")
@@ -152,10 +157,12 @@ def _render_abstract(source: str) -> Abstract:
 
 
 def build_and_write(config: SiteConfig, out_dir: Path, cache: BuildCache | None = None,
-                    progress: Callable[[str], None] = lambda stage: None) -> tuple[Build, WriteReport]:
+                    progress: Callable[[str], None] = lambda stage: None,
+                    notify: Callable[[str], None] | None = None) -> tuple[Build, WriteReport]:
     """Build into out_dir. Without a cache to keep (a one-shot build), pages are
-    written as they are rendered, on every core, and never held in memory."""
-    with Staging(out_dir, cache.digests if cache else None) as staging:
+    written as they are rendered, on every core, and never held in memory.
+    `notify` hears that the build waits for another one writing to out_dir."""
+    with Staging(out_dir, cache.digests if cache else None, config.root, notify) as staging:
         build = build_site(config, cache, progress, store=None if cache else staging.put)
         progress(f"writing {len(build.files)} files")
         start = time.perf_counter()

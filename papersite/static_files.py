@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import difflib
-import os
 from pathlib import Path
 
 from . import urls
 from .config import SiteConfig
+from .sources import allowed_roots, display, read_source, walk_files
 from .errors import Problem, SiteError
 from .render import THEME
 
@@ -15,14 +15,31 @@ NPM_ASSETS = {"lunr.min.js": "lunr/lunr.min.js"}
 
 
 def static_files(config: SiteConfig) -> dict[str, bytes]:
-    """Output path -> bytes. A project file replaces the theme file of the same name."""
+    """Output path -> bytes. A project file replaces the theme file of the same name.
+
+    The project's static/ follows the rules of content/: a folder that cannot be
+    read, a file that cannot be read or is not a regular file, a broken link or one
+    leading outside the project is a problem, and all of them are reported at once.
+    """
     files: dict[str, bytes] = {}
     for name, relative in NPM_ASSETS.items():
         files[urls.STATIC + name] = _npm_asset(config, relative)
-    for folder in (THEME / "static", config.static_dir):
-        for path in _walk(folder):
-            files[urls.STATIC + path.relative_to(folder).as_posix()] = path.read_bytes()
-    _check_extra_css(config, sorted(p.relative_to(config.static_dir).as_posix() for p in _walk(config.static_dir)))
+    problems: list[Problem] = []
+    ours: list[str] = []
+    for folder, root, mine in ((THEME / "static", THEME, False), (config.static_dir, config.root, True)):
+        allowed = allowed_roots(folder, root)
+        for path in _walk(folder, root, problems):
+            data = read_source(path, display(path, root), allowed, None)
+            name = path.relative_to(folder).as_posix()
+            if isinstance(data, Problem):
+                problems.append(data)
+            else:
+                files[urls.STATIC + name] = data
+            if mine:
+                ours.append(name)
+    if problems:
+        raise SiteError(problems)
+    _check_extra_css(config, ours)
     return files
 
 
@@ -43,12 +60,12 @@ def _check_extra_css(config: SiteConfig, ours: list[str]) -> None:
         raise SiteError(problems)
 
 
-def _walk(folder: Path) -> list[Path]:
-    found = []
-    for here, dirs, names in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found.extend(Path(here) / n for n in names if not n.startswith(".") and n != "README.md")
-    return sorted(found)
+def _walk(folder: Path, root: Path | None = None, problems: list[Problem] | None = None) -> list[Path]:
+    """The files under folder (hidden names and README.md left out), in Path order; what
+    cannot be walked is added to `problems`."""
+    if not folder.is_dir():
+        return []
+    return [Path(path) for path, _ in walk_files(folder, root, problems, lambda name: name != "README.md")]
 
 
 def _npm_asset(config: SiteConfig, relative: str) -> bytes:

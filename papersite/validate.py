@@ -49,7 +49,8 @@ class Checker:
         value = data[name]
         here = key + (name,)
         if kind is int and isinstance(value, bool) or not isinstance(value, kind):
-            self.problem(here, f"'{name}' must be {_TYPE_NAMES[kind]}, not {_kind(value)}")
+            hint = ": quote it to make it text" if kind is str and isinstance(value, (int, float)) else ""
+            self.problem(here, f"'{name}' must be {_TYPE_NAMES[kind]}, not {_kind(value)}{hint}")
             return default
         if kind is str:
             value = value.strip()
@@ -76,6 +77,8 @@ def _kind(value: Any) -> str:
         return "nothing"
     if isinstance(value, bool):
         return "true/false"
+    if isinstance(value, float):
+        return f"a decimal number ({_short(value)})"
     for kind, name in _TYPE_NAMES.items():
         if isinstance(value, kind):
             return f"{name} ({_short(value)})" if kind in (str, int) else name

@@ -23,7 +23,7 @@ from watchdog.observers import Observer
 
 from .config import SiteConfig, load_config
 from .errors import Problem, SiteError
-from .output import write_site
+from .output import check_output, write_site
 from .pipeline import Build, BuildCache, build_site, collector_paused
 
 SOURCE_DIRS = ("content", "templates", "static")
@@ -220,7 +220,7 @@ class Rebuilder:
             config = self._config().with_base_url(self.base_url)
             build = build_site(config, self.cache)
             if self.output is not None:
-                report = write_site(build.files, self.output, self.cache.digests)
+                report = write_site(build.files, self.output, self.cache.digests, config.root)
                 changed = report.written + report.removed
             else:
                 changed = count_changed(self.last.files if self.last else {}, build.files)
@@ -275,6 +275,7 @@ def watch_and_build(config_path: Path, output: Path, base_url: str | None,
     """`build --watch`: build, then rebuild and write on every change until Ctrl-C
     (or until `queue` is closed, which is how tests stop it)."""
     refuse_output_in_sources(config_path, output)
+    check_output(output, Path(config_path).parent)  # now, rather than as the error of every rebuild
     rebuilder = Rebuilder(config_path, base_url, output)
     echo(summary(None, rebuilder.rebuild(), "written"))
     queue = queue or ChangeQueue()

@@ -125,14 +125,24 @@ def test_a_file_changed_by_hand_is_rewritten(tmp_path):
 @pytest.mark.parametrize("manifest", ["missing", "corrupt"])
 def test_without_a_usable_manifest_unchanged_files_are_still_not_rewritten(tmp_path, manifest):
     out = tmp_path / "_site"
-    files = {"index.html": b"home", "a.html": b"a"}
+    files = {".nojekyll": b"", "index.html": b"home", "a.html": b"a"}
     write_site(files, out)
     before = snapshot(out)
     if manifest == "missing":
         manifest_path(out).unlink()
     else:
         manifest_path(out).write_text("{not json")
-    report = write_site(files, out)
+    report = write_site(files, out)  # an old site of ours: it has .nojekyll, and holds only files rewritten
     assert (report.written, report.removed) == (0, 0)
     assert snapshot(out) == before
-    assert write_site({"index.html": b"home!", "a.html": b"a"}, out).written == 1
+    assert write_site({**files, "index.html": b"home!"}, out).written == 1
+
+
+def test_without_a_manifest_a_site_that_would_lose_a_file_is_refused(tmp_path):
+    out = tmp_path / "_site"
+    write_site({".nojekyll": b"", "index.html": b"home", "a.html": b"a"}, out)
+    manifest_path(out).unlink()
+    before = snapshot(out)
+    with pytest.raises(SiteError, match=r"_site/a.html: not written by papersite.*move it out"):
+        write_site({".nojekyll": b"", "index.html": b"new"}, out)
+    assert snapshot(out) == before and left_beside(out) == ["_site"]
