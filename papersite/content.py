@@ -28,7 +28,7 @@ from .parallel import parallel_map
 from .validate import Checker
 from .yamlsource import load_yaml
 
-PAPER_KEYS = ("id", "title", "authors", "venue", "year", "topics", "links", "extra")
+PAPER_KEYS = ("id", "title", "authors", "venue", "year", "topics", "links", "title_source", "extra")
 MAX_FILE_BYTES = 10 * 1024 * 1024  # far beyond any abstract; guards against a stray dump
 # Abstracts run to 2,000 characters. Rendering costs about 0.4 ms per $math$ span, and
 # Python-Markdown is quadratic in the spans of one paragraph: a 5 MB abstract took 13
@@ -145,6 +145,7 @@ def _paper_from(data: Any, lines: dict, body: str, body_line: int, path: Path, s
     authors = check.field(data, (), "authors", list, [])
     venue_slug = check.field(data, (), "venue", str, required=True)
     year = check.field(data, (), "year", int)
+    title_source = check.field(data, (), "title_source", str, "")
     topics = check.field(data, (), "topics", list, [])
     links = _links(check, data)
     check.field(data, (), "extra", dict, {})
@@ -175,7 +176,7 @@ def _paper_from(data: Any, lines: dict, body: str, body_line: int, path: Path, s
         return Parsed(None, check.problems)
     return Parsed(Paper(
         id=paper_id, slug=slug, title=title, venue=venue.slug, year=venue.year, abstract=abstract,
-        authors=tuple(authors), topics=tuple(topics), links=links, source=path,
+        authors=tuple(authors), topics=tuple(topics), links=links, title_source=title_source, source=path,
     ), [])
 
 

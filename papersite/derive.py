@@ -222,10 +222,14 @@ def title_mark(title: str) -> dict:
 
 
 def title_is_derived(title: str, title_source: str | None) -> bool:
-    """Whether a paper's title is still the one derive_title gave (see title_mark)."""
-    if not title_source or not title_source.startswith(TITLE_SOURCE_DERIVED + ":"):
-        return False
-    return title_source.split(":", 1)[1] == _title_hash(title)
+    """Whether a paper's title is still the one derived from its abstract: title_source is
+    "derived:<hash>" with this title's hash (see title_mark), or a bare "derived" (a mark
+    written by hand or by an importer that records no hash; it stays until removed)."""
+    source = (title_source or "").strip()
+    if source == TITLE_SOURCE_DERIVED:
+        return True
+    kind, _, digest = source.partition(":")
+    return kind == TITLE_SOURCE_DERIVED and digest.strip() == _title_hash(title)
 
 
 # ---------------------------------------------------------------------------
