@@ -1,6 +1,6 @@
 """How good derived titles are on real abstracts they were not tuned on (issue #15).
 
-    .venv/bin/python bench/titles.py [PATH-TO-icml2024-events.json] [--old 78f8c24] [--seeds] [--topics KEYWORDS.json]
+    .venv/bin/python bench/titles.py [PATH-TO-icml2024-events.json] [--old 78f8c24] [--seeds] [--topics [--keywords EXPORT.json]]
 
 Reads the development set (bench/titledata.py: ICML 2024 paper events with an
 abstract, a third held out of all tuning) and prints, on the held-out part:
@@ -9,7 +9,7 @@ and degenerate titles (papersite.title_model.degenerate_reason), for the derived
 titles, the real titles, the first 12 words of the abstract, and the derivation
 of an older commit (its papersite/derive.py, loaded from git). Then the time to
 derive 10,000 titles. --seeds prints the 57 seed abstracts' titles, old and new.
---topics also scores topic assignment (see bench/topics.py).
+--topics also prints per-topic precision and recall (bench/topics.py).
 """
 from __future__ import annotations
 
@@ -33,8 +33,8 @@ from titledata import DEFAULT, load_pairs, split  # noqa: E402
 OLD_COMMIT = "78f8c24"  # the heuristic derivation this one replaced
 
 
-def old_derive(commit: str):
-    """derive_title of papersite/derive.py at commit, as a throwaway module."""
+def old_derive(commit: str, *names: str):
+    """derive_title (or the functions named) of papersite/derive.py at commit, as a throwaway module."""
     source = subprocess.run(["git", "show", f"{commit}:papersite/derive.py"], cwd=ROOT, check=True,
                             capture_output=True, text=True).stdout
     folder = Path(tempfile.mkdtemp())
@@ -43,6 +43,8 @@ def old_derive(commit: str):
     module = importlib.util.module_from_spec(spec)
     sys.modules["old_derive"] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
+    if names:
+        return [getattr(module, name) for name in names]
     return module.derive_title
 
 
@@ -92,7 +94,8 @@ def main() -> None:
     parser.add_argument("data", nargs="?", type=Path, default=DEFAULT)
     parser.add_argument("--old", default=OLD_COMMIT, help="commit whose derivation is the baseline")
     parser.add_argument("--seeds", action="store_true", help="print the seed titles, old and new")
-    parser.add_argument("--topics", type=Path, help="keywords export for the topic benchmark")
+    parser.add_argument("--topics", action="store_true", help="also score topics (bench/topics.py)")
+    parser.add_argument("--keywords", type=Path, help="author keywords export for --topics")
     args = parser.parse_args()
     if not args.data.exists():
         sys.exit(f"{args.data}: not found (the development set lives in ../shared/data)")
@@ -118,7 +121,7 @@ def main() -> None:
             print(f"  {old(abstract)}\n    -> {derive.derive_title(abstract)}")
     if args.topics:
         from topics import report
-        report(args.topics, tuning, held)
+        report(args.keywords, tuning, held)
 
 
 if __name__ == "__main__":

@@ -249,21 +249,24 @@ SMALL = [
 
 
 def test_topic_matching_is_stem_insensitive():
-    assert assign_topics("", "We train Diffusion Models.", SMALL) == ["diffusion"]
+    assert assign_topics("Diffusion Model", "We train Diffusion Models.", SMALL) == ["diffusion"]
 
 
 def test_acronym_keywords_match_case_sensitively():
-    assert assign_topics("", "Deep RL agents.", SMALL)[0] == "rl"
-    assert assign_topics("", "The girl curled up.", SMALL) == ["misc-other"]  # no "rl" inside words
+    assert assign_topics("Deep RL", "Deep RL agents.", SMALL)[0] == "rl"
+    assert assign_topics("The Girl", "The girl curled up.", SMALL) == ["misc-other"]  # no "rl" inside words
 
 
-def test_no_match_falls_back_to_generic_topic():
+def test_no_confident_topic_gives_the_generic_topic_or_none():
     assert assign_topics("Nothing", "Nothing relevant here.", SMALL) == ["misc-other"]
-    assert assign_topics("Nothing", "Nothing.", SMALL[:2]) == ["diffusion"]  # else the first topic
+    assert assign_topics("Nothing", "Nothing.", SMALL[:2]) == []  # no generic topic: say so
+    # One passing mention is not confidence either; a keyword in the title is.
+    assert assign_topics("Sorting", "Sorting lists, with a reward.", SMALL[:2]) == []
+    assert assign_topics("Reward Shaping", "Shaping a reward.", SMALL[:2]) == ["rl"]
 
 
 def test_ties_break_by_slug_and_title_weighs_more():
-    assert assign_topics("", "A reward.", SMALL)[0] == "aaa"  # aaa and rl tie on "reward"
+    assert assign_topics("Reward", "A reward.", SMALL)[0] == "aaa"  # aaa and rl tie on "reward"
     ranked = assign_topics("Diffusion Model", "reward reward reward", SMALL)
     assert ranked[0] == "diffusion"
 
