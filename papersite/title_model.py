@@ -164,25 +164,47 @@ class Doc:
                     self.acronyms.append((m.group(1), long, text.count(". ", 0, m.start())))
         # Per stem: count, first sentence, first position, in a contribution sentence,
         # name-like, capitalised inside a sentence.
-        toks = [(si, ti, _token(tok)) for si, sent in enumerate(self.sentences) for ti, tok in enumerate(sent)]
-        total = len(toks) or 1
+        # One pass over the tokens gathers both the word statistics and the runs a
+        # title phrase may be cut from (see chunks).
+        total = sum(len(sent) for sent in self.sentences) or 1
         stats: dict[str, list] = {}
-        contrib = self.contrib
-        for pos, (si, ti, (_, stems, name_like, cap)) in enumerate(toks):
-            for stem in stems:
-                st = stats.get(stem)
-                if st is None:
-                    stats[stem] = [1, si, pos / total, contrib[si], name_like, ti > 0 and cap]
+        runs: list[list] = []
+        pos = 0
+        for si, sent in enumerate(self.sentences):
+            contrib = self.contrib[si]
+            run: list = []
+            depth = 0
+            for ti, tok in enumerate(sent):
+                info = _token(tok)
+                for stem in info[1]:
+                    st = stats.get(stem)
+                    if st is None:
+                        stats[stem] = [1, si, pos / total, contrib, info[2], ti > 0 and info[3]]
+                    else:
+                        st[0] += 1
+                        if contrib:
+                            st[3] = True
+                        if info[2]:
+                            st[4] = True
+                        if info[3] and ti:
+                            st[5] = True
+                pos += 1
+                if depth or tok[0] in "([":  # an aside in parentheses is never part of a title
+                    depth = max(0, depth + tok.count("(") + tok.count("[") - tok.count(")") - tok.count("]"))
+                    piece = None
                 else:
-                    st[0] += 1
-                    if contrib[si]:
-                        st[3] = True
-                    if name_like:
-                        st[4] = True
-                    if cap and ti:
-                        st[5] = True
+                    piece = _piece(tok)
+                    if piece[4] != 2:
+                        run.append(piece)
+                        if not piece[4]:
+                            continue
+                if run:
+                    runs.append(run)
+                run = []
+            if run:
+                runs.append(run)
         self.stats = stats
-        self.runs: list | None = None  # chunks(self), once asked for
+        self.runs = runs
 
     def features(self, stem: str, prior: tuple[float, float] | None, global_rate: float) -> list[float]:
         """The feature vector of FEATURES; prior is (in-title count, in-abstract count)."""
@@ -298,51 +320,31 @@ def phrase_may_end(tok: str) -> bool:
 
 
 def chunks(doc: Doc) -> list[list[tuple[str, tuple[str, ...], bool, bool, int]]]:
-    """Runs of tokens that a title phrase may be cut from; asides in parentheses are left out."""
-    if doc.runs is not None:
-        return doc.runs
-    out = doc.runs = []
-    for sent in doc.sentences:
-        run: list = []
-        depth = 0
-        for tok in sent:
-            if depth or tok[:1] in "([":
-                depth = max(0, depth + tok.count("(") + tok.count("[") - tok.count(")") - tok.count("]"))
-                if run:
-                    out.append(run)
-                run = []
-                continue
-            piece = _piece(tok)
-            if piece[4] == 2:
-                if run:
-                    out.append(run)
-                run = []
-                continue
-            run.append(piece)
-            if piece[4]:
-                out.append(run)
-                run = []
-        if run:
-            out.append(run)
-    return out
+    """Runs of tokens that a title phrase may be cut from (_piece tuples); asides in
+    parentheses, clause words and verbs break them. Built by Doc."""
+    return doc.runs
 
 
 def best_phrase(doc: Doc, probs: dict[str, float], expected_len: float, max_words: int = 12,
                 exclude: frozenset = frozenset()) -> tuple[float, list[str]]:
     """The phrase with the highest expected content-word F1 (score, tokens); the stems
     of exclude (a name put in front) count as already in the title."""
-    best: tuple[float, list[str]] = (-1.0, [])
+    best_key, best_toks = (-1.0, 0, 0), []  # (score, -run, -start): ties go to the earliest phrase
     base_gain, base_n = sum(probs.get(s, 0.0) for s in exclude), len(exclude)
     # No phrase of a run scores above 2 * (all its gain) / (3 + expected_len): try the
     # richest runs first and stop when no remaining run can win.
     ranked = []
-    for run in chunks(doc):
-        stems = {s for piece in run for s in piece[1]} - exclude
-        ranked.append((base_gain + sum(probs.get(s, 0.0) for s in stems), len(ranked), run))
+    get = probs.get
+    for index, run in enumerate(chunks(doc)):
+        if len(run) < 2:
+            continue
+        # With repeated words counted again: still an upper bound, and cheaper.
+        gain = sum(get(s, 0.0) for piece in run for s in piece[1] if s not in exclude)
+        ranked.append((base_gain + gain, index, run))
     ranked.sort(key=lambda r: (-r[0], r[1]))
     floor = 3 + expected_len
-    for bound, _, run in ranked:
-        if 2 * bound / floor <= best[0]:
+    for bound, index, run in ranked:
+        if 2 * bound / floor < best_key[0]:
             break
         for i in range(len(run)):
             if not run[i][2]:
@@ -353,12 +355,13 @@ def best_phrase(doc: Doc, probs: dict[str, float], expected_len: float, max_word
                 for stem in run[j][1]:
                     if stem not in seen:
                         seen.add(stem)
-                        gain += probs.get(stem, 0.0)
+                        gain += get(stem, 0.0)
                         n += 1
                 if j > i and n >= 3 and run[j][3]:
-                    score = 2 * gain / (n + expected_len)
-                    if score > best[0]:
-                        best = (score, [piece[0] for piece in run[i:j + 1]])
+                    key = (2 * gain / (n + expected_len), -index, -i)
+                    if key > best_key:
+                        best_key, best_toks = key, [piece[0] for piece in run[i:j + 1]]
+    best = (best_key[0], best_toks)
     return best
 
 
