@@ -309,7 +309,7 @@ def _piece(tok: str) -> tuple[str, tuple[str, ...], bool, bool, int]:
     last = low.rsplit("-", 1)[-1]
     modifiers = _modifiers()
     end = (bool(stems) and low not in _DANGLING and low not in modifiers and last not in modifiers
-           and not bare.endswith(("-", "'s"))
+           and not bare.endswith(("-", "'s")) and not low.startswith(("non-", "multi-", "cross-", "semi-"))
            and (last in _NOUNS_LIKE_ADJECTIVES or not _ADJECTIVE_END.search(last)))
     return shown, stems, start, end, int(ends)
 
@@ -402,7 +402,10 @@ def rank(doc: Doc, expected_len: float | None = None, name_bonus: float | None =
             score = 2 * sum(probs.get(s, 0.0) for s in stems) / (len(stems) + T) + acr_bonus
             if score > best_score:
                 best_score, best_toks, best_name = score, long, acr
+    defined = {acr for acr, _, _ in doc.acronyms}
     for name in _names(doc, probs):
+        if name in defined:
+            continue  # an acronym goes with its own expansion, above
         stems = frozenset(_token(name)[1])
         score, toks = best_phrase(doc, probs, T, max_words=9, exclude=stems)
         if toks and score + bonus > best_score and not stems & {s for t in toks for s in _token(t)[1]}:
