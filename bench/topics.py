@@ -71,36 +71,54 @@ def labels_for(pairs, keywords: Path | None) -> tuple[list[set[str]], str]:
         f"keywords of the real title (taxonomy frozen at {LABELS_AT})"
 
 
+class tally:
+    """True and false positives and negatives per topic, over the labelled papers."""
+
+    def __init__(self, assigned, labels, labelled):
+        self.tp, self.fp, self.fn = Counter(), Counter(), Counter()
+        for i in labelled:
+            for slug in assigned[i]:
+                (self.tp if slug in labels[i] else self.fp)[slug] += 1
+            for slug in labels[i] - set(assigned[i]):
+                self.fn[slug] += 1
+
+    def _sum(self, counter, slug):
+        return counter[slug] if slug else sum(counter.values())
+
+    def support(self, slug=None):
+        return self._sum(self.tp, slug) + self._sum(self.fn, slug)
+
+    def given(self, slug=None):
+        return self._sum(self.tp, slug) + self._sum(self.fp, slug)
+
+    def precision(self, slug=None):
+        return f"{self._sum(self.tp, slug) / self.given(slug):.2f}" if self.given(slug) else "-"
+
+    def recall(self, slug=None):
+        return f"{self._sum(self.tp, slug) / self.support(slug):.2f}" if self.support(slug) else "-"
+
+
 def report(keywords: Path | None, tuning, held, part: str = "held") -> None:
     pairs = held if part == "held" else tuning
     taxonomy = yaml.safe_load(TAXONOMY.read_text(encoding="utf-8"))["topics"]
     labels, source = labels_for(pairs, keywords)
     assigned = [derive.assign_topics(derive.derive_title(a), a, taxonomy) for a, _ in pairs]
-    tp, fp, fn = Counter(), Counter(), Counter()
     labelled = [i for i, lab in enumerate(labels) if lab]
-    for i in labelled:
-        for slug in assigned[i]:
-            (tp if slug in labels[i] else fp)[slug] += 1
-        for slug in labels[i] - set(assigned[i]):
-            fn[slug] += 1
+    from titles import old_derive  # the previous commit's titles, topics and taxonomy, for comparison
+    old_topics, old_title = old_derive(LABELS_AT, "assign_topics", "derive_title")
+    frozen = frozen_taxonomy()
+    before = [old_topics(old_title(a), a, frozen) for a, _ in pairs]
+    now, prev = tally(assigned, labels, labelled), tally(before, labels, labelled)
     print(f"\ntopics on the {part} part ({len(pairs)} papers); signal: {source}; "
           f"{len(labelled)} papers have a label")
-    print(f"  {'topic':28} {'labels':>6} {'given':>6} {'prec':>6} {'recall':>6}")
+    print(f"  {'topic':28} {'labels':>6} {'given':>6} {'prec':>6} {'recall':>6}   {LABELS_AT}: prec recall")
     for topic in taxonomy:
         s = topic["slug"]
-        support, given = tp[s] + fn[s], tp[s] + fp[s]
-        prec = f"{tp[s] / given:.2f}" if given else "-"
-        rec = f"{tp[s] / support:.2f}" if support else "-"
-        print(f"  {s:28} {support:6d} {given:6d} {prec:>6} {rec:>6}")
-    TP, FP, FN = sum(tp.values()), sum(fp.values()), sum(fn.values())
+        print(f"  {s:28} {now.support(s):6d} {now.given(s):6d} {now.precision(s):>6} {now.recall(s):>6}"
+              f"   {prev.precision(s):>13} {prev.recall(s):>6}")
+    print(f"  {'all (micro)':28} {now.support():6d} {now.given():6d} {now.precision():>6} {now.recall():>6}"
+          f"   {prev.precision():>13} {prev.recall():>6}")
     counts = Counter(len(a) for a in assigned)
-    print(f"  {'all (micro)':28} {TP + FN:6d} {TP + FP:6d} {TP / max(1, TP + FP):6.2f} {TP / max(1, TP + FN):6.2f}")
-    from titles import old_derive  # the previous commit's titles, topics and taxonomy, for comparison
-    old = old_derive(LABELS_AT, "assign_topics", "derive_title")
-    before = [old[0](old[1](a), a, frozen_taxonomy()) for a, _ in pairs]
-    hits = sum(len(set(before[i]) & labels[i]) for i in labelled)
-    given, support = sum(len(before[i]) for i in labelled), sum(len(labels[i]) for i in labelled)
-    print(f"  {'all (micro), ' + LABELS_AT:28} {support:6d} {given:6d} {hits / given:6.2f} {hits / support:6.2f}")
     print(f"  topics per paper: " + ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
           + f"; general-ml only: {sum(1 for a in assigned if a == ['general-ml'])}")
 
