@@ -72,8 +72,7 @@ def timing(abstracts: list[str], n: int = 10_000) -> tuple[float, float]:
     wall, cpu = time.perf_counter(), time.process_time()
     done = 0
     while done < n:
-        title_model._token.cache_clear()
-        title_model._piece.cache_clear()
+        title_model.clear_caches()
         for abstract in abstracts[: n - done]:
             derive.derive_title(abstract)
         done += min(len(abstracts), n - done)

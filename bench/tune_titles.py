@@ -107,8 +107,9 @@ def fit(X, y, l2=1.0, steps=30):
 
 def write(data: dict) -> None:
     tm.DATA_FILE.write_text(json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n")
-    for cached in (tm.model, tm._static, tm._verbs, tm._modifiers, tm._token, tm._piece):
+    for cached in (tm.model, tm._static, tm._verbs, tm._modifiers):
         cached.cache_clear()
+    tm.clear_caches()
 
 
 def phrase_f1(pairs, expected_len: float) -> float:

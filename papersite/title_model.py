@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 
@@ -111,12 +112,29 @@ def _name_like(tok: str) -> bool:
     return inner_upper or (any(c.isdigit() for c in core) and any(c.isalpha() for c in core))
 
 
-@lru_cache(maxsize=65536)
-def _token(tok: str) -> tuple[str, tuple[str, ...], bool, bool]:
-    """(bare token, its content stems, name-like?, capitalised?): tokens repeat across abstracts."""
+# token -> (_token(token), _piece(token)). Tokens repeat across abstracts; a plain dict,
+# emptied when full, is several times cheaper to consult than lru_cache.
+_CACHE: dict[str, tuple[tuple, tuple]] = {}
+_CACHE_SIZE = 200_000
+
+
+def clear_caches() -> None:
+    _CACHE.clear()
+
+
+def _analyse(tok: str) -> tuple[tuple, tuple]:
+    if len(_CACHE) >= _CACHE_SIZE:
+        _CACHE.clear()
     bare = tok.strip(_TOKEN_EDGE)
     stems = tuple(dict.fromkeys(w[:5] for w in content_words(bare)))
-    return bare, stems, _name_like(bare), bare[:1].isupper()
+    info = (bare, stems, _name_like(bare), bare[:1].isupper())
+    entry = _CACHE[tok] = (info, _make_piece(tok, bare, stems))
+    return entry
+
+
+def _token(tok: str) -> tuple[str, tuple[str, ...], bool, bool]:
+    """(bare token, its content stems, name-like?, capitalised?)."""
+    return (_CACHE.get(tok) or _analyse(tok))[0]
 
 
 def _initials(words: list[str]) -> list[str]:
@@ -162,47 +180,52 @@ class Doc:
                 long = _long_form(m.group(1), before.split()[-letters - 4:])
                 if long and not re.search(r"[,;:.!?]", " ".join(long)[:-1]):
                     self.acronyms.append((m.group(1), long, text.count(". ", 0, m.start())))
-        # Per stem: count, first sentence, first position, in a contribution sentence,
-        # name-like, capitalised inside a sentence.
-        # One pass over the tokens gathers both the word statistics and the runs a
-        # title phrase may be cut from (see chunks).
+        # One pass over the tokens gathers the word statistics and the runs a title phrase
+        # may be cut from (see chunks).
         total = sum(len(sent) for sent in self.sentences) or 1
-        stats: dict[str, list] = {}
+        first: dict[str, tuple[int, int]] = {}  # stem -> (sentence, token position) where first seen
+        every: list[str] = []
+        in_contrib: set[str] = set()
+        names: set[str] = set()
+        capitalised: set[str] = set()
         runs: list[list] = []
         pos = 0
+        get = _CACHE.get
         for si, sent in enumerate(self.sentences):
-            contrib = self.contrib[si]
             run: list = []
             depth = 0
+            start = len(every)
             for ti, tok in enumerate(sent):
-                info = _token(tok)
-                for stem in info[1]:
-                    st = stats.get(stem)
-                    if st is None:
-                        stats[stem] = [1, si, pos / total, contrib, info[2], ti > 0 and info[3]]
-                    else:
-                        st[0] += 1
-                        if contrib:
-                            st[3] = True
-                        if info[2]:
-                            st[4] = True
-                        if info[3] and ti:
-                            st[5] = True
+                info, piece = get(tok) or _analyse(tok)
+                stems = info[1]
+                if stems:
+                    every.extend(stems)
+                    for stem in stems:
+                        if stem not in first:
+                            first[stem] = (si, pos)
+                    if info[2]:
+                        names.update(stems)
+                    if ti and info[3]:
+                        capitalised.update(stems)
                 pos += 1
                 if depth or tok[0] in "([":  # an aside in parentheses is never part of a title
                     depth = max(0, depth + tok.count("(") + tok.count("[") - tok.count(")") - tok.count("]"))
-                    piece = None
-                else:
-                    piece = _piece(tok)
-                    if piece[4] != 2:
-                        run.append(piece)
-                        if not piece[4]:
-                            continue
+                elif piece[4] != 2:
+                    run.append(piece)
+                    if not piece[4]:
+                        continue
                 if run:
                     runs.append(run)
                 run = []
             if run:
                 runs.append(run)
+            if self.contrib[si]:
+                in_contrib.update(every[start:])
+        counts = Counter(every)
+        # Per stem: count, first sentence, first position, in a contribution sentence,
+        # name-like, capitalised inside a sentence.
+        stats = {stem: [counts[stem], si, p / total, stem in in_contrib, stem in names, stem in capitalised]
+                 for stem, (si, p) in first.items()}
         self.stats = stats
         self.runs = runs
 
@@ -295,11 +318,13 @@ gaussian
 """.split())
 
 
-@lru_cache(maxsize=65536)
 def _piece(tok: str) -> tuple[str, tuple[str, ...], bool, bool, int]:
     """A token as a phrase piece: (text shown, stems, may start, may end, 1 if it ends a run,
     2 if it breaks one, 0 otherwise)."""
-    bare, stems, _, _ = _token(tok)
+    return (_CACHE.get(tok) or _analyse(tok))[1]
+
+
+def _make_piece(tok: str, bare: str, stems: tuple[str, ...]) -> tuple[str, tuple[str, ...], bool, bool, int]:
     low = bare.lower()
     if not bare or low in _BREAK_WORDS or low in _verbs() or "(" in tok or "[" in tok:
         return bare, (), False, False, 2
