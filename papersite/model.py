@@ -61,3 +61,11 @@ class Paper:
     title_source: str = ""  # "derived" when an importer derived the title from the abstract
     extra: dict = field(default_factory=dict, hash=False)  # free-form, for templates
     source: Path = field(default=Path(), compare=False)
+
+    @property
+    def title_derived(self) -> bool:
+        """The title is the one derived from the abstract: title_source is "derived", or
+        "derived:<hash>" with the hash of this very title (so an edited title is not)."""
+        from .derive import title_is_derived
+
+        return title_is_derived(self.title, self.title_source)

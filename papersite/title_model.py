@@ -1,0 +1,438 @@
+"""Extractive titles ranked by weights learned from real (abstract, title) pairs.
+
+A real title mostly reuses words of its abstract (93% of its content words, on
+ICML 2024), but which ones is hard to guess by rule. So every content word of
+an abstract gets a probability of being in the title, from a logistic model over
+a few features (how often the word makes it into titles when it is in the
+abstract, where it first appears, whether it looks like a name, ...). A title is
+then the phrase of the abstract, or "Name: phrase", that maximises the expected
+content-word F1 against the unknown real title.
+
+The weights and the per-word rates come from bench/tune_titles.py and ship in
+derive_data.json; everything here is a pure function of the abstract.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from functools import lru_cache
+from pathlib import Path
+
+DATA_FILE = Path(__file__).with_name("derive_data.json")
+
+# The stop words of the content-word metric (bench/titles.py): function words
+# that say nothing about what a title is about.
+STOP_WORDS = frozenset("""
+a about above after again against all also am an and any are as at be because been before being
+below between both but by can could did do does doing down during each few for from further had has
+have having he her here hers herself him himself his how i if in into is it its itself just me more
+most my myself no nor not now of off on once only or other our ours ourselves out over own same she
+should so some such than that the their theirs them themselves then there these they this those
+through to too under until up very was we were what when where which while who whom why will with
+would you your yours yourself yourselves via using towards toward upon onto within without across
+among beyond versus vs per
+""".split())
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def content_words(text: str) -> list[str]:
+    """Content words: lower-cased runs of letters and digits, longer than 2, not stop words."""
+    return [w for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in STOP_WORDS]
+
+
+def content_stems(text: str) -> set[str]:
+    """The set the title metric compares: first 5 letters of each content word."""
+    return {w[:5] for w in content_words(text)}
+
+
+def content_f1(derived: str, real: str) -> float:
+    """Content-word F1 between two titles (0 when either has no content word)."""
+    a, b = content_stems(derived), content_stems(real)
+    common = len(a & b)
+    if not common:
+        return 0.0
+    precision, recall = common / len(a), common / len(b)
+    return 2 * precision * recall / (precision + recall)
+
+
+# Words a title cannot end on: prepositions, conjunctions, articles, and the
+# adjectives titles use most, which need a noun after them ("A Circuit for Fast").
+_DANGLING = frozenset("""
+a an the and or nor but of for in on at by to from with via into onto over under through toward
+towards within without across among between against about as than versus vs per upon beyond
+fast efficient robust scalable accurate simple novel new general optimal deep large small neural
+improved better stable faster effective unified adaptive provable provably generalized
+""".split())
+_BROKEN_HYPHEN = re.compile(r"[A-Za-z]- (?!(?:and|or|to|vs)\b)[A-Za-z]")
+_NUMBER_ONLY = re.compile(r"[\W\d_]*|[ivxlcdm]+\.?", re.I)
+
+
+def degenerate_reason(title: str) -> str | None:
+    """Why a title is degenerate, or None. The rule of issue #15:
+    fewer than 3 content words; broken hyphenation ("A Com- Plete Theory");
+    a dangling end ("A Circuit for Fast"); a title that is only a number."""
+    t = " ".join(title.split())
+    if _NUMBER_ONLY.fullmatch(t):
+        return "number"
+    if _BROKEN_HYPHEN.search(t):
+        return "broken hyphenation"
+    words = re.findall(r"[\w'-]+", t)
+    if words and words[-1].lower() in _DANGLING and not re.search(r"\band beyond$", t, re.I):
+        return "dangling end"
+    if len(content_words(t)) < 3:
+        return "fewer than 3 content words"
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Features
+# ---------------------------------------------------------------------------
+
+FEATURES = ("bias", "prior", "unseen", "count", "first_sentence", "position", "contribution",
+            "name_like", "capitalised", "expansion", "rarity", "in_first_words")
+
+_CONTRIB = re.compile(
+    r"\b(?:we|this (?:paper|work|study|article)|our (?:paper|work|method|approach|framework))\b"
+    r"(?:\s+\w+){0,2}?\s+(?:propos|introduc|present|develop|design|stud|investigat|"
+    r"analy[sz]|explor|establish|show|provid|call|nam|dub)\w*", re.I)
+_ACRONYM = re.compile(r"\(([A-Za-z][\w-]{1,15})\)")
+_PLACEHOLDER = "\ue000"  # start of masked $math$ (derive._mask_math)
+_TOKEN_EDGE = "\"'()[]{},.;:!?“”‘’*"
+
+
+def _name_like(tok: str) -> bool:
+    """'GALA3D', 'EmerNeRF', 'signSGD', 'LQ-LoRA': a coined name, not a word."""
+    core = tok.replace("-", "")
+    if len(core) < 2 or not core.isalnum():
+        return False
+    inner_upper = any(c.isupper() for c in core[1:])
+    return inner_upper or (any(c.isdigit() for c in core) and any(c.isalpha() for c in core))
+
+
+# token -> (_token(token), _piece(token)). Tokens repeat across abstracts; a plain dict,
+# emptied when full, is several times cheaper to consult than lru_cache.
+_CACHE: dict[str, tuple[tuple, tuple]] = {}
+_CACHE_SIZE = 200_000
+
+
+def clear_caches() -> None:
+    _CACHE.clear()
+
+
+def _analyse(tok: str) -> tuple[tuple, tuple]:
+    if len(_CACHE) >= _CACHE_SIZE:
+        _CACHE.clear()
+    bare = tok.strip(_TOKEN_EDGE)
+    stems = tuple(dict.fromkeys(w[:5] for w in content_words(bare)))
+    info = (bare, stems, _name_like(bare), bare[:1].isupper())
+    entry = _CACHE[tok] = (info, _make_piece(tok, bare, stems))
+    return entry
+
+
+def _token(tok: str) -> tuple[str, tuple[str, ...], bool, bool]:
+    """(bare token, its content stems, name-like?, capitalised?)."""
+    return (_CACHE.get(tok) or _analyse(tok))[0]
+
+
+def _initials(words: list[str]) -> list[str]:
+    """First letters of words and of their hyphenated parts, lower-cased."""
+    return [part[0].lower() for w in words for part in re.split(r"[-/]", w) if part[:1].isalnum()]
+
+
+def _long_form(acr: str, words: list[str]) -> list[str] | None:
+    """The shortest run of words ending before "(ACR)" whose initials spell the acronym's
+    capitals in order, starting with its first: "Low-Rank Adaptation (LoRA)"."""
+    letters = [c.lower() for c in acr if c.isupper()]
+    words = [w.strip(_TOKEN_EDGE) for w in words]
+    for start in range(len(words) - 1, -1, -1):
+        first = _initials(words[start:start + 1])
+        if not first or first[0] != letters[0]:
+            continue
+        it = iter(_initials(words[start:]))
+        if all(c in it for c in letters):
+            long = words[start:]
+            ok_start = _piece(long[0])[2] or (_PLACEHOLDER in long[0] and _token(long[0])[1])
+            return long if ok_start and _piece(long[-1])[3] else None
+    return None
+
+
+class Doc:
+    """One abstract, tokenised: sentences of tokens, and per content stem its features."""
+
+    def __init__(self, abstract: str):
+        from .derive import _clean, _split_sentences  # one text clean-up for all title code
+
+        text, self.math = _clean(abstract)
+        self.sentences = [s.split() for s in _split_sentences(text)] if text else []
+        self.contrib = [bool(_CONTRIB.search(" ".join(s))) for s in self.sentences]
+        self.expansions: set[str] = set()
+        # "Distance Aware Bottleneck (DAB)": (acronym, the words it abbreviates, where).
+        self.acronyms: list[tuple[str, list[str], int]] = []
+        for m in _ACRONYM.finditer(text):
+            letters = sum(c.isupper() for c in m.group(1))
+            if letters >= 2:
+                before = text[max(0, m.start() - 160):m.start()]
+                words = before.split()[-letters - 2:]
+                self.expansions.update(stem for w in words for stem in content_stems(w))
+                long = _long_form(m.group(1), before.split()[-letters - 4:])
+                if long and not re.search(r"[,;:.!?]", " ".join(long)[:-1]):
+                    self.acronyms.append((m.group(1), long, text.count(". ", 0, m.start())))
+        # One pass over the tokens gathers the word statistics and the runs a title phrase
+        # may be cut from (see chunks).
+        total = sum(len(sent) for sent in self.sentences) or 1
+        first: dict[str, tuple[int, int]] = {}  # stem -> (sentence, token position) where first seen
+        every: list[str] = []
+        in_contrib: set[str] = set()
+        names: set[str] = set()
+        capitalised: set[str] = set()
+        runs: list[list] = []
+        pos = 0
+        get = _CACHE.get
+        for si, sent in enumerate(self.sentences):
+            run: list = []
+            depth = 0
+            start = len(every)
+            for ti, tok in enumerate(sent):
+                info, piece = get(tok) or _analyse(tok)
+                stems = info[1]
+                if stems:
+                    every.extend(stems)
+                    for stem in stems:
+                        if stem not in first:
+                            first[stem] = (si, pos)
+                    if info[2]:
+                        names.update(stems)
+                    if ti and info[3]:
+                        capitalised.update(stems)
+                pos += 1
+                if depth or tok[0] in "([":  # an aside in parentheses is never part of a title
+                    depth = max(0, depth + tok.count("(") + tok.count("[") - tok.count(")") - tok.count("]"))
+                elif piece[4] != 2:
+                    run.append(piece)
+                    if not piece[4]:
+                        continue
+                if run:
+                    runs.append(run)
+                run = []
+            if run:
+                runs.append(run)
+            if self.contrib[si]:
+                in_contrib.update(every[start:])
+        counts = Counter(every)
+        # Per stem: count, first sentence, first position, in a contribution sentence,
+        # name-like, capitalised inside a sentence.
+        stats = {stem: [counts[stem], si, p / total, stem in in_contrib, stem in names, stem in capitalised]
+                 for stem, (si, p) in first.items()}
+        self.stats = stats
+        self.runs = runs
+
+    def features(self, stem: str, prior: tuple[float, float] | None, global_rate: float) -> list[float]:
+        """The feature vector of FEATURES; prior is (in-title count, in-abstract count)."""
+        count, first_sent, first_pos, contrib, name_like, cap = self.stats[stem]
+        if prior is None:
+            rate, unseen, df = global_rate, 1.0, 0.0
+        else:
+            hits, seen = prior
+            rate = (hits + 2 * global_rate) / (seen + 2)
+            unseen, df = 0.0, seen
+        return [1.0, math.log(rate / (1 - rate)), unseen, math.log1p(count), float(first_sent == 0),
+                first_pos, float(contrib), float(name_like), float(cap), float(stem in self.expansions),
+                math.log1p(df), float(first_pos < 0.06)]
+
+
+# ---------------------------------------------------------------------------
+# Ranking
+# ---------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def model() -> dict:
+    return json.loads(DATA_FILE.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def _static() -> tuple[dict[str, float], float, list[float]]:
+    """The part of each word's score that does not depend on the abstract (bias, its title
+    rate, rarity), precomputed; and that part for a word not in the rates table."""
+    data = model()
+    w, g = data["weights"], data["global_rate"]
+    z = {}
+    for stem, (hits, seen) in data["priors"].items():
+        rate = (hits + 2 * g) / (seen + 2)
+        z[stem] = w[0] + w[1] * math.log(rate / (1 - rate)) + w[10] * math.log1p(seen)
+    unseen = w[0] + w[1] * math.log(g / (1 - g)) + w[2]
+    return z, unseen, w
+
+
+def word_probabilities(doc: Doc) -> dict[str, float]:
+    """Probability that each content stem of the abstract is in its title (same as the
+    model over Doc.features, computed without building the vectors)."""
+    static, unseen, w = _static()
+    expansions, out = doc.expansions, {}
+    for stem, (count, first_sent, first_pos, contrib, name_like, cap) in doc.stats.items():
+        z = (static.get(stem, unseen) + w[3] * math.log1p(count) + w[5] * first_pos
+             + (w[4] if first_sent == 0 else 0) + (w[6] if contrib else 0) + (w[7] if name_like else 0)
+             + (w[8] if cap else 0) + (w[9] if stem in expansions else 0) + (w[11] if first_pos < 0.06 else 0))
+        out[stem] = 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Phrases
+# ---------------------------------------------------------------------------
+
+# A phrase never runs across these: they start a clause or an aside.
+_BREAK_WORDS = frozenset("""
+which that where whereby wherein while whereas who whose we our us it its they their them this these
+those is are was were be been being can could may might must shall should will would has have had
+do does did not also thus hence then therefore however moreover furthermore although though since
+because if whether when i.e. e.g. etc such
+""".split())
+_BAD_START = _DANGLING | STOP_WORDS
+
+
+@lru_cache(maxsize=1)
+def _verbs() -> frozenset[str]:
+    return frozenset(model().get("verbs", ()))
+
+
+@lru_cache(maxsize=1)
+def _modifiers() -> frozenset[str]:
+    return frozenset(model().get("modifiers", ()))
+
+
+# Suffixes of adjectives ("Convolutional", "Layout-Guided", "Reward-Free"), and the nouns
+# among words with them, which a title may end on.
+_ADJECTIVE_END = re.compile(r"(?:al|ive|ous|ic|able|ible|less|ful|ary|ed|free|like|wise)$")
+_NOUNS_LIKE_ADJECTIVES = frozenset("""
+signal proposal retrieval removal interval potential trial survival tutorial terminal material
+animal rehearsal arrival approval renewal reversal disposal withdrawal referral principal
+objective alternative perspective incentive derivative narrative primitive positive negative
+detective archive logic topic music metric heuristic arithmetic critic rhetoric mechanic clinic
+epidemic characteristic graphic traffic physic variable table observable boundary dictionary
+summary library vocabulary binary adversary anniversary itinerary secondary seed speed need feed
+gaussian
+""".split())
+
+
+def _piece(tok: str) -> tuple[str, tuple[str, ...], bool, bool, int]:
+    """A token as a phrase piece: (text shown, stems, may start, may end, 1 if it ends a run,
+    2 if it breaks one, 0 otherwise)."""
+    return (_CACHE.get(tok) or _analyse(tok))[1]
+
+
+def _make_piece(tok: str, bare: str, stems: tuple[str, ...]) -> tuple[str, tuple[str, ...], bool, bool, int]:
+    low = bare.lower()
+    if not bare or low in _BREAK_WORDS or low in _verbs() or "(" in tok or "[" in tok:
+        return bare, (), False, False, 2
+    ends = tok[-1:] in ",.;:!?\"”)]" or tok[:1] in "\"“"
+    shown = bare if ends or tok[:1] in "\"“'‘" else tok
+    start = bool(stems) and low not in _BAD_START and not low.endswith("ly") and "\ue000" not in tok
+    last = low.rsplit("-", 1)[-1]
+    modifiers = _modifiers()
+    end = (bool(stems) and low not in _DANGLING and low not in modifiers and last not in modifiers
+           and not bare.endswith(("-", "'s")) and not low.startswith(("non-", "multi-", "cross-", "semi-"))
+           and (last in _NOUNS_LIKE_ADJECTIVES or not _ADJECTIVE_END.search(last)))
+    return shown, stems, start, end, int(ends)
+
+
+def phrase_may_end(tok: str) -> bool:
+    """Whether a title phrase may end on this token (a content word, not "for" or "fast")."""
+    return _piece(tok)[3]
+
+
+def chunks(doc: Doc) -> list[list[tuple[str, tuple[str, ...], bool, bool, int]]]:
+    """Runs of tokens that a title phrase may be cut from (_piece tuples); asides in
+    parentheses, clause words and verbs break them. Built by Doc."""
+    return doc.runs
+
+
+def best_phrase(doc: Doc, probs: dict[str, float], expected_len: float, max_words: int = 12,
+                exclude: frozenset = frozenset()) -> tuple[float, list[str]]:
+    """The phrase with the highest expected content-word F1 (score, tokens); the stems
+    of exclude (a name put in front) count as already in the title."""
+    best_key, best_toks = (-1.0, 0, 0), []  # (score, -run, -start): ties go to the earliest phrase
+    base_gain, base_n = sum(probs.get(s, 0.0) for s in exclude), len(exclude)
+    # No phrase of a run scores above 2 * (all its gain) / (3 + expected_len): try the
+    # richest runs first and stop when no remaining run can win.
+    ranked = []
+    get = probs.get
+    for index, run in enumerate(chunks(doc)):
+        if len(run) < 2:
+            continue
+        # With repeated words counted again: still an upper bound, and cheaper.
+        gain = sum(get(s, 0.0) for piece in run for s in piece[1] if s not in exclude)
+        ranked.append((base_gain + gain, index, run))
+    ranked.sort(key=lambda r: (-r[0], r[1]))
+    floor = 3 + expected_len
+    for bound, index, run in ranked:
+        if 2 * bound / floor < best_key[0]:
+            break
+        for i in range(len(run)):
+            if not run[i][2]:
+                continue
+            seen = set(exclude)
+            gain, n = base_gain, base_n
+            for j in range(i, min(len(run), i + max_words)):
+                for stem in run[j][1]:
+                    if stem not in seen:
+                        seen.add(stem)
+                        gain += get(stem, 0.0)
+                        n += 1
+                if j > i and n >= 3 and run[j][3]:
+                    key = (2 * gain / (n + expected_len), -index, -i)
+                    if key > best_key:
+                        best_key, best_toks = key, [piece[0] for piece in run[i:j + 1]]
+    best = (best_key[0], best_toks)
+    return best
+
+
+# ---------------------------------------------------------------------------
+# Titles
+# ---------------------------------------------------------------------------
+
+
+def _names(doc: Doc, probs: dict[str, float]) -> list[str]:
+    """Coined names the abstract introduces ("we present GALA3D, ..."), most likely first."""
+    found: dict[str, float] = {}
+    common = model()["priors"]
+    for si, sent in enumerate(doc.sentences):
+        if not doc.contrib[si]:
+            continue
+        for tok in sent:
+            bare, stems, name_like, _ = _token(tok)
+            # A coined name is rare: "LLMs" or "GPT-4" are in many abstracts and name nothing new.
+            if (name_like and stems and "\ue000" not in tok and bare[:1].isalpha() and len(bare) <= 24
+                    and all(common.get(s, (0, 0))[1] < 4 for s in stems)):
+                found.setdefault(bare, max(probs.get(s, 0.0) for s in stems))
+    return sorted(found, key=lambda n: (-found[n], n))[:1]
+
+
+def rank(doc: Doc, expected_len: float | None = None, name_bonus: float | None = None,
+         acronym_bonus: float | None = None) -> tuple[str, list[str]]:
+    """(name or "", phrase tokens) with the highest expected F1."""
+    data = model()
+    T = data.get("expected_len", 6.0) if expected_len is None else expected_len
+    bonus = data.get("name_bonus", 0.0) if name_bonus is None else name_bonus
+    acr_bonus = data.get("acronym_bonus", 0.0) if acronym_bonus is None else acronym_bonus
+    probs = word_probabilities(doc)
+    best_score, best_toks = best_phrase(doc, probs, T)
+    best_name = ""
+    for acr, long, _ in doc.acronyms:  # "ACR: Long Form", the way papers name their method
+        stems = dict.fromkeys(s for t in [acr] + long for s in _token(t)[1])
+        if len(stems) >= 3:
+            score = 2 * sum(probs.get(s, 0.0) for s in stems) / (len(stems) + T) + acr_bonus
+            if score > best_score:
+                best_score, best_toks, best_name = score, long, acr
+    defined = {acr for acr, _, _ in doc.acronyms}
+    for name in _names(doc, probs):
+        if name in defined:
+            continue  # an acronym goes with its own expansion, above
+        stems = frozenset(_token(name)[1])
+        score, toks = best_phrase(doc, probs, T, max_words=9, exclude=stems)
+        if toks and score + bonus > best_score and not stems & {s for t in toks for s in _token(t)[1]}:
+            best_score, best_toks, best_name = score + bonus, toks, name
+    return best_name, best_toks
