@@ -14,17 +14,18 @@ Pipeline for `render_markdown`:
    `<b>`, `\href`/`\style`/`\class` set attributes). Errors and garbled
    output (leaked `\` or stray braces from unknown macros) fall back to
    `<code class="tex">` with the TeX source.
-3. Our own serializer writes Markdown's tree through an allow-list: only
+3. A last tree processor writes Markdown's tree through an allow-list: only
    known elements and attributes survive, link URLs are checked, every text
    is read as a browser would read Markdown's own output (entities decoded)
    and escaped again. This makes the output well-formed whatever Markdown
    did with odd input such as `&#0;`. (It replaced a second parse of the
    HTML with the stdlib HTMLParser: byte-identical on 445,000 seed,
    synthetic, test and fuzzed inputs, and a third of the Markdown time.)
+   Everything is plugged in through Python-Markdown's public extension API.
 
 `render_abstract` gives the HTML and the plain text of one Markdown pass:
 each formula carries its readable text in a private attribute that the
-serializer drops from the HTML and puts in the text instead.
+allow-list drops from the HTML and puts in the text instead.
 
 CSS hooks: `math` (inline), `math[display="block"]`, `code.tex` (TeX shown as
 source because it could not be converted), `code.tex.tex-display` (same, for
@@ -41,8 +42,12 @@ import unicodedata
 from xml.etree.ElementTree import Element, SubElement
 
 import markdown
-from markdown.inlinepatterns import InlineProcessor
-from markdown.serializers import _escape_attrib_html, _escape_cdata  # how Markdown writes text
+from markdown.extensions import Extension
+from markdown.inlinepatterns import (
+    BACKTICK_RE, NOIMG, BacktickInlineProcessor, InlineProcessor, LinkInlineProcessor,
+    ReferenceInlineProcessor, ShortReferenceInlineProcessor)
+from markdown.postprocessors import Postprocessor
+from markdown.treeprocessors import Treeprocessor
 from markdown.util import AtomicString, code_escape
 from latex2mathml.converter import convert_to_element
 from latex2mathml.symbols_parser import convert_symbol
@@ -118,17 +123,7 @@ _MATH_RE = (
 # these equivalents say where a match can start (math, code spans), or move
 # the lookbehind after the literal (links): same matches, 3 to 15 times faster.
 _FAST_START = {"math": r"(?=[$\\])(?:", "backtick": r"(?=[\\`])(?:"}
-_FAST_LINK = (markdown.inlinepatterns.NOIMG + r"\[", r"\[(?<!\!\[)")
-
-
-def _retune(md: markdown.Markdown) -> None:
-    backtick = md.inlinePatterns["backtick"]
-    if backtick.pattern == markdown.inlinepatterns.BACKTICK_RE:
-        backtick.compiled_re = re.compile(_FAST_START["backtick"] + backtick.pattern + ")", re.DOTALL | re.UNICODE)
-    for name in ("reference", "link", "short_reference"):
-        link = md.inlinePatterns[name]
-        if link.pattern == _FAST_LINK[0]:
-            link.compiled_re = re.compile(_FAST_LINK[1], re.DOTALL | re.UNICODE)
+_FAST_LINK = (NOIMG + r"\[", r"\[(?<!\!\[)")  # Markdown's LINK_RE, and ours
 
 
 # Text before a match that ends inside a link destination "](..." or "<http:...".
@@ -150,21 +145,40 @@ class _MathPattern(InlineProcessor):
         return self.convert(tex, display, m.group(0)), m.start(0), m.end(0)
 
 
+class _AbstractMarkdown(Extension):
+    """Markdown for abstracts, through Python-Markdown's public extension points."""
+
+    def __init__(self, convert_math):
+        super().__init__()
+        self.convert_math = convert_math
+
+    def extendMarkdown(self, md: markdown.Markdown) -> None:
+        md.preprocessors.deregister("html_block")  # raw block HTML -> escaped text
+        md.inlinePatterns.deregister("html")       # raw inline HTML -> escaped text
+        md.parser.blockprocessors.deregister("hashheader")
+        md.parser.blockprocessors.deregister("setextheader")
+        md.ESCAPED_CHARS.append("$")  # so "\$5" is a literal dollar
+        # Markdown lists <math> as block-level (for raw HTML) and would prettify
+        # newlines around it; here it is always inline content.
+        md.block_level_elements.remove("math")
+        # Above 'escape' (180) so TeX backslashes survive; below 'backtick' (190)
+        # so `$x$` in a code span stays code.
+        md.inlinePatterns.register(_MathPattern(self.convert_math), "math", 185)
+        # Markdown's own processors and priorities, with the faster regexes.
+        patterns = md.inlinePatterns
+        patterns.register(BacktickInlineProcessor(_FAST_START["backtick"] + BACKTICK_RE + ")"), "backtick", 190)
+        patterns.register(ReferenceInlineProcessor(_FAST_LINK[1], md), "reference", 170)
+        patterns.register(LinkInlineProcessor(_FAST_LINK[1], md), "link", 160)
+        patterns.register(ShortReferenceInlineProcessor(_FAST_LINK[1], md), "short_reference", 130)
+        # Last of all (after 'unescape', 0), the allow-list writes the tree;
+        # its HTML replaces Markdown's serialization of the empty root it leaves.
+        writer = _AllowList(md)
+        md.treeprocessors.register(writer, "allow_list", -100)
+        md.postprocessors.register(_Written(writer), "allow_list", -100)
+
+
 def _build_markdown(convert_math) -> markdown.Markdown:
-    md = markdown.Markdown(output_format="html")
-    md.preprocessors.deregister("html_block")  # raw block HTML -> escaped text
-    md.inlinePatterns.deregister("html")       # raw inline HTML -> escaped text
-    md.parser.blockprocessors.deregister("hashheader")
-    md.parser.blockprocessors.deregister("setextheader")
-    md.ESCAPED_CHARS.append("$")  # so "\$5" is a literal dollar
-    # Markdown lists <math> as block-level (for raw HTML) and would prettify
-    # newlines around it; here it is always inline content.
-    md.block_level_elements.remove("math")
-    # Above 'escape' (180) so TeX backslashes survive; below 'backtick' (190)
-    # so `$x$` in a code span stays code.
-    md.inlinePatterns.register(_MathPattern(convert_math), "math", 185)
-    _retune(md)
-    return md
+    return markdown.Markdown(output_format="html", extensions=[_AbstractMarkdown(convert_math)])
 
 
 # --- TeX -> MathML -------------------------------------------------------------
@@ -185,7 +199,7 @@ def _math_text(raw: str | None) -> str | None:
     if "\\" in raw or "{" in raw or "}" in raw or "&" in _HEX_REF.sub("", raw):
         raise _Garbled(raw)
     text = _clean(_HEX_REF.sub(lambda m: chr(min(int(m.group(1), 16), 0x10FFFF)), raw))
-    # Pre-escaped like Markdown's own code spans; the serializer keeps entities.
+    # Pre-escaped like Markdown's own code spans; the allow-list keeps entities.
     return AtomicString(code_escape(text))
 
 
@@ -280,10 +294,10 @@ def _allowed_attrs(tag: str, attrs: list[tuple[str, str | None]]) -> list[tuple[
     return kept
 
 
-class _Serializer:
+class _AllowList(Treeprocessor):
     """Markdown's tree -> allowed HTML and its plain text, in one walk.
 
-    Installed as the Markdown instance's serializer. Only allowed elements and
+    Run as the last tree processor. Only allowed elements and
     attributes are written: others are unwrapped (their text stays), images
     become their alt text, links without a safe href are unwrapped. Every
     text and attribute value is read as a browser would read Markdown's own
@@ -295,18 +309,18 @@ class _Serializer:
     """
 
     def __init__(self, md: markdown.Markdown):
-        self.md = md
-        self.plain = ""
+        super().__init__(md)
+        self.html = self.plain = ""
 
-    def __call__(self, root: Element) -> str:
+    def run(self, root: Element) -> Element:
         self.out: list[str] = []
         self.text: list[str] = []
         stash = self.md.htmlStash.rawHtmlBlocks
         self.restore = (lambda m: stash[int(m.group(1))]) if stash else None
         self._children(root, in_link=False, in_formula=False)
+        self.html = "".join(self.out).strip()
         self.plain = " ".join(_clean("".join(self.text)).split())  # str.split's whitespace is re's \s
-        # Markdown strips the document element it expects around the output.
-        return f"<{root.tag}>{''.join(self.out)}</{root.tag}>"
+        return Element(root.tag)  # nothing left for Markdown to write
 
     def _read(self, value: str, escape) -> str:
         """What a browser reads in `value` as Markdown writes it with `escape`."""
@@ -319,7 +333,7 @@ class _Serializer:
 
     def _data(self, value: str | None, in_formula: bool) -> None:
         if value:
-            data = self._read(value, _escape_cdata)
+            data = self._read(value, _escape_text)
             if not in_formula:
                 self.text.append(data)
             self.out.append(html.escape(data, quote=False))
@@ -332,7 +346,7 @@ class _Serializer:
 
     def _element(self, el: Element, in_link: bool, in_formula: bool) -> None:
         tag = el.tag
-        attrs = [(name, self._read(value, _escape_attrib_html)) for name, value in sorted(el.items())]
+        attrs = [(name, self._read(value, _escape_attribute)) for name, value in sorted(el.items())]
         if not in_formula:
             if tag == "img":
                 self.text.append(" " + (dict(attrs).get("alt") or "") + " ")
@@ -356,6 +370,32 @@ class _Serializer:
             self._children(el, in_link, in_formula)
             if keep:
                 self.out.append(f"</{tag}>")
+
+
+class _Written(Postprocessor):
+    """The allow-list's HTML as Markdown's output."""
+
+    def __init__(self, writer: _AllowList):
+        super().__init__()
+        self.writer = writer
+
+    def run(self, text: str) -> str:
+        return self.writer.html
+
+
+# How Markdown escapes what it writes (its serializer's rules): an `&` that
+# starts a character reference is kept, so "&copy;" in the tree reads "©".
+_BARE_AMP = re.compile(r"&(?!(?:#[0-9]+|#x[0-9a-f]+|[0-9a-z]+);)", re.I)
+
+
+def _escape_text(text: str) -> str:
+    if "&" in text:
+        text = _BARE_AMP.sub("&amp;", text)
+    return text.replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _escape_attribute(text: str) -> str:
+    return _escape_text(text).replace('"', "&quot;")
 
 
 _STASHED = re.compile(markdown.util.HTML_PLACEHOLDER % r"([0-9]+)")  # entities Markdown put aside
@@ -478,15 +518,15 @@ def _markdown() -> markdown.Markdown:
     md = getattr(_local, "md", None)
     if md is None:
         md = _local.md = _build_markdown(_math_to_html)
-        md.serializer = _Serializer(md)
+        _local.writer = md.treeprocessors["allow_list"]
     return md.reset()
 
 
 def render_abstract(text: str) -> tuple[str, str]:
     """Abstract Markdown (with TeX math) -> (safe HTML fragment, plain text), in one pass."""
     md = _markdown()
-    md.serializer.plain = ""  # Markdown skips the serializer for blank input
-    return md.convert(_clean(text)), md.serializer.plain
+    _local.writer.plain = ""  # Markdown skips its processors for blank input
+    return md.convert(_clean(text)), _local.writer.plain
 
 
 def render_markdown(text: str) -> str:

@@ -267,7 +267,7 @@ def test_render_never_raises_and_is_always_safe(source):
 
 
 def test_retuned_inline_patterns_find_what_markdowns_own_find():
-    """The faster regexes of markup._retune match exactly where Python-Markdown's would."""
+    """The faster regexes markup registers match exactly where Python-Markdown's would."""
     import random
     import markdown.inlinepatterns as md_patterns
     from papersite import markup
@@ -292,8 +292,25 @@ GOLDEN = json.loads((Path(__file__).parent / "fixtures" / "markup_golden.json").
 
 @pytest.mark.parametrize("case", GOLDEN["cases"], ids=lambda case: repr(case["markdown"])[:40])
 def test_output_equals_the_html_parser_pass_it_replaced(case):
-    """The allow-list serializer reads Markdown's tree as a browser reads Markdown's
-    HTML (it uses Markdown's private escaping helpers): a Markdown upgrade that
-    changes how it escapes or stashes text shows up here."""
+    """The allow-list reads Markdown's tree as a browser reads Markdown's HTML (it
+    follows Markdown's escaping rules): a Markdown upgrade that changes how it
+    escapes or stashes text shows up here."""
     assert render_abstract(case["markdown"]) == (case["html"], case["text"])
     assert render_title(case["markdown"]) == case["title"]
+
+
+def test_markup_uses_only_public_markdown_api():
+    """No private name of Python-Markdown is imported, and none of its objects is patched."""
+    import ast
+    import papersite.markup
+    tree = ast.parse(Path(papersite.markup.__file__).read_text(encoding="utf-8"))
+    own = {node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module.split(".")[0] == "markdown":
+            assert not any(alias.name.startswith("_") for alias in node.names), ast.unparse(node)
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            assert node.attr in own, ast.unparse(node)  # only markup's own private names
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Attribute):
+                    assert target.attr not in {"compiled_re", "serializer", "pattern"}, ast.unparse(node)
