@@ -47,12 +47,14 @@ from markdown.inlinepatterns import (
     BACKTICK_RE, NOIMG, BacktickInlineProcessor, InlineProcessor, LinkInlineProcessor,
     ReferenceInlineProcessor, ShortReferenceInlineProcessor)
 from markdown.postprocessors import Postprocessor
+from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 from markdown.util import AtomicString, code_escape
 from latex2mathml.converter import convert_to_element
 from latex2mathml.symbols_parser import convert_symbol
 
 __all__ = [
+    "MarkupError", "MAX_NESTING", "MAX_TEX_LENGTH", "MAX_TEX_PER_ABSTRACT", "MAX_FORMULA_NESTING",
     "render_abstract", "render_markdown", "plain_text", "snippet", "cut_snippet", "tex_to_text", "tex_to_mathml",
     "is_safe_url",
     "ALLOWED_ELEMENTS", "TEX_CLASS", "TEX_DISPLAY_CLASS",
@@ -86,7 +88,27 @@ SAFE_URL_SCHEMES = frozenset({"http", "https", "mailto"})
 _MACRO_DEFINITION = re.compile(
     r"\\(?:newcommand|renewcommand|providecommand|def|gdef|edef|xdef|let"
     r"|newenvironment|renewenvironment|DeclareMathOperator)(?![A-Za-z])")
-_MAX_TEX_LENGTH = 2000
+
+# Limits that keep every input within the stack and a few seconds (real
+# abstracts: nesting under 5, formulas under 110 characters, under 300 per
+# abstract, MathML 7 deep). Python-Markdown, latex2mathml and the allow-list
+# recurse once or more per level: past these, input is refused with its line.
+MAX_NESTING = 32  # lists, quotes, emphasis, links and brackets inside each other
+MAX_TEX_LENGTH = 2000  # characters of one formula
+MAX_TEX_PER_ABSTRACT = 20_000  # characters of all formulas of one abstract
+MAX_FORMULA_NESTING = 32  # braces, \left and \begin inside each other
+_MAX_MATHML_DEPTH = 100  # the typeset formula (about 3 elements per group)
+
+
+class MarkupError(ValueError):
+    """Markdown or TeX beyond a limit; `line` counts from the abstract's first line."""
+
+    def __init__(self, message: str, line: int = 1):
+        super().__init__(message, line)
+        self.message, self.line = message, line
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}"
 
 # Characters html5lib reports as parse errors (controls, surrogates,
 # noncharacters); they carry no meaning in an abstract, so they are dropped.
@@ -107,15 +129,19 @@ def _clean(text: str) -> str:
 
 # \x02 and \x03 delimit Markdown's placeholders (e.g. for code spans); a span
 # containing one crosses a code span and is not math.
+# A formula is at most MAX_TEX_LENGTH characters: a delimiter with no closing
+# one within that is text, so an unclosed one costs no scan to the paragraph's
+# end (quadratic on a run of them). Longer \(...\), \[...\] and $$...$$ spans
+# are refused by _LongFormula.
 _MATH_RE = (
-    r"(?<!\\)\$\$(?P<dd>[^\x02\x03]+?)(?<!\\)\$\$"
-    r"|\\\[(?P<bd>[^\x02\x03]+?)\\\]"
-    r"|\\\((?P<pi>[^\x02\x03]+?)\\\)"
+    r"(?<!\\)\$\$(?P<dd>[^\x02\x03]{1,%(n)d}?)(?<!\\)\$\$"
+    r"|\\\[(?P<bd>[^\x02\x03]{1,%(n)d}?)\\\]"
+    r"|\\\((?P<pi>[^\x02\x03]{1,%(n)d}?)\\\)"
     # Pandoc's rule, so prices ("$5 and $10") stay text: the opening $ is
     # followed by a non-space, the closing $ preceded by a non-space and not
     # followed by a digit.
-    r"|(?<![\\$])\$(?P<di>(?=[^\s$])(?:\\.|[^\\$\x02\x03])+?)(?<=\S)\$(?!\d)"
-)
+    r"|(?<![\\$])\$(?P<di>(?=[^\s$])(?:\\.|[^\\$\x02\x03]){1,%(n)d}?)(?<=\S)\$(?!\d)"
+) % {"n": MAX_TEX_LENGTH}
 
 
 # Inline patterns run over every paragraph. Python's re cannot skip ahead to a
@@ -133,16 +159,203 @@ _IN_URL = re.compile(r"(?:\]\(|<[A-Za-z][\w+.-]*:)[^\s()<>]*\Z")
 class _MathPattern(InlineProcessor):
     """Inline pattern handing every math span to `convert(tex, display, source)`."""
 
-    def __init__(self, convert):
+    def __init__(self, convert, limits: _Limits):
         super().__init__(_FAST_START["math"] + _MATH_RE + ")")
         self.convert = convert
+        self.limits = limits
 
     def handleMatch(self, m, data):
         if _IN_URL.search(data, max(0, m.start(0) - 2000), m.start(0)):
             return None, None, None  # `$` inside a link destination is not math
         display = m.group("dd") is not None or m.group("bd") is not None
         tex = m.group("dd") or m.group("bd") or m.group("pi") or m.group("di")
-        return self.convert(tex, display, m.group(0)), m.start(0), m.end(0)
+        limits = self.limits
+        limits.tex += len(tex)
+        try:
+            if limits.tex > MAX_TEX_PER_ABSTRACT:
+                raise MarkupError(f"the formulas of this abstract have over {MAX_TEX_PER_ABSTRACT:,} "
+                                  "characters of TeX; that is the limit")
+            return self.convert(tex, display, m.group(0)), m.start(0), m.end(0)
+        except MarkupError as error:
+            raise MarkupError(error.message, limits.line_of(m.group(0))) from None
+
+
+class _Limits:
+    """What one render has used, and where in the source a text comes from."""
+
+    def __init__(self):
+        self.reset()
+
+    def reset(self) -> None:
+        self.tex = 0  # characters of TeX so far
+        self.lines: list[str] = []  # the source, as Markdown's preprocessors see it
+        self.blocks: dict[Element, str] = {}  # block -> its text before inline parsing
+
+    def line_of(self, text: str) -> int:
+        """The line where `text` (from the source, maybe stripped of list or quote markers) starts."""
+        first = text.strip().split("\n", 1)[0].strip()
+        for number, line in enumerate(self.lines, 1):
+            if first and first in line:
+                return number
+        return 1
+
+
+# A line's container markers: quotes and list items (each one nests).
+_CONTAINERS = re.compile(r"(?:[ ]*(?:>|[*+-][ ]|[0-9]+[.)][ ]))+")
+_CONTAINER_MARK = re.compile(r">|[*+-](?=[ ])|[0-9]+[.)](?=[ ])")
+
+
+class _NestedLines(Preprocessor):
+    """Refuses lines nested too deep before Markdown's block parser recurses into them."""
+
+    def __init__(self, md: markdown.Markdown, limits: _Limits):
+        super().__init__(md)
+        self.limits = limits
+
+    def run(self, lines: list[str]) -> list[str]:
+        self.limits.lines = lines
+        for number, line in enumerate(lines, 1):
+            if line[:1] in _PLAIN_LINE_START:
+                continue
+            prefix = _CONTAINERS.match(line)
+            if not prefix:
+                continue
+            # A list item indented 2 to 4 spaces per level: count a level per 2.
+            depth = len(_CONTAINER_MARK.findall(prefix.group())) + (len(line) - len(line.lstrip(" "))) // 2
+            if depth > MAX_NESTING:
+                raise MarkupError(f"lists or quotes nested {depth} levels deep; the limit is {MAX_NESTING}",
+                                  number)
+        return lines
+
+
+_PLAIN_LINE_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ$\\([_`&\"'")
+
+_FORMULA = re.compile(_MATH_RE)
+_BACKTICKS = re.compile(r"`+")
+_LONG_FORMULA = (("\\(", "\\)"), ("\\[", "\\]"), ("$$", "$$"))
+
+
+class _BeforeInline(Treeprocessor):
+    """Checks each block's text before inline parsing: bracket nesting, formula length."""
+
+    def __init__(self, md: markdown.Markdown, limits: _Limits):
+        super().__init__(md)
+        self.limits = limits
+
+    def run(self, root: Element) -> None:
+        blocks = self.limits.blocks
+        for el in root.iter():
+            text = el.text
+            if not text or isinstance(text, AtomicString):
+                continue
+            blocks[el] = text
+            # Markdown looks for the end of every link text from its `[`: at
+            # each level of nesting it scans the rest of the paragraph again.
+            if text.count("[") > MAX_NESTING:
+                markdown_only = _FORMULA.sub(" ", _without_code_spans(text))
+                depth = _bracket_depth(markdown_only)
+                if depth > MAX_NESTING:
+                    raise MarkupError(f"brackets [ ] nested {depth} deep; the limit is {MAX_NESTING} "
+                                      "(write a literal [ as &#91;)", self.limits.line_of(text))
+                # The same for a link's destination: it is read up to its closing `)`.
+                open_links = _open_links(markdown_only)
+                if open_links > MAX_NESTING:
+                    raise MarkupError(f"{open_links} links '](' left without their ')' or nested in another "
+                                      f"link's ( ); the limit is {MAX_NESTING}", self.limits.line_of(text))
+            if len(text) > MAX_TEX_LENGTH:
+                for start, end in _LONG_FORMULA:
+                    _check_formula_length(text, start, end, self.limits)
+
+
+def _without_code_spans(text: str) -> str:
+    """`text` with its code spans (a run of backticks to the next run as long) blanked, in one pass."""
+    runs = [match.span() for match in _BACKTICKS.finditer(text)]
+    later: dict[int, list[int]] = {}  # run length -> indices of the runs that long, last first
+    for index in range(len(runs) - 1, -1, -1):
+        later.setdefault(runs[index][1] - runs[index][0], []).append(index)
+    out, kept, index = [], 0, 0
+    while index < len(runs):
+        start, end = runs[index]
+        same = later[end - start]
+        while same and same[-1] <= index:
+            same.pop()
+        if same:
+            closing = same.pop()
+            out.append(text[kept:start] + " ")
+            kept, index = runs[closing][1], closing + 1
+        else:
+            index += 1
+    return "".join(out) + text[kept:]
+
+
+_PARENS = re.compile(r"\\.|\]\(|[()]", re.S)
+
+
+def _open_links(text: str) -> int:
+    """How many link destinations `](` are never closed, or opened inside another one."""
+    stack: list[int] = []  # per open parenthesis: 0 not a link, 1 a link, 2 a link inside another
+    links_open = nested = 0
+    for token in _PARENS.findall(text):
+        if token == "](":
+            stack.append(2 if links_open else 1)
+            nested += links_open > 0
+            links_open += 1
+        elif token == "(":
+            stack.append(0)
+        elif token == ")" and stack:
+            links_open -= stack.pop() > 0
+    return nested + stack.count(1)
+
+
+def _bracket_depth(text: str) -> int:
+    depth = deepest = 0
+    escaped = False
+    for char in text:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "[":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char == "]" and depth:
+            depth -= 1
+    return deepest
+
+
+def _check_formula_length(text: str, start: str, end: str, limits: _Limits) -> None:
+    """Refuses an unambiguous formula (not `$`: prices) longer than MAX_TEX_LENGTH, in one pass."""
+    at = text.find(start)
+    while at >= 0:
+        close = text.find(end, at + len(start))
+        if close < 0:
+            return  # never closed: text, as Markdown reads it
+        if close - at - len(start) > MAX_TEX_LENGTH:
+            raise MarkupError(f"a formula {start}...{end} of {close - at - len(start):,} characters; the limit "
+                              f"is {MAX_TEX_LENGTH:,} (or is a closing {end} missing?)",
+                              limits.line_of(text[at:]))
+        at = text.find(start, close + len(end))
+
+
+class _AfterInline(Treeprocessor):
+    """Refuses a tree nested deeper than MAX_NESTING (the allow-list walks it recursively)."""
+
+    def __init__(self, md: markdown.Markdown, limits: _Limits):
+        super().__init__(md)
+        self.limits = limits
+
+    def run(self, root: Element) -> None:
+        stack = [(child, 1, child) for child in root]
+        while stack:
+            el, depth, block = stack.pop()
+            if el in self.limits.blocks:
+                block = el
+            if depth > MAX_NESTING:
+                raise MarkupError(f"Markdown nested over {MAX_NESTING} levels deep (emphasis, links, lists "
+                                  "or quotes inside each other); that is the limit",
+                                  self.limits.line_of(self.limits.blocks.get(block, "")))
+            if el.tag != "math":  # formulas have their own limit
+                stack.extend((child, depth + 1, block) for child in el)
 
 
 class _AbstractMarkdown(Extension):
@@ -151,8 +364,18 @@ class _AbstractMarkdown(Extension):
     def __init__(self, convert_math):
         super().__init__()
         self.convert_math = convert_math
+        self.limits = _Limits()
+
+    def reset(self) -> None:
+        self.limits.reset()
 
     def extendMarkdown(self, md: markdown.Markdown) -> None:
+        md.registerExtension(self)  # for reset()
+        limits = self.limits
+        # After 'normalize_whitespace' (30), which keeps lines one for one.
+        md.preprocessors.register(_NestedLines(md, limits), "nested_lines", 29)
+        md.treeprocessors.register(_BeforeInline(md, limits), "before_inline", 21)
+        md.treeprocessors.register(_AfterInline(md, limits), "after_inline", 19)
         md.preprocessors.deregister("html_block")  # raw block HTML -> escaped text
         md.inlinePatterns.deregister("html")       # raw inline HTML -> escaped text
         md.parser.blockprocessors.deregister("hashheader")
@@ -163,7 +386,7 @@ class _AbstractMarkdown(Extension):
         md.block_level_elements.remove("math")
         # Above 'escape' (180) so TeX backslashes survive; below 'backtick' (190)
         # so `$x$` in a code span stays code.
-        md.inlinePatterns.register(_MathPattern(self.convert_math), "math", 185)
+        md.inlinePatterns.register(_MathPattern(self.convert_math, limits), "math", 185)
         # Markdown's own processors and priorities, with the faster regexes.
         patterns = md.inlinePatterns
         patterns.register(BacktickInlineProcessor(_FAST_START["backtick"] + BACKTICK_RE + ")"), "backtick", 190)
@@ -203,15 +426,18 @@ def _math_text(raw: str | None) -> str | None:
     return AtomicString(code_escape(text))
 
 
-def _copy_mathml(src: Element, parent: Element | None = None) -> Element:
+def _copy_mathml(src: Element, parent: Element | None = None, depth: int = 1) -> Element:
     if src.tag not in MATHML_ELEMENTS:
         raise _Garbled(src.tag)
+    if depth > _MAX_MATHML_DEPTH:
+        raise MarkupError(f"a formula nested over {_MAX_MATHML_DEPTH} levels deep once typeset; "
+                          "that is the limit")
     attrs = {k: v for k, v in src.attrib.items() if k in MATHML_ATTRIBUTES}
     el = Element(src.tag, attrs) if parent is None else SubElement(parent, src.tag, attrs)
     el.text = _math_text(src.text)
     el.tail = _math_text(src.tail)
     for child in src:
-        _copy_mathml(child, el)
+        _copy_mathml(child, el, depth + 1)
     # AtomicString stops Markdown from running inline patterns on the tree.
     if el.text is None:
         el.text = AtomicString("")
@@ -219,11 +445,23 @@ def _copy_mathml(src: Element, parent: Element | None = None) -> Element:
 
 
 def tex_to_mathml(tex: str, display: bool = False) -> Element:
-    """TeX -> sanitized MathML element; raises ValueError when not convertible."""
-    if len(tex) > _MAX_TEX_LENGTH or _MACRO_DEFINITION.search(tex):
+    """TeX -> sanitized MathML element.
+
+    Raises MarkupError past a limit, and another ValueError when not convertible.
+    """
+    if len(tex) > MAX_TEX_LENGTH:
+        raise MarkupError(f"a formula of {len(tex):,} characters; the limit is {MAX_TEX_LENGTH:,}")
+    if tex.count("{") + tex.count("\\") > MAX_FORMULA_NESTING:
+        depth = _formula_nesting(tex)
+        if depth > MAX_FORMULA_NESTING:
+            raise MarkupError(f"a formula nested {depth} groups deep (braces, \\left, \\begin); "
+                              f"the limit is {MAX_FORMULA_NESTING}")
+    if _MACRO_DEFINITION.search(tex):
         raise _Garbled("refused")
     try:
         src = convert_to_element(tex, display="block" if display else "inline")
+    except RecursionError:
+        raise MarkupError("a formula nested too deeply to typeset") from None
     except Exception as exc:  # latex2mathml raises many types, incl. IndexError
         raise _Garbled(str(exc)) from exc
     math = _copy_mathml(src)  # drops xmlns and display="inline": both defaults
@@ -232,10 +470,26 @@ def tex_to_mathml(tex: str, display: bool = False) -> Element:
     return math
 
 
+_TEX_GROUP = re.compile(r"\\(?:left|begin|right|end)(?![A-Za-z])|\\.|[{}]")
+
+
+def _formula_nesting(tex: str) -> int:
+    depth = deepest = 0
+    for token in _TEX_GROUP.findall(tex):
+        if token in ("{", "\\left", "\\begin"):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif token in ("}", "\\right", "\\end") and depth:
+            depth -= 1
+    return deepest
+
+
 @functools.lru_cache(maxsize=4096)
 def _math_element(tex: str, display: bool, source: str) -> Element:
     try:
         return tex_to_mathml(tex, display)
+    except MarkupError:
+        raise
     except (ValueError, RecursionError):
         code = Element("code", {"class": TEX_DISPLAY_CLASS if display else TEX_CLASS})
         code.text = AtomicString(code_escape(_clean(source)))
@@ -256,7 +510,7 @@ def _copy_tree(src: Element) -> Element:
     """copy.deepcopy for our small, attribute-only trees, several times faster."""
     el = Element(src.tag, src.attrib.copy())
     el.text, el.tail = src.text, src.tail  # AtomicStrings: immutable
-    el.extend(_copy_tree(child) for child in src)
+    el.extend([_copy_tree(child) for child in src])  # a list: extend() hides errors of a generator
     return el
 
 
@@ -523,10 +777,17 @@ def _markdown() -> markdown.Markdown:
 
 
 def render_abstract(text: str) -> tuple[str, str]:
-    """Abstract Markdown (with TeX math) -> (safe HTML fragment, plain text), in one pass."""
+    """Abstract Markdown (with TeX math) -> (safe HTML fragment, plain text), in one pass.
+
+    Raises MarkupError for input past a limit (MAX_NESTING, MAX_TEX_LENGTH...).
+    """
     md = _markdown()
     _local.writer.plain = ""  # Markdown skips its processors for blank input
-    return md.convert(_clean(text)), _local.writer.plain
+    try:
+        return md.convert(_clean(text)), _local.writer.plain
+    except RecursionError:  # not expected within the limits: still a clear message
+        raise MarkupError("nested too deeply to render (emphasis, links, lists or quotes inside "
+                          "each other)") from None
 
 
 def render_markdown(text: str) -> str:
@@ -537,9 +798,13 @@ def render_markdown(text: str) -> str:
 def plain_text(text: str) -> str:
     """Abstract -> one line of plain text (Markdown removed, math readable).
 
-    The result is text, not HTML: escape it wherever it is embedded.
+    The result is text, not HTML: escape it wherever it is embedded. Text
+    past a limit (see render_abstract) reads as its source.
     """
-    return render_abstract(text)[1]
+    try:
+        return render_abstract(text)[1]
+    except MarkupError:
+        return " ".join(_clean(text).split())
 
 
 def snippet(text: str, limit: int = 240) -> str:
@@ -567,6 +832,9 @@ def render_title(text: str) -> str:
     """
     if "$" not in text:
         return html.escape(text, quote=False)
-    rendered = render_markdown(text)
+    try:
+        rendered = render_markdown(text)
+    except MarkupError:  # past a limit: shown as it was written
+        return html.escape(text, quote=False)
     return rendered.removeprefix("<p>").removesuffix("</p>").strip() if rendered.count("<p>") == 1 \
         else html.escape(text, quote=False)
