@@ -95,7 +95,7 @@ _MACRO_DEFINITION = re.compile(
 # recurse once or more per level: past these, input is refused with its line.
 MAX_NESTING = 32  # lists, quotes, emphasis, links and brackets inside each other
 MAX_TEX_LENGTH = 2000  # characters of one formula
-MAX_TEX_PER_ABSTRACT = 20_000  # characters of all formulas of one abstract
+MAX_TEX_PER_ABSTRACT = 32_000  # characters of all formulas of one abstract (half the abstract limit)
 MAX_FORMULA_NESTING = 32  # braces, \left and \begin inside each other
 _MAX_MATHML_DEPTH = 100  # the typeset formula (about 3 elements per group)
 
@@ -458,16 +458,131 @@ def tex_to_mathml(tex: str, display: bool = False) -> Element:
                               f"the limit is {MAX_FORMULA_NESTING}")
     if _MACRO_DEFINITION.search(tex):
         raise _Garbled("refused")
+    names: list[str] = []
     try:
-        src = convert_to_element(tex, display="block" if display else "inline")
+        src = convert_to_element(_named_operators(tex, names), display="block" if display else "inline")
     except RecursionError:
         raise MarkupError("a formula nested too deeply to typeset") from None
     except Exception as exc:  # latex2mathml raises many types, incl. IndexError
         raise _Garbled(str(exc)) from exc
     math = _copy_mathml(src)  # drops xmlns and display="inline": both defaults
+    _space_operators(math, names)
     if display:
         math.set("display", "block")
     return math
+
+
+# --- named operators: \log, \max, \operatorname{...} ---------------------------
+#
+# latex2mathml writes \log as <mi>log</mi> and \max as <mo>max</mo> with no
+# space (s\log p reads "slogp"), does not know \arg or \operatorname*, garbles
+# \operatorname{arg\,min} and leaves \mathrm{d} italic. Before conversion,
+# every \operatorname{...} and \arg becomes a placeholder name latex2mathml
+# passes through; after it, each named operator becomes an upright <mi> with
+# TeX's thin space (3/18 em) on each side that touches an ordinary symbol
+# (none next to an operator such as "(", "=" or "+", which space themselves).
+
+_OPERATORNAME = re.compile(r"\\operatorname(\*?)\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
+_ARG = re.compile(r"\\arg(?![A-Za-z])")
+_SINGLE_MATHRM = re.compile(r"\\mathrm\s*\{\s*([A-Za-z0-9])\s*\}")  # \mathrm{d}: latex2mathml drops "normal"
+_PLACEHOLDER = "papersiteop"
+_TEX_SPACE = re.compile(r"\\[,:;> ]|~")
+_THIN_SPACE = "0.1667em"
+# Elements whose children sit side by side (not a script's base and script).
+_ROWS = frozenset("math mrow mstyle mtd mpadded mphantom msqrt menclose".split())
+_SCRIPTS = frozenset("msub msup msubsup munder mover munderover".split())
+
+
+def _named_operators(tex: str, names: list[str]) -> str:
+    r"""TeX with \operatorname{X} and \arg as placeholders; `names` gets their names."""
+    if "\\" not in tex:
+        return tex
+
+    def placeholder(name: str, limits: str) -> str:
+        names.append(name)
+        letters = "".join(chr(ord("a") + int(digit)) for digit in str(len(names) - 1))
+        return "\\operatorname{" + _PLACEHOLDER + letters + "}" + ("\\limits" if limits else "")
+
+    def operatorname(match: re.Match) -> str:
+        # Spaces are ignored in math; \, \; ... are thin spaces.
+        words = tex_to_text(_TEX_SPACE.sub(" ", re.sub(r"(?<!\\) ", "", match.group(2))))
+        # \operatorname* is \limits, which latex2mathml only takes before a script.
+        limits = match.group(1) and tex[match.end():].lstrip()[:1] in ("_", "^")
+        return placeholder(words.replace(" ", "\u2009"), limits)
+
+    tex = _OPERATORNAME.sub(operatorname, tex)
+    tex = _ARG.sub(lambda match: placeholder("arg", ""), tex)
+    return _SINGLE_MATHRM.sub(r"\\mathrm \1", tex)
+
+
+def _operator_name(el: Element, names: list[str]) -> str | None:
+    """The name if `el` is a named operator: a placeholder, an <mo> of letters, an <mi> of several."""
+    text = el.text or ""
+    if el.tag not in ("mi", "mo") or len(el) or not text[:1].isalpha():
+        return None
+    if text.startswith(_PLACEHOLDER) and text[len(_PLACEHOLDER):].isalpha():
+        index = int("".join(str(ord(c) - ord("a")) for c in text[len(_PLACEHOLDER):]))
+        return names[index] if index < len(names) else None
+    word = text.replace("\u2009", "").replace("\u2006", "")
+    if word.isalpha() and (el.tag == "mo" or len(word) > 1):
+        return text
+    return None
+
+
+def _space_operators(math: Element, names: list[str]) -> None:
+    for row in math.iter():
+        if row.tag in _SCRIPTS and len(row):  # a named operator with limits or scripts
+            _make_upright(row[0], names)
+        if row.tag not in _ROWS:
+            continue
+        children = list(row)
+        spaced: list[Element] = []
+        for index, child in enumerate(children):
+            base = child[0] if child.tag in _SCRIPTS and len(child) else child
+            if _make_upright(base, names):
+                if index > 0 and _ordinary(children[index - 1]) and not _is_space(spaced[-1]):
+                    spaced.append(_space())
+                spaced.append(child)
+                if index + 1 < len(children) and _ordinary(children[index + 1]):
+                    spaced.append(_space())
+            else:
+                spaced.append(child)
+        if len(spaced) != len(children):
+            tail = row[-1].tail
+            row[:] = spaced
+            row[-1].tail = tail
+
+
+def _make_upright(el: Element, names: list[str]) -> bool:
+    """Turn a named operator into <mi>name</mi> (upright: more than one letter, or marked)."""
+    if el.get("data-operator") is not None:
+        return True
+    name = _operator_name(el, names)
+    if name is None:
+        return False
+    el.tag = "mi"
+    el.attrib.clear()
+    el.text = AtomicString(code_escape(name))
+    if len(name) == 1:
+        el.set("mathvariant", "normal")
+    el.set("data-operator", "")  # seen: never on the page (not on the allow-list)
+    return True
+
+
+def _ordinary(el: Element) -> bool:
+    """Neither an operator symbol (spaced by the browser) nor a space already."""
+    base = el[0] if el.tag in _SCRIPTS and len(el) else el
+    return base.tag not in ("mo", "mspace") or base.get("data-operator") is not None
+
+
+def _is_space(el: Element) -> bool:
+    return el.tag == "mspace"
+
+
+def _space() -> Element:
+    space = Element("mspace", {"width": _THIN_SPACE})
+    space.text = AtomicString("")
+    return space
 
 
 _TEX_GROUP = re.compile(r"\\(?:left|begin|right|end)(?![A-Za-z])|\\.|[{}]")
