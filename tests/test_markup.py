@@ -370,6 +370,7 @@ TOO_DEEP = {
     "formula: chained roots": ("$" + "\\sqrt" * 390 + " x$", 1, "nested over 100 levels deep once typeset"),
     "formula: too long": ("line\n\\(" + "a+" * 1100 + "b\\)", 2, "a formula \\(...\\) of 2,201 characters"),
     "display formula: too long": ("$$" + "a+" * 1100 + "b$$", 1, "a formula $$...$$ of 2,201 characters"),
+    "backticks never closed": ("a_\\``" * 3600, 1, "3600 runs of backticks"),
     "formulas: too much TeX": ("\n".join(f"${'y+' * 900}x_{i}$" for i in range(20)), 18, "over 32,000 characters of TeX"),
 }
 
@@ -398,6 +399,7 @@ WITHIN_LIMITS = {
     "quotes 31 deep": ("> " * 31 + "x", "blockquote"),
     "formula 32 groups deep": ("$" + "{" * 32 + "x" + "}" * 32 + "$", "math"),
     "long formula": ("$" + "a+" * 999 + "b$", "math"),
+    "200 backtick runs": ("`a` " * 100, "code"),
     "unclosed delimiters": ("\\(" * 3000 + "$5 and " * 100, "p"),
     "brackets in formulas and code": ("$[0,1)$ `[` " * 200, "code"),
 }
