@@ -401,7 +401,7 @@ WITHIN_LIMITS = {
     "long formula": ("$" + "a+" * 999 + "b$", "math"),
     "200 backtick runs": ("`a` " * 100, "code"),
     "unclosed delimiters": ("\\(" * 3000 + "$5 and " * 100, "p"),
-    "brackets in formulas and code": ("$[0,1)$ `[` " * 200, "code"),
+    "brackets in formulas and code": ("$[0,1)$ `[` " * 90, "code"),
 }
 
 
