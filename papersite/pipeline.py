@@ -27,9 +27,9 @@ from typing import Callable
 
 from .catalog import Catalog
 from .config import SiteConfig
-from .content import PaperCache, load_papers
-from .errors import SiteError
-from .markup import cut_snippet, render_abstract
+from .content import PaperCache, load_papers, split_front_matter
+from .errors import Problem, SiteError
+from .markup import MarkupError, cut_snippet, render_abstract
 from .output import Staging, Stored, WriteReport
 from .pages import Abstract, plan_pages
 from .parallel import in_background, parallel_map
@@ -143,17 +143,41 @@ def _build_site(config: SiteConfig, cache: BuildCache, progress: Callable[[str],
 
 
 def render_abstracts(catalog: Catalog, cache: BuildCache) -> dict[str, Abstract]:
-    """id -> rendered abstract, reusing renders of unchanged Markdown."""
+    """id -> rendered abstract, reusing renders of unchanged Markdown.
+
+    Markdown past a limit is a SiteError naming every file and line."""
     new = sorted({p.abstract for p in catalog.papers} - cache.abstracts.keys())
     known = cache.abstracts | dict(zip(new, parallel_map(_render_abstract, new)))
+    failed = [p for p in catalog.papers if isinstance(known[p.abstract], MarkupError)]
+    if failed:
+        raise SiteError(sorted((_markup_problem(p, known[p.abstract], catalog.config) for p in failed),
+                               key=lambda problem: (str(problem.path), problem.line or 0)))
     rendered = {p.id: known[p.abstract] for p in catalog.papers}
     cache.abstracts = {p.abstract: known[p.abstract] for p in catalog.papers}  # drop text that is gone
     return rendered
 
 
-def _render_abstract(source: str) -> Abstract:
-    html, text = render_abstract(source)
+def _render_abstract(source: str) -> Abstract | MarkupError:
+    """In a worker: the problem comes back as a value, so every file's problem is listed."""
+    try:
+        html, text = render_abstract(source)
+    except MarkupError as error:
+        return error
     return Abstract(html, text, cut_snippet(text))
+
+
+def _markup_problem(paper, error: MarkupError, config: SiteConfig) -> Problem:
+    """The error's line within the abstract, as a line of the paper's file (read again to find it)."""
+    try:
+        path = paper.source.relative_to(config.root)
+    except ValueError:
+        path = paper.source
+    try:
+        _, body, body_line = split_front_matter(paper.source.read_text(encoding="utf-8-sig"))
+        line = body_line + body[:len(body) - len(body.lstrip())].count("\n") + error.line - 1
+    except (OSError, ValueError):  # changed or gone since it was read
+        line = None
+    return Problem(path, line, error.message)
 
 
 def build_and_write(config: SiteConfig, out_dir: Path, cache: BuildCache | None = None,

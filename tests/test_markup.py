@@ -267,7 +267,7 @@ def test_render_never_raises_and_is_always_safe(source):
 
 
 def test_retuned_inline_patterns_find_what_markdowns_own_find():
-    """The faster regexes of markup._retune match exactly where Python-Markdown's would."""
+    """The faster regexes markup registers match exactly where Python-Markdown's would."""
     import random
     import markdown.inlinepatterns as md_patterns
     from papersite import markup
@@ -292,8 +292,242 @@ GOLDEN = json.loads((Path(__file__).parent / "fixtures" / "markup_golden.json").
 
 @pytest.mark.parametrize("case", GOLDEN["cases"], ids=lambda case: repr(case["markdown"])[:40])
 def test_output_equals_the_html_parser_pass_it_replaced(case):
-    """The allow-list serializer reads Markdown's tree as a browser reads Markdown's
-    HTML (it uses Markdown's private escaping helpers): a Markdown upgrade that
-    changes how it escapes or stashes text shows up here."""
+    """The allow-list reads Markdown's tree as a browser reads Markdown's HTML (it
+    follows Markdown's escaping rules): a Markdown upgrade that changes how it
+    escapes or stashes text shows up here."""
     assert render_abstract(case["markdown"]) == (case["html"], case["text"])
     assert render_title(case["markdown"]) == case["title"]
+
+
+def test_markup_uses_only_public_markdown_api():
+    """No private name of Python-Markdown is imported, and none of its objects is patched."""
+    import ast
+    import papersite.markup
+    tree = ast.parse(Path(papersite.markup.__file__).read_text(encoding="utf-8"))
+    own = {node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module.split(".")[0] == "markdown":
+            assert not any(alias.name.startswith("_") for alias in node.names), ast.unparse(node)
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            assert node.attr in own, ast.unparse(node)  # only markup's own private names
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Attribute):
+                    assert target.attr not in {"compiled_re", "serializer", "pattern"}, ast.unparse(node)
+
+
+# --- limits: nesting and TeX length, through a real build ------------------------
+
+import inspect
+import os
+import sys
+
+from click.testing import CliRunner
+
+import build as build_cli
+from papersite import markup
+from papersite.markup import MAX_NESTING, MAX_TEX_LENGTH, MarkupError
+from tests.conftest import TinySite, paper_text
+from tests.htmlcheck import parse as parse_page
+
+BODY_LINE = paper_text().split("\n").index("An abstract about $x^2$ generalization.") + 1  # first line of the abstract
+INTRO = "An ordinary first paragraph.\n\n"  # so the problem sits on the abstract's third line
+
+
+def run_build(site: TinySite):
+    old = os.getcwd()
+    os.chdir(site.root)
+    try:
+        result = CliRunner().invoke(build_cli.cli, ["build", "-q"])
+    finally:
+        os.chdir(old)
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "Traceback" not in result.output
+    return result
+
+
+def list_lines(count, indent="  "):
+    return "\n".join(indent * i + "- item" for i in range(count))
+
+
+# (abstract after INTRO, line of the problem counted from that abstract part, words the message must hold)
+TOO_DEEP = {
+    "stars around a word": ("*" * 5000 + "x" + "*" * 5000, 1, "nested over 32"),
+    "alternating emphasis": ("*a _b " * 500 + "c_ d* " * 500, 1, "nested over 32"),
+    "underscores": ("_" * 5000 + "x" + "_" * 5000, 1, "nested over 32"),
+    "brackets": ("[" * 5000 + "x", 1, "brackets [ ] nested 5000 deep"),
+    "balanced brackets": ("[" * 2000 + "x" + "]" * 2000, 1, "brackets [ ] nested 2000 deep"),
+    "open link destinations": ("[a](" * 3000 + "x", 1, "3000 links"),
+    "quotes on one line": ("> " * 5000 + "x", 1, "lists or quotes nested 5000 levels"),
+    "quotes line by line": ("\n".join("> " * i + "x" for i in range(1, 60)), 33, "lists or quotes nested 33 levels"),
+    "list items on one line": ("- " * 5000 + "x", 1, "lists or quotes nested"),
+    "numbered items on one line": ("1. " * 3000 + "x", 1, "lists or quotes nested"),
+    "nested list, 2 spaces a level": (list_lines(60), 33, "lists or quotes nested 33 levels"),
+    "nested list, 4 spaces a level": (list_lines(30, "    "), 17, "lists or quotes nested 33 levels"),
+    "formula: braces": ("see $" + "{" * 500 + "x" + "}" * 500 + "$", 1, "a formula nested 500 groups deep"),
+    "formula: \\left": ("$" + "\\left(" * 40 + "x" + "\\right)" * 40 + "$", 1, "a formula nested 40 groups deep"),
+    "formula: \\begin": ("$" + "\\begin{matrix}" * 40 + "x" + "\\end{matrix}" * 40 + "$", 1, "nested 41 groups"),
+    "formula: chained roots": ("$" + "\\sqrt" * 390 + " x$", 1, "nested over 100 levels deep once typeset"),
+    "formula: too long": ("line\n\\(" + "a+" * 1100 + "b\\)", 2, "a formula \\(...\\) of 2,201 characters"),
+    "display formula: too long": ("$$" + "a+" * 1100 + "b$$", 1, "a formula $$...$$ of 2,201 characters"),
+    "backticks never closed": ("a_\\``" * 3600, 1, "3600 runs of backticks"),
+    "formulas: too much TeX": ("\n".join(f"${'y+' * 900}x_{i}$" for i in range(20)), 18, "over 32,000 characters of TeX"),
+}
+
+
+@pytest.mark.parametrize("name", TOO_DEEP)
+def test_markdown_past_a_limit_fails_the_build_with_file_and_line(tmp_path, name):
+    body, line, words = TOO_DEEP[name]
+    site = TinySite(tmp_path / "site")
+    site.paper("fine")
+    site.paper("deep", id="p2", body=INTRO + body)
+    result = run_build(site)
+    assert result.exit_code == 1, result.output
+    [message] = result.stderr.strip().split("\n")
+    expected = f"Error: content/icml-2024/deep.md:{BODY_LINE + 2 + line - 1}: "
+    assert message.startswith(expected), (message[:200], expected)
+    assert words in message, message
+    assert not (site.root / "_site").exists()
+
+
+WITHIN_LIMITS = {
+    "stars": ("*" * 5000, "hr"),  # a thematic break
+    "emphasis markers nested 300 deep": ("**_*" * 300 + "x" + "*_**" * 300, "em"),  # Markdown pairs few of them
+    "emphasis 30 deep": ("*a _b " * 15 + "c_ d* " * 15, "em"),
+    "brackets 32 deep": ("[" * 32 + "x" + "]" * 32, "p"),
+    "list 15 deep": (list_lines(15), "li"),
+    "quotes 31 deep": ("> " * 31 + "x", "blockquote"),
+    "formula 32 groups deep": ("$" + "{" * 32 + "x" + "}" * 32 + "$", "math"),
+    "long formula": ("$" + "a+" * 999 + "b$", "math"),
+    "200 backtick runs": ("`a` " * 100, "code"),
+    "unclosed delimiters": ("\\(" * 3000 + "$5 and " * 100, "p"),
+    "brackets in formulas and code": ("$[0,1)$ `[` " * 90, "code"),
+}
+
+
+@pytest.mark.parametrize("name", WITHIN_LIMITS)
+def test_markdown_within_the_limits_builds(tmp_path, name):
+    body, tag = WITHIN_LIMITS[name]
+    site = TinySite(tmp_path / "site")
+    site.paper("deep", body=INTRO + body)
+    result = run_build(site)
+    assert result.exit_code == 0, result.output
+    assert tag in parse_page(site.root / "_site/papers/deep/index.html").tags, name
+
+
+def test_problems_from_forked_workers_name_every_file(tmp_path, monkeypatch):
+    """Enough abstracts for parallel_map to fork: each worker's problems come back with their files."""
+    monkeypatch.setenv("PAPERSITE_JOBS", "2")
+    site = TinySite(tmp_path / "site")
+    for i in range(440):
+        site.paper(f"p{i:03}", id=f"p{i}", body=f"Abstract number {i} about $x_{{{i}}}$.")
+    site.paper("deep-a", id="a", body=INTRO + "> " * 100 + "x")
+    site.paper("deep-b", id="b", body="first\nsecond\n\n" + "[" * 99 + "x")
+    site.paper("deep-c", id="c", body="first\nsecond\n\n" + "[" * 99 + "x")  # same text as deep-b
+    result = run_build(site)
+    assert result.exit_code == 1, result.output
+    assert result.stderr.split("\n")[:4] == [
+        "Error: 3 problems:",
+        f"  content/icml-2024/deep-a.md:{BODY_LINE + 2}: lists or quotes nested 100 levels deep; the limit is 32",
+        f"  content/icml-2024/deep-b.md:{BODY_LINE + 3}: brackets [ ] nested 99 deep; the limit is 32 "
+        "(write a literal [ as &#91;)",
+        f"  content/icml-2024/deep-c.md:{BODY_LINE + 3}: brackets [ ] nested 99 deep; the limit is 32 "
+        "(write a literal [ as &#91;)",
+    ]
+
+
+def test_a_title_past_a_limit_is_shown_as_written(tmp_path):
+    site = TinySite(tmp_path / "site")
+    title = "**" * 40 + "Deep $x$" + "**" * 40
+    site.paper("deep", title=f"'{title}'")
+    result = run_build(site)
+    assert result.exit_code == 0, result.output
+    page = (site.root / "_site/papers/deep/index.html").read_text(encoding="utf-8")
+    assert f"<h1>{title}</h1>" in page or title in page
+
+
+UNITS = ["*", "**", "_", "__", "*a ", "_a ", " a*", " a_", "[", "]", "![", "](", "(", ")", "> ", "- ", "1. ",
+         "  ", "    ", "\n", "\n\n", "`", "``", "$", "$$", "\\(", "\\)", "\\[", "\\]", "{", "}", "\\frac",
+         "\\sqrt", "^", "_{", "x", "<", "&", "\\left(", "\\right)", "\\begin{matrix}", "\\end{matrix}",
+         "[a]: http://b\n", "[a]", "---", "\t", "\\", "a  \n", "* ", "+ ", "1) "]
+runs = st.lists(st.tuples(st.lists(st.sampled_from(UNITS), min_size=1, max_size=3).map("".join),
+                          st.sampled_from([1, 3, 20, 40, 200, 1500])), min_size=1, max_size=4)
+
+
+@settings(max_examples=80, deadline=None)
+@given(runs)
+def test_nesting_fuzz_renders_or_names_a_line(parts):
+    """Long runs of nesting renders or fails with a line, never RecursionError, with a
+    stack far smaller than Python's default: the explicit limits come first."""
+    source = "".join(unit * count for unit, count in parts)[:64000]
+    markup._math_element.cache_clear()
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack()) + 450)
+    try:
+        html, _ = render_abstract(source)
+    except MarkupError as error:
+        assert "too deeply" not in error.message  # the backstop for RecursionError
+        assert 1 <= error.line <= source.count("\n") + 1
+    else:
+        assert_safe(html)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+# --- named operators: \log, \max, \operatorname ------------------------------------
+
+def math_row(tex):
+    """The top <mrow> of a formula's MathML, parsed: [(tag, text, attributes)] of its children."""
+    html = render_markdown(f"${tex}$")
+    elements = assert_safe(html)
+    assert not any(is_fallback(el) for el in elements), html
+    [math] = [el for el in elements if local(el.tag) == "math"]
+    [row] = list(math)
+    return [(local(child.tag), "".join(child.itertext()), dict(child.attrib)) for child in row], row
+
+
+THIN = ("mspace", "", {"width": "0.1667em"})
+
+
+@pytest.mark.parametrize("tex, name", [
+    (r"\log", "log"), (r"\ln", "ln"), (r"\exp", "exp"), (r"\sin", "sin"), (r"\cos", "cos"), (r"\det", "det"),
+    (r"\lim", "lim"), (r"\max", "max"), (r"\min", "min"), (r"\sup", "sup"), (r"\inf", "inf"), (r"\Pr", "Pr"),
+    (r"\arg", "arg"), (r"\argmin", "arg\u2009min"), (r"\argmax", "arg\u2009max"), (r"\gcd", "gcd"),
+    (r"\operatorname{rank}", "rank"), (r"\operatorname{arg\,min}", "arg\u2009min"),
+    (r"\operatorname{Tr}", "Tr"), (r"\operatorname*{argmax}", "argmax"),
+])
+def test_named_operator_is_upright_with_thin_spaces_around(tex, name):
+    children, _ = math_row(f"s {tex} p")
+    assert children == [("mi", "s", {}), THIN, ("mi", name, {}), THIN, ("mi", "p", {})]
+
+
+def test_operators_next_to_symbols_get_no_extra_space():
+    assert math_row(r"\log(x)")[0][:2] == [("mi", "log", {}), ("mo", "(", {"stretchy": "false"})]
+    assert [c[0] for c in math_row(r"a + \sin x")[0]] == ["mi", "mo", "mi", "mspace", "mi"]
+    assert [c[0] for c in math_row(r"\log x = 1")[0]] == ["mi", "mspace", "mi", "mo", "mn"]
+
+
+def test_arg_min_with_a_subscript():
+    children, row = math_row(r"\arg\min_\beta f(\beta)")
+    assert [c[0] for c in children][:5] == ["mi", "mspace", "msub", "mspace", "mi"]
+    assert children[0][1] == "arg" and [local(el.tag) for el in row[2]] == ["mi", "mi"]
+    assert "".join(row[2][0].itertext()) == "min" and "".join(row[2][1].itertext()) == "β"
+
+
+@pytest.mark.parametrize("tex, script, base", [
+    (r"\max_i x_i", "msub", "max"), (r"\max\limits_i x_i", "munder", "max"),
+    (r"\lim_{n\to\infty} a_n", "msub", "lim"), (r"\lim\limits_{n\to\infty} a_n", "munder", "lim"),
+    (r"\operatorname*{arg\,min}_x f", "munder", "arg\u2009min"), (r"\operatorname{arg\,min}_x f", "msub", "arg\u2009min"),
+    (r"\argmin_x f", "msub", "arg\u2009min"), (r"\sup\limits_{x} f", "munder", "sup"), (r"\log^2 n", "msup", "log"),
+])
+def test_operators_with_limits_and_scripts(tex, script, base):
+    children, row = math_row(tex)
+    assert children[0][0] == script and children[1] == THIN
+    assert local(row[0][0].tag) == "mi" and "".join(row[0][0].itertext()) == base
+
+
+def test_mathrm_is_upright():
+    children, _ = math_row(r"\mathrm{d}x")
+    assert children == [("mi", "d", {"mathvariant": "normal"}), ("mi", "x", {})]
+    assert math_row(r"\operatorname{E}[X]")[0][0] == ("mi", "E", {"mathvariant": "normal"})
+
