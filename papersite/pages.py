@@ -67,13 +67,15 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
         for previous, paper, following in zip((None, *siblings[:-1]), siblings, (*siblings[1:], None)):
             others = tuple(map(paper_of, related_of(paper.id, ())))  # papers: their titles show
             shown_topics = tuple(map(topic_of, paper.topics))
-            inputs = (paper, venue, shown_topics, abstracts[paper.id], previous, following, others)
+            inputs = (paper, venue, shown_topics, abstracts[paper.id], previous, following, others,
+                      catalog.citation_keys[paper.id])
             kept = kept_for(paper.id)
             if kept is None or kept[0] != inputs:  # mostly identity checks: the same objects
                 kept = (inputs, Page(urls.path_of(paper), "paper.html", {
                     "title": paper.title,
                     "paper": paper,
                     "venue": venue,
+                    "bibtex_key": catalog.citation_keys[paper.id],
                     "topics": list(shown_topics),
                     "abstract": abstracts[paper.id],
                     "previous": previous,

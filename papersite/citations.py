@@ -1,0 +1,248 @@
+"""How a paper is cited: RIS and CSL-JSON files, .bib files, Google Scholar tags and JSON-LD.
+
+Every format is a function of the paper, its venue, its citation key (from the
+catalog) and its abstract, so a rebuild reuses what it wrote for a paper until
+one of those changes.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import rispy
+from markupsafe import Markup
+
+from . import urls
+from .bibtex import arxiv_id, bibtex_entry, bibtex_file, doi, split_name
+from .catalog import Catalog
+from .model import Paper, Topic, Venue
+
+RIS_TYPES = {"conference": "CPAPER", "workshop": "CPAPER", "journal": "JOUR", "preprint": "UNPB"}
+CSL_TYPES = {"conference": "paper-conference", "workshop": "paper-conference", "journal": "article-journal",
+             "preprint": "article"}  # CSL 1.0.2: "article" is a preprint or working paper
+_IDENTIFYING_LINKS = {"doi", "arxiv", "openreview"}  # links that identify the paper itself
+
+
+class _RisWriter(rispy.RisWriter):
+    """rispy's writer without the '1.' counter line it puts before each reference."""
+
+    def set_header(self, count: int) -> str:
+        return ""
+
+
+def _one_line(text: str) -> str:
+    """RIS is one tag a line: a newline in a value would start a tag of its own."""
+    return " ".join(text.split())
+
+
+def _url(paper: Paper, page_url: str) -> str:
+    return dict(paper.links).get("url") or page_url
+
+
+def _date_parts(paper: Paper) -> list[int]:
+    return [int(part) for part in paper.date.split("-")] if paper.date else [paper.year]
+
+
+def ris(paper: Paper, venue: Venue, key: str, abstract: str, topics: Iterable[Topic], page_url: str) -> bytes:
+    """One RIS reference (CRLF-free, UTF-8), as Zotero, EndNote and Mendeley read it."""
+    authors = []
+    for name in paper.authors:
+        parts = split_name(name)
+        authors.append(parts.literal or ", ".join(filter(None, (
+            " ".join(filter(None, (parts.von, parts.last))), parts.first, parts.jr))))
+    reference: dict[str, Any] = {"type_of_reference": RIS_TYPES[venue.kind], "title": paper.title}
+    if authors:
+        reference["authors"] = authors
+    reference["year"] = str(paper.year)
+    if paper.date:
+        ymd = paper.date.split("-") + ["", ""]
+        reference["date"] = f"{ymd[0]}/{ymd[1]}/{ymd[2]}/"
+    reference["secondary_title"] = venue.full_name or venue.name
+    if abstract:
+        reference["abstract"] = abstract
+    if topics:
+        reference["keywords"] = [topic.name for topic in topics]
+    if doi(paper):
+        reference["doi"] = doi(paper)
+    reference["urls"] = [_url(paper, page_url)]
+    pdf = dict(paper.links).get("pdf")
+    if pdf:
+        reference["file_attachments1"] = [pdf]
+    reference["id"] = key
+    clean = {name: [_one_line(v) for v in value] if isinstance(value, list) else _one_line(value)
+             for name, value in reference.items()}
+    return rispy.dumps([clean], implementation=_RisWriter).encode("utf-8")
+
+
+def csl_name(name: str) -> dict[str, str]:
+    parts = split_name(name)
+    if parts.literal:
+        return {"literal": parts.literal}
+    found = {"family": parts.last, "given": parts.first, "non-dropping-particle": parts.von, "suffix": parts.jr}
+    return {field_name: value for field_name, value in found.items() if value}
+
+
+def csl_json(paper: Paper, venue: Venue, key: str, abstract: str, topics: Iterable[Topic],
+             page_url: str) -> bytes:
+    """A CSL-JSON array of one item (Zotero, Pandoc, citeproc)."""
+    item: dict[str, Any] = {
+        "id": key,
+        "citation-key": key,
+        "type": CSL_TYPES[venue.kind],
+        "title": paper.title,
+        "issued": {"date-parts": [_date_parts(paper)]},
+        "URL": _url(paper, page_url),
+    }
+    if paper.authors:
+        item["author"] = [csl_name(name) for name in paper.authors]
+    if venue.kind == "preprint":
+        item["publisher"] = venue.full_name or venue.name
+        if arxiv_id(paper):
+            item["number"] = "arXiv:" + arxiv_id(paper)
+    else:
+        item["container-title"] = venue.full_name or venue.name
+    if doi(paper):
+        item["DOI"] = doi(paper)
+    if abstract:
+        item["abstract"] = abstract
+    names = [topic.name for topic in topics]
+    if names:
+        item["keyword"] = ", ".join(names)
+    return (json.dumps([item], ensure_ascii=False, sort_keys=True, indent=2) + "\n").encode("utf-8")
+
+
+@dataclass(frozen=True)
+class Cited:
+    """One paper in every citation format."""
+
+    bibtex: str
+    ris: bytes
+    csl: bytes
+
+
+@dataclass
+class CitationCache:
+    """Each paper's citations from the last build, with what they were made from."""
+
+    papers: dict[str, tuple[tuple, Cited]] = field(default_factory=dict)
+
+
+class Citations:
+    """The citations of one build's catalog; `bib(papers)` makes a .bib of any list of papers."""
+
+    def __init__(self, catalog: Catalog, abstracts: dict, cache: CitationCache | None = None):
+        self.catalog = catalog
+        self.abstracts = abstracts
+        self.link = urls.Urls(catalog.config.base_url)
+        self.last = (cache or CitationCache()).papers
+        self.cache = cache
+        self.fresh: dict[str, tuple[tuple, Cited]] = {}
+
+    def of(self, paper: Paper) -> Cited:
+        found = self.fresh.get(paper.id)
+        if found is not None:
+            return found[1]
+        venue = self.catalog.venue(paper.venue)
+        inputs = (paper, venue, self.catalog.citation_keys[paper.id], self.abstracts[paper.id].text,
+                  tuple(self.catalog.topic(slug) for slug in paper.topics), self.link.base_url)
+        kept = self.last.get(paper.id)
+        if kept is None or not (kept[0] is inputs or kept[0] == inputs):  # mostly the very same objects
+            _, _, key, text, topics, _ = inputs
+            page = self.link.absolute(paper)
+            kept = (inputs, Cited(bibtex_entry(paper, venue, page, key), ris(paper, venue, key, text, topics, page),
+                                  csl_json(paper, venue, key, text, topics, page)))
+        self.fresh[paper.id] = kept
+        return kept[1]
+
+    def bib(self, papers: Iterable[Paper]) -> bytes:
+        """A .bib of these papers, in the order given (e.g. authors/<slug>/papers.bib)."""
+        return bibtex_file(self.of(paper).bibtex for paper in papers)
+
+    def files(self) -> dict[str, bytes]:
+        """Output path -> bytes: each paper's RIS and CSL-JSON, and the .bib of the catalog,
+        of each venue and of each topic."""
+        catalog = self.catalog
+        files: dict[str, bytes] = {}
+        for paper in catalog.papers:
+            cited = self.of(paper)
+            files[urls.cite_of(paper, "ris")] = cited.ris
+            files[urls.cite_of(paper, "json")] = cited.csl
+        files[urls.bibtex_of()] = self.bib(catalog.papers)
+        for venue in catalog.venues:
+            files[urls.bibtex_of(venue)] = self.bib(catalog.venue_papers[venue.slug])
+        for topic in catalog.topics:
+            files[urls.bibtex_of(topic)] = self.bib(catalog.topic_papers[topic.slug])
+        if self.cache is not None:
+            self.cache.papers = self.fresh  # papers that are gone are forgotten
+        return files
+
+
+# --- metadata in paper pages ----------------------------------------------------------------------
+
+def scholar_tags(paper: Paper, venue: Venue, title: str) -> list[tuple[str, str]]:
+    """Google Scholar (Highwire Press) meta tags as (name, content), in the order Scholar reads
+    them: each author followed by their institution and ORCID."""
+    tags = [("citation_title", title)]
+    people = {person.name: person for person in paper.people}
+    for name in paper.authors:
+        tags.append(("citation_author", name))
+        person = people.get(name)
+        if person and person.affiliation:
+            tags.append(("citation_author_institution", person.affiliation))
+        if person and person.orcid:
+            tags.append(("citation_author_orcid", person.orcid))
+    tags.append(("citation_publication_date", paper.date.replace("-", "/") if paper.date else str(paper.year)))
+    venue_name = venue.full_name or venue.name
+    tags.append({"journal": ("citation_journal_title", venue_name),
+                 "preprint": ("citation_publisher", venue_name)}.get(venue.kind,
+                                                                      ("citation_conference_title", venue_name)))
+    if doi(paper):
+        tags.append(("citation_doi", doi(paper)))
+    if arxiv_id(paper):
+        tags.append(("citation_arxiv_id", arxiv_id(paper)))
+    tags += [("citation_pdf_url", url) for kind, url in paper.links if kind == "pdf"]
+    return tags
+
+
+def scholarly_article(paper: Paper, venue: Venue, topics: list[Topic], title: str,
+                      abstract: str, url: str) -> dict[str, Any]:
+    """schema.org ScholarlyArticle for a paper page (title and abstract as plain text)."""
+    people = {person.name: person for person in paper.people}
+    authors = []
+    for name in paper.authors:
+        author: dict[str, Any] = {"@type": "Person", "name": name}
+        person = people.get(name)
+        if person and person.orcid:
+            author["identifier"] = "https://orcid.org/" + person.orcid
+        if person and person.affiliation:
+            author["affiliation"] = {"@type": "Organization", "name": person.affiliation}
+        authors.append(author)
+    venue_name = venue.full_name or venue.name
+    where = {"journal": ("isPartOf", {"@type": "Periodical", "name": venue_name}),
+             "preprint": ("publisher", {"@type": "Organization", "name": venue_name})}.get(
+        venue.kind, ("publication", {"@type": "PublicationEvent", "name": venue_name}))
+    article: dict[str, Any] = {
+        "@context": "https://schema.org",
+        "@type": "ScholarlyArticle",
+        "headline": title,
+        "name": title,
+        "url": url,
+        "datePublished": paper.date or str(paper.year),
+        "abstract": abstract,
+        "author": authors,
+        where[0]: where[1],
+        "keywords": [topic.name for topic in topics],
+        "sameAs": [link for kind, link in paper.links if kind in _IDENTIFYING_LINKS],
+    }
+    return {key: value for key, value in article.items() if value != []}
+
+
+def json_ld(data: Any) -> Markup:
+    """JSON for a <script type="application/ld+json"> element.
+
+    `<`, `>` and `&` are written as \\u escapes so a title holding
+    `</script>` or `<!--` cannot end the script element early.
+    """
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True)
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
