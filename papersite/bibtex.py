@@ -7,10 +7,12 @@ braces (it counts `\\{` too), so no title can end its entry or start another.
 """
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Iterable
 
 from .model import Paper, Venue
@@ -38,6 +40,7 @@ _UNSAFE_TEX = re.compile(
     r"verbatiminput|lstinputlisting|loop|repeat|jobname|afterassignment|aftergroup)(?![A-Za-z])"
     r"|\^\^|[@#%&]")
 _MATH = re.compile(r"(?<!\\)\$[^$]+(?<!\\)\$")
+_NEEDS_ESCAPING = re.compile(r"[&%#_$~^\\{}]|\s\s|[^\S ]")
 _TEXT_SPECIALS = {"&": r"\&", "%": r"\%", "#": r"\#", "_": r"\_", "$": r"\$",
                   "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
 _TEXT_SPECIAL = re.compile(r"[&%#_$~^\\{}]")
@@ -60,6 +63,7 @@ class Name:
     literal: str = ""  # an organisation, or a name that cannot be split safely
 
 
+@functools.lru_cache(maxsize=65_536)  # a name recurs on every paper of its author, in every format
 def split_name(name: str) -> Name:
     """'Ludwig van Beethoven' -> first 'Ludwig', von 'van', last 'Beethoven'.
 
@@ -133,6 +137,8 @@ def escape(text: str) -> str:
     """LaTeX for a field value: specials escaped outside $math$; math kept when it is
     brace-balanced and holds no command that could reach a file; braces balanced as BibTeX
     counts them (escaped ones too)."""
+    if not _NEEDS_ESCAPING.search(text):
+        return text.strip()  # most titles and names
     text = " ".join(text.split())
     pieces, last = [], 0
     for match in _MATH.finditer(text):
@@ -171,16 +177,21 @@ def _verbatim(url: str) -> str:
 
 def base_key(paper: Paper) -> str:
     """surname + year + first significant title word: 'vanbeethoven2024grokking'."""
-    if paper.authors:
-        parts = split_name(paper.authors[0])
+    return _base_key(paper.authors[0] if paper.authors else "", paper.venue, paper.year, paper.title)
+
+
+@functools.lru_cache(maxsize=65_536)  # every rebuild assigns every key again
+def _base_key(author: str, venue: str, year: int, title: str) -> str:
+    if author:
+        parts = split_name(author)
         words = _words(parts.literal) if parts.literal else _words(parts.von + parts.last)
         surname = "".join(words) if not parts.literal else next(
             (w for w in words if w not in STOPWORDS), "".join(words))
     else:
-        surname = "".join(_words(paper.venue.split("-")[0]))
-    title_words = [w for w in _words(_MATH.sub(" ", paper.title)) if w not in STOPWORDS and not w.isdigit()]
+        surname = "".join(_words(venue.split("-")[0]))
+    title_words = [w for w in _words(_MATH.sub(" ", title)) if w not in STOPWORDS and not w.isdigit()]
     word = title_words[0] if title_words else "paper"
-    return f"{surname[:24] or 'anon'}{paper.year}{word[:24]}"
+    return f"{surname[:24] or 'anon'}{year}{word[:24]}"
 
 
 def _words(text: str) -> list[str]:
@@ -206,26 +217,47 @@ def assign_keys(papers: Iterable[Paper]) -> dict[str, str]:
     then id; papers without `added` first), so an import never renames an older paper's key.
     Bare keys are handed out before any suffix, so a new paper never takes another's bare key.
     """
+    global _last_assignment
     papers = list(papers)
+    # A rebuild after an edit to an abstract assigns the same keys: found in one C-speed pass.
+    inputs = list(map(_KEY_INPUTS, papers))
+    if _last_assignment is not None and _last_assignment[0] == inputs:
+        return dict(_last_assignment[1])
     keys = {p.id: p.bibtex_key for p in papers if p.bibtex_key}
     taken = {key.casefold() for key in keys.values()}
     groups: dict[str, list[Paper]] = defaultdict(list)
     for paper in papers:
         if not paper.bibtex_key:
-            groups[base_key(paper)].append(paper)
-    queues = {base: sorted(members, key=lambda p: (p.added, p.id)) for base, members in groups.items()}
-    for base in sorted(queues):
+            groups[_base_key(paper.authors[0] if paper.authors else "", paper.venue, paper.year,
+                             paper.title)].append(paper)
+    bases = sorted(groups)
+    queues = {}
+    for base in bases:
+        members = groups[base]
+        if len(members) > 1:
+            members.sort(key=lambda p: (p.added, p.id))
         if base not in taken:
-            keys[queues[base].pop(0).id] = base
+            keys[members[0].id] = base
             taken.add(base)
+            members = members[1:]
+        if members:
+            queues[base] = members
     for base in sorted(queues):
-        n = 1
+        n = 0
         for paper in queues[base]:
-            while base + _suffix(n) in taken:
+            n += 1
+            key = base + _suffix(n)
+            while key in taken:
                 n += 1
-            keys[paper.id] = base + _suffix(n)
-            taken.add(base + _suffix(n))
-    return keys
+                key = base + _suffix(n)
+            keys[paper.id] = key
+            taken.add(key)
+    _last_assignment = (inputs, keys)
+    return dict(keys)
+
+
+_KEY_INPUTS = attrgetter("id", "authors", "venue", "year", "title", "bibtex_key", "added")
+_last_assignment: tuple[list, dict[str, str]] | None = None  # the last call's inputs and keys
 
 
 # --- entries --------------------------------------------------------------------------------------
@@ -238,11 +270,17 @@ def entry_type(venue: Venue) -> str:
     return "inproceedings"
 
 
+_ARXIV = re.compile(r"arxiv\.org/(?:abs|pdf)/([a-z.-]+/\d{7}|\d{4}\.\d{4,5})(?:v\d+)?", re.IGNORECASE)
+_DOI = re.compile(r"^https?://(?:dx\.)?doi\.org/(10\..+)$", re.IGNORECASE)
+
+
 def arxiv_id(paper: Paper) -> str:
     """The arXiv identifier without its version: '2402.07207', 'hep-th/9901001'."""
-    url = dict(paper.links).get("arxiv", "")
-    match = re.search(r"arxiv\.org/(?:abs|pdf)/([a-z.-]+/\d{7}|\d{4}\.\d{4,5})(?:v\d+)?", url, re.IGNORECASE)
-    return match.group(1) if match else ""
+    for kind, url in paper.links:
+        if kind == "arxiv":
+            match = _ARXIV.search(url)
+            return match.group(1) if match else ""
+    return ""
 
 
 def primary_class(paper: Paper, eprint: str) -> str:
@@ -256,9 +294,11 @@ def primary_class(paper: Paper, eprint: str) -> str:
 
 def doi(paper: Paper) -> str:
     """The bare DOI ('10.1234/x') of a doi link."""
-    url = dict(paper.links).get("doi", "")
-    match = re.match(r"^https?://(?:dx\.)?doi\.org/(10\..+)$", url, re.IGNORECASE)
-    return match.group(1) if match else ""
+    for kind, url in paper.links:
+        if kind == "doi":
+            match = _DOI.match(url)
+            return match.group(1) if match else ""
+    return ""
 
 
 def bibtex_entry(paper: Paper, venue: Venue, url: str, key: str | None = None) -> str:
@@ -286,6 +326,6 @@ def bibtex_entry(paper: Paper, venue: Venue, url: str, key: str | None = None) -
     return f"@{kind}{{{key or base_key(paper)},\n" + ",\n".join(lines) + "\n}"
 
 
-def bibtex_file(entries: Iterable[str]) -> bytes:
-    """A .bib file of entries (in the order given), one blank line between them."""
-    return "\n\n".join(entries).encode("utf-8") + b"\n"
+def bibtex_file(entries: Iterable[bytes]) -> bytes:
+    """A .bib file of entries (UTF-8, in the order given), one blank line between them."""
+    return b"\n\n".join(entries) + b"\n"

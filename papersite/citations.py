@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, Iterable
 
 import rispy
@@ -17,6 +18,7 @@ from . import urls
 from .bibtex import arxiv_id, bibtex_entry, bibtex_file, doi, split_name
 from .catalog import Catalog
 from .model import Paper, Topic, Venue
+from .parallel import parallel_map
 
 RIS_TYPES = {"conference": "CPAPER", "workshop": "CPAPER", "journal": "JOUR", "preprint": "UNPB"}
 CSL_TYPES = {"conference": "paper-conference", "workshop": "paper-conference", "journal": "article-journal",
@@ -29,6 +31,9 @@ class _RisWriter(rispy.RisWriter):
 
     def set_header(self, count: int) -> str:
         return ""
+
+
+_RIS = _RisWriter()
 
 
 def _one_line(text: str) -> str:
@@ -72,7 +77,7 @@ def ris(paper: Paper, venue: Venue, key: str, abstract: str, topics: Iterable[To
     reference["id"] = key
     clean = {name: [_one_line(v) for v in value] if isinstance(value, list) else _one_line(value)
              for name, value in reference.items()}
-    return rispy.dumps([clean], implementation=_RisWriter).encode("utf-8")
+    return _RIS.formats([clean]).encode("utf-8")
 
 
 def csl_name(name: str) -> dict[str, str]:
@@ -109,16 +114,31 @@ def csl_json(paper: Paper, venue: Venue, key: str, abstract: str, topics: Iterab
     names = [topic.name for topic in topics]
     if names:
         item["keyword"] = ", ".join(names)
-    return (json.dumps([item], ensure_ascii=False, sort_keys=True, indent=2) + "\n").encode("utf-8")
+    return (json.dumps([item], ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
 
 
 @dataclass(frozen=True)
 class Cited:
-    """One paper in every citation format."""
+    """One paper in every citation format, and where its files go."""
 
-    bibtex: str
+    bibtex: bytes  # the entry, UTF-8: joined as is into every .bib that lists the paper
     ris: bytes
     csl: bytes
+    ris_path: str
+    csl_path: str
+
+
+def cite(paper: Paper, venue: Venue, key: str, abstract: str, topics: tuple[Topic, ...], page_url: str) -> Cited:
+    return Cited(bibtex_entry(paper, venue, page_url, key).encode("utf-8"),
+                 ris(paper, venue, key, abstract, topics, page_url), csl_json(paper, venue, key, abstract, topics, page_url),
+                 urls.cite_of(paper, "ris"), urls.cite_of(paper, "json"))
+
+
+_ID, _BIBTEX = attrgetter("id"), attrgetter("bibtex")
+
+
+def _cite(job: tuple) -> Cited:
+    return cite(*job)
 
 
 @dataclass
@@ -126,55 +146,81 @@ class CitationCache:
     """Each paper's citations from the last build, with what they were made from."""
 
     papers: dict[str, tuple[tuple, Cited]] = field(default_factory=dict)
+    stamp: tuple = ()  # base_url and the topics: what every paper's citations also depend on
+    listings: dict[str, tuple[tuple, bytes]] = field(default_factory=dict)  # .bib path -> (paper ids, file)
+    files: dict[str, bytes] = field(default_factory=dict)  # each paper's RIS and CSL-JSON files
 
 
 class Citations:
-    """The citations of one build's catalog; `bib(papers)` makes a .bib of any list of papers."""
+    """The citations of one build's catalog: `bib(papers)` makes the .bib of any list of papers
+    (e.g. authors/<slug>/papers.bib), `files()` every citation file of the catalog.
+
+    A rebuild remakes only the papers whose inputs changed (mostly identity checks: unchanged
+    papers are the very same objects); a first build makes them on all cores.
+    """
 
     def __init__(self, catalog: Catalog, abstracts: dict, cache: CitationCache | None = None):
         self.catalog = catalog
-        self.abstracts = abstracts
-        self.link = urls.Urls(catalog.config.base_url)
-        self.last = (cache or CitationCache()).papers
+        link = urls.Urls(catalog.config.base_url)
+        cache = cache if cache is not None else CitationCache()
+        stamp = (catalog.config.base_url, catalog.config.topics)
+        if cache.stamp != stamp:
+            cache.papers, cache.files, cache.stamp = {}, {}, stamp
+        venues = {venue.slug: venue for venue in catalog.config.venues}
+        last, keys, fresh, todo = cache.papers, catalog.citation_keys, {}, []
+        for paper in catalog.papers:  # 10,000 times in a one-paper rebuild: kept lean
+            inputs = (paper, venues[paper.venue], keys[paper.id], abstracts[paper.id].text)
+            kept = last.get(paper.id)
+            if kept is not None and kept[0] == inputs:
+                fresh[paper.id] = kept
+            else:
+                todo.append(inputs)
+        topic_of = catalog.topic
+        jobs = [(*inputs, tuple(map(topic_of, inputs[0].topics)), link.absolute(inputs[0])) for inputs in todo]
+        files = cache.files  # kept up to date, not remade: a one-paper edit changes two entries
+        for gone in last.keys() - fresh.keys():  # removed or changed (a slug may have changed)
+            files.pop(last[gone][1].ris_path, None)
+            files.pop(last[gone][1].csl_path, None)
+        # a listing's .bib is remade only when one of its entries changed (or its papers did)
+        self.entries_changed = False
+        for inputs, cited in zip(todo, parallel_map(_cite, jobs)):
+            old = last.get(inputs[0].id)
+            if old is None or old[1].bibtex != cited.bibtex:
+                self.entries_changed = True
+            fresh[inputs[0].id] = (inputs, cited)
+            files[cited.ris_path], files[cited.csl_path] = cited.ris, cited.csl
+        cache.papers = fresh  # papers that are gone are forgotten
+        self.cited = {paper_id: kept[1] for paper_id, kept in fresh.items()}
         self.cache = cache
-        self.fresh: dict[str, tuple[tuple, Cited]] = {}
+        self.listings: dict[str, tuple[tuple, bytes]] = {}
 
     def of(self, paper: Paper) -> Cited:
-        found = self.fresh.get(paper.id)
-        if found is not None:
-            return found[1]
-        venue = self.catalog.venue(paper.venue)
-        inputs = (paper, venue, self.catalog.citation_keys[paper.id], self.abstracts[paper.id].text,
-                  tuple(self.catalog.topic(slug) for slug in paper.topics), self.link.base_url)
-        kept = self.last.get(paper.id)
-        if kept is None or not (kept[0] is inputs or kept[0] == inputs):  # mostly the very same objects
-            _, _, key, text, topics, _ = inputs
-            page = self.link.absolute(paper)
-            kept = (inputs, Cited(bibtex_entry(paper, venue, page, key), ris(paper, venue, key, text, topics, page),
-                                  csl_json(paper, venue, key, text, topics, page)))
-        self.fresh[paper.id] = kept
-        return kept[1]
+        return self.cited[paper.id]
 
-    def bib(self, papers: Iterable[Paper]) -> bytes:
-        """A .bib of these papers, in the order given (e.g. authors/<slug>/papers.bib)."""
-        return bibtex_file(self.of(paper).bibtex for paper in papers)
+    def bib(self, papers: Iterable[Paper], path: str | None = None) -> bytes:
+        """A .bib of these papers of the catalog, in the order given. With its output `path`,
+        last build's file is reused while it lists the same papers and no entry changed."""
+        ids = tuple(map(_ID, papers))
+        last = self.cache.listings.get(path) if path else None
+        if last is not None and not self.entries_changed and last[0] == ids:
+            data = last[1]
+        else:
+            data = bibtex_file(list(map(_BIBTEX, map(self.cited.__getitem__, ids))))
+        if path:
+            self.listings[path] = (ids, data)
+        return data
 
     def files(self) -> dict[str, bytes]:
         """Output path -> bytes: each paper's RIS and CSL-JSON, and the .bib of the catalog,
         of each venue and of each topic."""
         catalog = self.catalog
-        files: dict[str, bytes] = {}
-        for paper in catalog.papers:
-            cited = self.of(paper)
-            files[urls.cite_of(paper, "ris")] = cited.ris
-            files[urls.cite_of(paper, "json")] = cited.csl
-        files[urls.bibtex_of()] = self.bib(catalog.papers)
-        for venue in catalog.venues:
-            files[urls.bibtex_of(venue)] = self.bib(catalog.venue_papers[venue.slug])
-        for topic in catalog.topics:
-            files[urls.bibtex_of(topic)] = self.bib(catalog.topic_papers[topic.slug])
-        if self.cache is not None:
-            self.cache.papers = self.fresh  # papers that are gone are forgotten
+        files = dict(self.cache.files)
+        listings = [(urls.bibtex_of(), catalog.papers)]
+        listings += [(urls.bibtex_of(venue), catalog.venue_papers[venue.slug]) for venue in catalog.venues]
+        listings += [(urls.bibtex_of(topic), catalog.topic_papers[topic.slug]) for topic in catalog.topics]
+        for path, papers in listings:
+            files[path] = self.bib(papers, path)
+        self.cache.listings = self.listings  # listings that are gone are forgotten
         return files
 
 

@@ -7,7 +7,8 @@ sources stay byte-identical.
 """
 from __future__ import annotations
 
-import heapq
+import functools
+from operator import attrgetter
 from typing import Any
 
 from .model import Paper
@@ -15,6 +16,7 @@ from .model import Paper
 FEED_ENTRIES = 50  # a feed announces what is new; the sitemap lists every page
 
 
+@functools.lru_cache(maxsize=4096)  # a catalog has a few hundred distinct days
 def timestamp(day: str) -> str:
     """An Atom timestamp for '2024-07-21', '2024-07' or '2024' (the first day it can mean)."""
     year, month, date = (day.split("-") + ["01", "01"])[:3]
@@ -31,15 +33,36 @@ def updated(paper: Paper) -> str:
     return timestamp(max(paper.date, paper.added) or f"{paper.year:04d}")
 
 
-def newest(papers: tuple[Paper, ...], count: int = FEED_ENTRIES) -> list[Paper]:
-    """The `count` newest papers: by date, then added (ISO dates and their prefixes sort as text);
-    ties keep the order given (the catalog's: venue, year, title)."""
-    return heapq.nlargest(count, papers, key=lambda p: (p.date or p.added or f"{p.year:04d}", p.added))
+class FeedOrder:
+    """Papers newest first: by date, then added (ISO dates and their prefixes sort as text); ties
+    keep the order given (the catalog's: venue, year, title). Ranked once for all of a catalog's
+    feeds, each of which then picks its newest among plain integers."""
+
+    def __init__(self, papers: tuple[Paper, ...]):
+        global _last_order
+        inputs = list(map(_ORDER_INPUTS, papers))  # C speed: a rebuild mostly ranks the same dates again
+        if _last_order is None or _last_order[0] != inputs:
+            ranked = sorted(inputs, key=lambda i: (i[1] or i[2] or str(i[3]), i[2]), reverse=True)
+            ids = [i[0] for i in ranked]
+            _last_order = (inputs, ids, {paper_id: rank for rank, paper_id in enumerate(ids)})
+        _, self.ranked, self.rank = _last_order
+        self.papers = dict(zip(map(_ID, papers), papers))
+
+    def newest(self, papers: tuple[Paper, ...], count: int = FEED_ENTRIES) -> list[Paper]:
+        ranks = sorted(map(self.rank.__getitem__, map(_ID, papers)))[:count]  # C speed; heapq's is a Python loop
+        return [self.papers[self.ranked[rank]] for rank in ranks]
 
 
-def feed_context(title: str, alternate: str, papers: tuple[Paper, ...], abstracts: dict) -> dict[str, Any]:
+_ID = attrgetter("id")
+_ORDER_INPUTS = attrgetter("id", "date", "added", "year")
+_last_order: tuple[list, list[str], dict[str, int]] | None = None  # the last catalog's inputs, ids ranked, ranks
+
+
+def feed_context(title: str, alternate: str, papers: tuple[Paper, ...], abstracts: dict,
+                 order: FeedOrder | None = None) -> dict[str, Any]:
     """Template data for one feed: its title, the HTML page it mirrors and its newest entries
-    (paper, published, updated, summary)."""
-    entries = [(paper, published(paper), updated(paper), abstracts[paper.id].snippet) for paper in newest(papers)]
+    (paper, published, updated, summary). `order`: a FeedOrder of the catalog (or of `papers`)."""
+    newest = (order or FeedOrder(papers)).newest(papers)
+    entries = [(paper, published(paper), updated(paper), abstracts[paper.id].snippet) for paper in newest]
     return {"title": title, "alternate": alternate, "entries": entries,
             "updated": max((entry[2] for entry in entries), default="1970-01-01T00:00:00Z")}

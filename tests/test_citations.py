@@ -389,3 +389,37 @@ def test_a_rebuild_renames_a_key_on_the_page_when_another_paper_takes_it(tmp_pat
     second = build_site(site.config, cache)
     assert b"@inproceedings{smith2024deepb," in second.files["papers/a/index.html"]
     assert b"@inproceedings{smith2024deepb," in second.files["papers.bib"]
+
+
+def test_rebuilds_give_the_files_a_clean_build_gives(tmp_path):
+    """Citation files, .bib listings, keys and feeds are partly reused between builds of one
+    process: after each kind of edit they must be what a clean build writes."""
+    from papersite.pipeline import BuildCache, build_site
+    site = write_site(tmp_path / "site")
+    cache = BuildCache()
+    build_site(site.config, cache)
+    content = site.root / "content"
+    edits = [
+        lambda: (content / "icml-2024/specials.md").write_text(
+            (content / "icml-2024/specials.md").read_text().replace("An abstract.", "A new abstract.")),
+        lambda: (content / "jmlr/math.md").write_text(
+            (content / "jmlr/math.md").read_text().replace("Regret", "Bounds")),  # its key changes
+        lambda: (content / "icml-2024/workshop-copy.md").write_text(
+            (content / "tml-2024/workshop.md").read_text().replace("id: workshop", "id: copy")
+            .replace("venue: tml-2024", "venue: icml-2024").replace("Grace Hopper", "Ada Lovelace")),
+        lambda: (content / "icml-2024/workshop-copy.md").rename(content / "icml-2024/renamed.md"),
+        lambda: (content / "arxiv/preprint.md").unlink(),
+        lambda: (content / "icml-2024/renamed.md").write_text(
+            (content / "icml-2024/renamed.md").read_text().replace("topics:", "added: '2030-01-01'\ntopics:")),
+    ]
+    for number, edit in enumerate(edits):
+        edit()
+        again = build_site(site.config, cache).files
+        clean = build_site(site.config).files
+        assert again.keys() == clean.keys(), number
+        for path in clean:
+            if path.endswith((".bib", ".ris", ".json", ".xml")) or path.startswith("papers/"):
+                assert again[path] == clean[path], (number, path)
+    assert "papers/renamed/cite.ris" in clean and "papers/workshop-copy/cite.ris" not in clean
+    assert "papers/preprint/cite.json" not in clean
+    assert b"papers/renamed/" in clean["feed.xml"].split(b"<entry>")[1]  # the newest import leads the feed
