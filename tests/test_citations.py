@@ -423,3 +423,15 @@ def test_rebuilds_give_the_files_a_clean_build_gives(tmp_path):
     assert "papers/renamed/cite.ris" in clean and "papers/workshop-copy/cite.ris" not in clean
     assert "papers/preprint/cite.json" not in clean
     assert b"papers/renamed/" in clean["feed.xml"].split(b"<entry>")[1]  # the newest import leads the feed
+
+
+def test_the_readme_bibtex_example_is_what_a_build_writes(tmp_path):
+    from tests.conftest import ROOT
+    [example] = re.findall(r"```bibtex\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S)
+    site = write_site(tmp_path / "site", {"grokking": {
+        "id": "g", "title": "Grokking at 50% of $\\mathcal{O}(T^{2/3})$ & More", "venue": "icml-2024",
+        "authors": ["Ludwig van Beethoven", "Martin Luther King Jr.", "The ATLAS Collaboration"],
+        "date": "2024-07-21", "links": {"doi": "10.1234/abc", "url": "https://example.org/paper",
+                                        "arxiv": "2402.07207"}}}, MINIMAL_CONFIG)
+    site.build()
+    assert (site.root / "_site/papers.bib").read_text(encoding="utf-8") == example
