@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import rispy
 from markupsafe import Markup
@@ -122,8 +122,8 @@ class Cited:
     """One paper in every citation format, and where its files go."""
 
     bibtex: bytes  # the entry, UTF-8: joined as is into every .bib that lists the paper
-    ris: bytes
-    csl: bytes
+    ris: Any  # bytes, or where a one-shot build stored them (output.Stored)
+    csl: Any
     ris_path: str
     csl_path: str
 
@@ -156,10 +156,12 @@ class Citations:
     (e.g. authors/<slug>/papers.bib), `files()` every citation file of the catalog.
 
     A rebuild remakes only the papers whose inputs changed (mostly identity checks: unchanged
-    papers are the very same objects); a first build makes them on all cores.
+    papers are the very same objects); a first build makes them on all cores. With `store`
+    (output path, bytes -> receipt; see render_pages) the workers write each paper's files.
     """
 
-    def __init__(self, catalog: Catalog, abstracts: dict, cache: CitationCache | None = None):
+    def __init__(self, catalog: Catalog, abstracts: dict, cache: CitationCache | None = None,
+                 store: Callable[[str, bytes], Any] | None = None):
         self.catalog = catalog
         link = urls.Urls(catalog.config.base_url)
         cache = cache if cache is not None else CitationCache()
@@ -183,7 +185,14 @@ class Citations:
             files.pop(last[gone][1].csl_path, None)
         # a listing's .bib is remade only when one of its entries changed (or its papers did)
         self.entries_changed = False
-        for inputs, cited in zip(todo, parallel_map(_cite, jobs)):
+        if store is None:
+            make = _cite
+        else:
+            def make(job: tuple) -> Cited:
+                cited = _cite(job)
+                return Cited(cited.bibtex, store(cited.ris_path, cited.ris), store(cited.csl_path, cited.csl),
+                             cited.ris_path, cited.csl_path)
+        for inputs, cited in zip(todo, parallel_map(make, jobs)):
             old = last.get(inputs[0].id)
             if old is None or old[1].bibtex != cited.bibtex:
                 self.entries_changed = True

@@ -126,7 +126,7 @@ def _build_site(config: SiteConfig, cache: BuildCache, progress: Callable[[str],
         env = make_env(config, cache.templates, catalog=catalog, abstracts=abstracts,
                        paper_count=len(catalog.papers))
         files = render_pages(env, pages, cache.pages, store)
-        files.update(Citations(catalog, abstracts, cache.citations).files())
+        files.update(Citations(catalog, abstracts, cache.citations, store).files())
         files[".nojekyll"] = b""
         if config.cname:
             files["CNAME"] = config.cname.encode() + b"\n"
