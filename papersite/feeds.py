@@ -44,18 +44,25 @@ class FeedOrder:
         if _last_order is None or _last_order[0] != inputs:
             ranked = sorted(inputs, key=lambda i: (i[1] or i[2] or str(i[3]), i[2]), reverse=True)
             ids = [i[0] for i in ranked]
-            _last_order = (inputs, ids, {paper_id: rank for rank, paper_id in enumerate(ids)})
-        _, self.ranked, self.rank = _last_order
+            _last_order = (inputs, ids, {paper_id: rank for rank, paper_id in enumerate(ids)}, {})
+        _, self.ranked, self.rank, self.last_picks = _last_order
+        self.picks: dict[tuple, list[int]] = {}  # (count, listing's ids) -> ranks of its newest
+        _last_order = (*_last_order[:3], self.picks)  # the next build reuses this build's picks
         self.papers = dict(zip(map(_ID, papers), papers))
 
     def newest(self, papers: tuple[Paper, ...], count: int = FEED_ENTRIES) -> list[Paper]:
-        ranks = sorted(map(self.rank.__getitem__, map(_ID, papers)))[:count]  # C speed; heapq's is a Python loop
+        listing = (count, tuple(map(_ID, papers)))
+        ranks = self.last_picks.get(listing)
+        if ranks is None:
+            ranks = sorted(map(self.rank.__getitem__, listing[1]))[:count]  # C speed; heapq's is a Python loop
+        self.picks[listing] = ranks
         return [self.papers[self.ranked[rank]] for rank in ranks]
 
 
 _ID = attrgetter("id")
 _ORDER_INPUTS = attrgetter("id", "date", "added", "year")
-_last_order: tuple[list, list[str], dict[str, int]] | None = None  # the last catalog's inputs, ids ranked, ranks
+# The last catalog's order: its inputs, ids ranked, the rank of each id, and its feeds' picks.
+_last_order: tuple[list, list[str], dict[str, int], dict] | None = None
 
 
 def feed_context(title: str, alternate: str, papers: tuple[Paper, ...], abstracts: dict,
