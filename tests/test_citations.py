@@ -49,7 +49,8 @@ PAPERS = {
         "venue": "arxiv", "date": "2023-03", "links": {"arxiv": "2303.01234"},
         "extra": {"primary_class": "cs.LG"}},
     "workshop": {
-        "id": "workshop", "title": "A Workshop Paper", "authors": ["Grace Hopper"], "venue": "tml-2024"},
+        "id": "workshop", "title": "A Workshop Paper on $x^2$ Costs", "authors": ["Grace Hopper"],
+        "venue": "tml-2024"},
     "hostile": {
         "id": "hostile", "venue": "icml-2024",
         "title": 'Evil </script> "} @comment{ \\input{/etc/passwd} $\\input{/etc/passwd}$ %',
@@ -287,7 +288,7 @@ def test_a_newline_in_a_field_cannot_start_a_ris_tag(tmp_path):
     site.build()
     [reference] = rispy.loads((site.root / "_site/papers/nl/cite.ris").read_text(encoding="utf-8"))
     assert reference["title"] == " ".join(title.split())
-    assert reference["authors"] == ["Ada AU - Mallory"] or len(reference["authors"]) == 1
+    assert reference["authors"] == ["Mallory, Ada AU -"]  # one name, whitespace collapsed
 
 
 # The CSL-JSON schema (csl-data.json, CSL 1.0.2) for the fields written.
