@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
+from .bibtex import assign_keys
 from .config import SiteConfig
 from .content import split_front_matter
 from .errors import Problem, SiteError
@@ -21,11 +22,15 @@ class Catalog:
     venue_papers: dict[str, tuple[Paper, ...]]
     topic_papers: dict[str, tuple[Paper, ...]]
     positions: dict[str, int]  # paper id -> index within its venue
+    citation_keys: dict[str, str] = field(default_factory=dict)  # paper id -> BibTeX key, unique in the catalog
 
     @classmethod
     def build(cls, papers: list[Paper], config: SiteConfig) -> "Catalog":
         _check_unique(papers, config, "id", lambda p: p.id, line=_id_line)
         _check_unique(papers, config, "URL slug (from the file name)", lambda p: p.slug)
+        # BibTeX finds duplicate keys ignoring case; the message shows the key as written
+        _check_unique([p for p in papers if p.bibtex_key], config, "bibtex_key", lambda p: p.bibtex_key.casefold(),
+                      line=lambda path: _field_line(path, "bibtex_key"), shown=lambda p: p.bibtex_key)
         newest: dict[str, int] = {}  # a venue without a year of its own (a journal) sorts by its newest paper
         for paper in papers:
             newest[paper.venue] = max(newest.get(paper.venue, paper.year), paper.year)
@@ -47,6 +52,7 @@ class Catalog:
             venue_papers={slug: tuple(ps) for slug, ps in by_venue.items()},
             topic_papers={slug: tuple(ps) for slug, ps in by_topic.items()},
             positions={p.id: i for ps in by_venue.values() for i, p in enumerate(ps)},
+            citation_keys=assign_keys(ordered),
         )
 
     def venue(self, slug: str) -> Venue:
@@ -73,7 +79,7 @@ class Catalog:
 
 
 def _check_unique(papers: list[Paper], config: SiteConfig, what: str, key,
-                  line=lambda path: None) -> None:
+                  line=lambda path: None, shown=None) -> None:
     """Both files are named, as in every other message: relative to the site, with a line."""
     if len({key(paper) for paper in papers}) == len(papers):
         return  # the usual case, checked without sorting 10,000 paths
@@ -85,7 +91,7 @@ def _check_unique(papers: list[Paper], config: SiteConfig, what: str, key,
             first = seen[value].source
             also = _shown(first, config) + (f":{line(first)}" if line(first) else "")
             problems.append(Problem(_shown(paper.source, config), line(paper.source),
-                                    f"duplicate {what} '{value}': also used by {also}"))
+                                    f"duplicate {what} '{(shown or key)(paper)}': also used by {also}"))
         else:
             seen[value] = paper
     if problems:
@@ -100,9 +106,14 @@ def _shown(path, config: SiteConfig) -> str:
 
 
 def _id_line(path) -> int | None:
-    """The line of `id:` in a file that already parsed once (only read to report a duplicate)."""
+    return _field_line(path, "id")
+
+
+def _field_line(path, name: str) -> int | None:
+    """The line of a front matter field in a file that already parsed once (only read to report
+    a duplicate)."""
     try:
         front, _, _ = split_front_matter(path.read_text(encoding="utf-8-sig"))
-        return load_yaml(front, path, first_line=2)[1].get(("id",))
+        return load_yaml(front, path, first_line=2)[1].get((name,))
     except (OSError, ValueError, SiteError):
         return None

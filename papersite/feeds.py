@@ -1,58 +1,75 @@
-"""Machine-readable views of the catalog: Atom feeds and schema.org JSON-LD.
+"""Atom feeds of the catalog, of each venue and of each topic.
 
-Dates come from the content (a paper's year), never from the clock, so two
-builds of the same sources stay byte-identical.
+A feed lists papers newest first by their publication `date`, failing that by
+`added` (the day an import first saw them), failing that by their year. Those
+come from the content, never from the clock, so two builds of the same
+sources stay byte-identical.
 """
 from __future__ import annotations
 
-import json
+import functools
+from operator import attrgetter
 from typing import Any
 
-from markupsafe import Markup
-
-from .model import Paper, Topic, Venue
+from .model import Paper
 
 FEED_ENTRIES = 50  # a feed announces what is new; the sitemap lists every page
-_LINK_TYPES = {"doi", "arxiv", "openreview"}  # links that identify the paper itself
 
 
-def paper_date(paper: Paper) -> str:
-    """An Atom timestamp for a paper: the content only knows the year, so January 1st."""
-    return f"{paper.year:04d}-01-01T00:00:00Z"
+@functools.lru_cache(maxsize=4096)  # a catalog has a few hundred distinct days
+def timestamp(day: str) -> str:
+    """An Atom timestamp for '2024-07-21', '2024-07' or '2024' (the first day it can mean)."""
+    year, month, date = (day.split("-") + ["01", "01"])[:3]
+    return f"{year}-{month}-{date}T00:00:00Z"
 
 
-def feed_context(title: str, alternate: str, papers: tuple[Paper, ...], abstracts: dict) -> dict[str, Any]:
+def published(paper: Paper) -> str:
+    """When the paper appeared: its date, else the day it was imported, else January 1st of its year."""
+    return timestamp(paper.date or paper.added or f"{paper.year:04d}")
+
+
+def updated(paper: Paper) -> str:
+    """When the paper last changed in this catalog: the later of its date and the day it was imported."""
+    return timestamp(max(paper.date, paper.added) or f"{paper.year:04d}")
+
+
+class FeedOrder:
+    """Papers newest first: by date, then added (ISO dates and their prefixes sort as text); ties
+    keep the order given (the catalog's: venue, year, title). Ranked once for all of a catalog's
+    feeds, each of which then picks its newest among plain integers."""
+
+    def __init__(self, papers: tuple[Paper, ...]):
+        global _last_order
+        inputs = list(map(_ORDER_INPUTS, papers))  # C speed: a rebuild mostly ranks the same dates again
+        if _last_order is None or _last_order[0] != inputs:
+            ranked = sorted(inputs, key=lambda i: (i[1] or i[2] or str(i[3]), i[2]), reverse=True)
+            ids = [i[0] for i in ranked]
+            _last_order = (inputs, ids, {paper_id: rank for rank, paper_id in enumerate(ids)}, {})
+        _, self.ranked, self.rank, self.last_picks = _last_order
+        self.picks: dict[tuple, list[int]] = {}  # (count, listing's ids) -> ranks of its newest
+        _last_order = (*_last_order[:3], self.picks)  # the next build reuses this build's picks
+        self.papers = dict(zip(map(_ID, papers), papers))
+
+    def newest(self, papers: tuple[Paper, ...], count: int = FEED_ENTRIES) -> list[Paper]:
+        listing = (count, tuple(map(_ID, papers)))
+        ranks = self.last_picks.get(listing)
+        if ranks is None:
+            ranks = sorted(map(self.rank.__getitem__, listing[1]))[:count]  # C speed; heapq's is a Python loop
+        self.picks[listing] = ranks
+        return [self.papers[self.ranked[rank]] for rank in ranks]
+
+
+_ID = attrgetter("id")
+_ORDER_INPUTS = attrgetter("id", "date", "added", "year")
+# The last catalog's order: its inputs, ids ranked, the rank of each id, and its feeds' picks.
+_last_order: tuple[list, list[str], dict[str, int], dict] | None = None
+
+
+def feed_context(title: str, alternate: str, papers: tuple[Paper, ...], abstracts: dict,
+                 order: FeedOrder | None = None) -> dict[str, Any]:
     """Template data for one feed: its title, the HTML page it mirrors and its newest entries
-    (paper, date, summary)."""
-    entries = [(paper, paper_date(paper), abstracts[paper.id].snippet) for paper in papers[:FEED_ENTRIES]]
+    (paper, published, updated, summary). `order`: a FeedOrder of the catalog (or of `papers`)."""
+    newest = (order or FeedOrder(papers)).newest(papers)
+    entries = [(paper, published(paper), updated(paper), abstracts[paper.id].snippet) for paper in newest]
     return {"title": title, "alternate": alternate, "entries": entries,
-            "updated": max((date for _, date, _ in entries), default="1970-01-01T00:00:00Z")}
-
-
-def scholarly_article(paper: Paper, venue: Venue, topics: list[Topic], title: str,
-                      abstract: str, url: str) -> dict[str, Any]:
-    """schema.org ScholarlyArticle for a paper page (title and abstract as plain text)."""
-    article: dict[str, Any] = {
-        "@context": "https://schema.org",
-        "@type": "ScholarlyArticle",
-        "headline": title,
-        "name": title,
-        "url": url,
-        "datePublished": str(paper.year),
-        "abstract": abstract,
-        "author": [{"@type": "Person", "name": name} for name in paper.authors],
-        "publication": {"@type": "PublicationEvent", "name": venue.full_name or venue.name},
-        "keywords": [topic.name for topic in topics],
-        "sameAs": [url for kind, url in paper.links if kind in _LINK_TYPES],
-    }
-    return {key: value for key, value in article.items() if value != []}
-
-
-def json_ld(data: Any) -> Markup:
-    """JSON for a <script type="application/ld+json"> element.
-
-    `<`, `>` and `&` are written as \\u escapes so a title holding
-    `</script>` or `<!--` cannot end the script element early.
-    """
-    text = json.dumps(data, ensure_ascii=False, sort_keys=True)
-    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+            "updated": max((entry[2] for entry in entries), default="1970-01-01T00:00:00Z")}

@@ -10,7 +10,7 @@ from typing import Any
 
 from . import urls
 from .catalog import Catalog
-from .feeds import feed_context
+from .feeds import FeedOrder, feed_context
 from .model import Paper
 
 PAGE_SIZE = 200  # papers per listing page: no HTML page lists 50,000 papers
@@ -67,13 +67,15 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
         for previous, paper, following in zip((None, *siblings[:-1]), siblings, (*siblings[1:], None)):
             others = tuple(map(paper_of, related_of(paper.id, ())))  # papers: their titles show
             shown_topics = tuple(map(topic_of, paper.topics))
-            inputs = (paper, venue, shown_topics, abstracts[paper.id], previous, following, others)
+            inputs = (paper, venue, shown_topics, abstracts[paper.id], previous, following, others,
+                      catalog.citation_keys[paper.id])
             kept = kept_for(paper.id)
             if kept is None or kept[0] != inputs:  # mostly identity checks: the same objects
                 kept = (inputs, Page(urls.path_of(paper), "paper.html", {
                     "title": paper.title,
                     "paper": paper,
                     "venue": venue,
+                    "bibtex_key": catalog.citation_keys[paper.id],
                     "topics": list(shown_topics),
                     "abstract": abstracts[paper.id],
                     "previous": previous,
@@ -88,16 +90,17 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
     pages.append(Page("sitemap.xml", "sitemap.xml",
                       {"paths": sorted(p.path for p in pages if p.path not in ("404.html", urls.SEARCH))}))
     pages.append(Page("robots.txt", "robots.txt", {}))
+    order = FeedOrder(catalog.papers)
     pages.append(Page(urls.feed_of(), "feed.xml", feed_context(
-        catalog.config.title, urls.HOME, catalog.papers, abstracts)))
+        catalog.config.title, urls.HOME, catalog.papers, abstracts, order)))
     for venue in catalog.venues:
         pages.append(Page(urls.feed_of(venue), "feed.xml", feed_context(
             f"{venue.name} · {catalog.config.title}", urls.path_of(venue), catalog.venue_papers[venue.slug],
-            abstracts)))
+            abstracts, order)))
     for topic in catalog.topics:
         pages.append(Page(urls.feed_of(topic), "feed.xml", feed_context(
             f"{topic.name} · {catalog.config.title}", urls.path_of(topic), catalog.topic_papers[topic.slug],
-            abstracts)))
+            abstracts, order)))
     return pages
 
 

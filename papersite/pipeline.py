@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 from .catalog import Catalog
+from .citations import CitationCache, Citations
 from .config import SiteConfig
 from .content import PaperCache, load_papers, split_front_matter
 from .errors import Problem, SiteError
@@ -53,6 +54,7 @@ class BuildCache:
     pages: RenderCache = field(default_factory=RenderCache)  # each page's bytes, by what it shows
     digests: dict[str, tuple[bytes, str]] = field(default_factory=dict)  # output path -> (bytes, hash) written
     search: SearchCache = field(default_factory=SearchCache)  # tokens, postings and files of the search index
+    citations: CitationCache = field(default_factory=CitationCache)  # each paper's RIS, CSL-JSON and BibTeX
 
 
     def settle(self, config: SiteConfig) -> SiteConfig:
@@ -129,6 +131,7 @@ def _build_site(config: SiteConfig, cache: BuildCache, progress: Callable[[str],
         env = make_env(config, cache.templates, catalog=catalog, abstracts=abstracts,
                        paper_count=len(catalog.papers))
         files = render_pages(env, pages, cache.pages, store)
+        files.update(Citations(catalog, abstracts, cache.citations, store).files())
         files[".nojekyll"] = b""
         if config.cname:
             files["CNAME"] = config.cname.encode() + b"\n"

@@ -14,10 +14,10 @@ import jinja2.meta
 from markupsafe import Markup
 
 from . import urls
-from .bibtex import bibtex_entry
+from .bibtex import base_key, bibtex_entry
+from .citations import json_ld, scholar_tags, scholarly_article
 from .config import SiteConfig
 from .errors import Problem, SiteError
-from .feeds import json_ld, scholarly_article
 from .markup import plain_text, render_title
 from .pages import Page
 from .parallel import parallel_map
@@ -73,6 +73,10 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
     abstracts = globals_.get("abstracts", {})
     topics = {t.slug: t for t in config.topics}
     env.globals.update(site=config, urls=urls, **globals_)
+    catalog = globals_.get("catalog")
+
+    def _key(paper):
+        return catalog.citation_keys.get(paper.id) if catalog is not None else base_key(paper)
     env.filters.update(
         link=link.link,
         absolute=link.absolute,
@@ -82,7 +86,9 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
         snippet=lambda paper: abstracts[paper.id].snippet,  # a function of paper.abstract
         venue=venues.__getitem__,  # 'icml-2024' -> Venue
         topic=topics.__getitem__,  # 'learning-theory' -> Topic
-        bibtex=lambda paper, venue: bibtex_entry(paper, venue, link.absolute(paper)),
+        # the key is the catalog's (unique); pages pass it so a renamed key re-renders the page
+        bibtex=lambda paper, venue, key=None: bibtex_entry(paper, venue, link.absolute(paper), key or _key(paper)),
+        scholar_tags=lambda paper, venue: scholar_tags(paper, venue, _plain(paper.title)),
         scholarly_article=lambda paper, venue, topics_, abstract: scholarly_article(
             paper, venue, topics_, _plain(paper.title), abstract.text, link.absolute(paper)),
     )

@@ -43,7 +43,8 @@ from .watch import ChangeQueue, ChangeSet, Rebuilder, SourceWatcher, rebuild_loo
 
 TYPES = {".html": "text/html; charset=utf-8", ".xml": "application/xml", ".json": "application/json",
          ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
-         ".txt": "text/plain; charset=utf-8", ".svg": "image/svg+xml"}
+         ".txt": "text/plain; charset=utf-8", ".svg": "image/svg+xml",
+         ".bib": "text/plain; charset=utf-8", ".ris": "text/plain; charset=utf-8"}  # citations: readable in the tab
 PREVIEW_DIR = Path(__file__).parent / "theme" / "preview"
 PREVIEW_FILES = {"__preview.js": "preview.js", "__preview.css": "preview.css"}
 RELOAD = "__reload"

@@ -20,6 +20,8 @@ SEARCH_INDEX = "search/index.json"
 SEARCH_DOCS = "search/docs.json"
 STATIC = "static/"
 FEED = "feed.xml"
+BIBTEX = "papers.bib"  # every paper of a listing, for reference managers
+CITE_FORMATS = ("bib", "ris", "json")  # a paper's own citation files: BibTeX, RIS, CSL-JSON
 
 
 def path_of(target: Paper | Venue | Topic | str) -> str:
@@ -41,6 +43,19 @@ def page_of(listing: str, number: int) -> str:
 def feed_of(target: Venue | Topic | None = None) -> str:
     """The Atom feed of the whole catalog, or of one venue or topic ('venues/<slug>/feed.xml')."""
     return (path_of(target) if target else "") + FEED
+
+
+def bibtex_of(target: Venue | Topic | str | None = None) -> str:
+    """The .bib of the whole catalog ('papers.bib'), or of a venue, topic or any listing path
+    ('venues/<slug>/papers.bib', 'authors/<slug>/papers.bib')."""
+    return (path_of(target) if target else "") + BIBTEX
+
+
+def cite_of(paper: Paper, fmt: str) -> str:
+    """A paper's citation file: 'papers/<slug>/cite.bib', 'cite.ris' or 'cite.json' (CSL-JSON)."""
+    if fmt not in CITE_FORMATS:
+        raise ValueError(f"no citation format {fmt!r}")
+    return f"{path_of(paper)}cite.{fmt}"
 
 
 def output_file(path: str) -> str:

@@ -150,3 +150,39 @@ def test_json_ld_cannot_break_out_of_its_script(site):
     assert data["headline"] == title
     assert "</script> inside & more" in data["abstract"]
     assert html.count("<script") == html.count("</script>")  # nothing injected
+
+
+def test_feeds_order_by_date_then_added_with_dates_from_content(tmp_path):
+    """Newest first by `date`, else `added` (the import day), else the year; never the clock."""
+    from tests.conftest import TinySite
+    site = TinySite(tmp_path / "site")
+    papers = {  # name: extra front matter
+        "dated": "date: 2024-07-21\nadded: 2024-01-05\n",
+        "month": "date: 2024-07\n",
+        "imported": "added: 2026-11-30\n",  # a new import without a date: first
+        "imported-earlier": "added: 2026-11-30\n",  # same day: the catalog's order (title) decides
+        "old-import": "added: 2023-02-01\n",
+        "bare": "",
+    }
+    for name, extra in papers.items():
+        site.write(f"content/icml-2024/{name}.md",
+                   f"---\nid: {name}\ntitle: {name.title()}\nvenue: icml-2024\ntopics: [learning-theory]\n{extra}"
+                   f"---\nAbstract of {name}.\n")
+    build, _ = site.build()
+    out, base = site.root / "_site", build.catalog.config.base_url
+    for feed_path in ("feed.xml", "venues/icml-2024/feed.xml", "topics/learning-theory/feed.xml"):
+        root = read_feed(out, feed_path)
+        entries = [(e.findtext(ATOM + "id").removeprefix(base + "papers/").rstrip("/"),
+                    e.findtext(ATOM + "published"), e.findtext(ATOM + "updated")) for e in root.findall(ATOM + "entry")]
+        assert entries == [
+            ("imported", "2026-11-30T00:00:00Z", "2026-11-30T00:00:00Z"),
+            ("imported-earlier", "2026-11-30T00:00:00Z", "2026-11-30T00:00:00Z"),
+            ("dated", "2024-07-21T00:00:00Z", "2024-07-21T00:00:00Z"),
+            ("month", "2024-07-01T00:00:00Z", "2024-07-01T00:00:00Z"),
+            ("bare", "2024-01-01T00:00:00Z", "2024-01-01T00:00:00Z"),
+            ("old-import", "2023-02-01T00:00:00Z", "2023-02-01T00:00:00Z"),
+        ]
+        assert root.findtext(ATOM + "updated") == "2026-11-30T00:00:00Z"
+    first = (out / "feed.xml").read_bytes()
+    site.build()
+    assert (out / "feed.xml").read_bytes() == first

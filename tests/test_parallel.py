@@ -47,15 +47,16 @@ def test_a_build_on_two_workers_equals_one_on_one(bundled, forked, monkeypatch):
 
 
 def test_a_one_shot_build_on_two_workers_writes_the_in_memory_site(bundled, forked, tmp_path):
-    """Pages are written by the workers that render them and the search index by a
-    process of its own: the folder must hold exactly the bytes of an in-memory build."""
+    """Pages and each paper's RIS and CSL-JSON are written by the workers that make them, the
+    search index by a process of its own: the folder must hold exactly the bytes of an
+    in-memory build."""
     root, _, _ = bundled
     config = load_config(root / "site.yaml")
     out = tmp_path / "_site"
     build, report = build_and_write(config, out)
     streamed = {path for path, entry in build.files.items() if isinstance(entry, Stored)}
     assert streamed == {path for path in build.files if path.endswith(".html") or path.startswith("search/")
-                        or path.endswith((".xml", ".txt"))}  # no page and no search file came back whole
+                        or path.endswith((".xml", ".txt", "/cite.ris", "/cite.json"))}  # none came back whole
     on_disk = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert on_disk == build_site(config).files
     assert report.written == report.total == len(on_disk)

@@ -105,7 +105,7 @@ def test_read_paper_never_raises(data):
             assert problem.path == "p.md" and problem.message
             assert "\n" not in problem.message  # one line per problem
         if parsed.paper:
-            assert parsed.paper.abstract and parsed.paper.title and parsed.paper.venue == "icml-2024"
+            assert parsed.paper.abstract == parsed.paper.abstract.strip() and parsed.paper.title and parsed.paper.venue == "icml-2024"
 
 
 # --- The importer ------------------------------------------------------------------

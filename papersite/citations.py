@@ -1,0 +1,303 @@
+"""How a paper is cited: RIS and CSL-JSON files, .bib files, Google Scholar tags and JSON-LD.
+
+Every format is a function of the paper, its venue, its citation key (from the
+catalog) and its abstract, so a rebuild reuses what it wrote for a paper until
+one of those changes.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from operator import attrgetter
+from typing import Any, Callable, Iterable
+
+import rispy
+from markupsafe import Markup
+
+from . import urls
+from .bibtex import arxiv_id, bibtex_entry, bibtex_file, doi, split_name
+from .catalog import Catalog
+from .model import Paper, Topic, Venue
+from .parallel import parallel_map
+
+RIS_TYPES = {"conference": "CPAPER", "workshop": "CPAPER", "journal": "JOUR", "preprint": "UNPB"}
+CSL_TYPES = {"conference": "paper-conference", "workshop": "paper-conference", "journal": "article-journal",
+             "preprint": "article"}  # CSL 1.0.2: "article" is a preprint or working paper
+_IDENTIFYING_LINKS = {"doi", "arxiv", "openreview"}  # links that identify the paper itself
+
+
+class _RisWriter(rispy.RisWriter):
+    """rispy's writer without the '1.' counter line it puts before each reference."""
+
+    def set_header(self, count: int) -> str:
+        return ""
+
+
+_RIS = _RisWriter()
+
+
+def _one_line(text: str) -> str:
+    """RIS is one tag a line: a newline in a value would start a tag of its own."""
+    return " ".join(text.split())
+
+
+def _url(paper: Paper, page_url: str) -> str:
+    return dict(paper.links).get("url") or page_url
+
+
+def _date_parts(paper: Paper) -> list[int]:
+    return [int(part) for part in paper.date.split("-")] if paper.date else [paper.year]
+
+
+def ris(paper: Paper, venue: Venue, key: str, abstract: str, topics: Iterable[Topic], page_url: str) -> bytes:
+    """One RIS reference (CRLF-free, UTF-8), as Zotero, EndNote and Mendeley read it."""
+    authors = []
+    for name in paper.authors:
+        parts = split_name(name)
+        authors.append(parts.literal or ", ".join(filter(None, (
+            " ".join(filter(None, (parts.von, parts.last))), parts.first, parts.jr))))
+    reference: dict[str, Any] = {"type_of_reference": RIS_TYPES[venue.kind], "title": paper.title}
+    if authors:
+        reference["authors"] = authors
+    reference["year"] = str(paper.year)
+    if paper.date:
+        ymd = paper.date.split("-") + ["", ""]
+        reference["date"] = f"{ymd[0]}/{ymd[1]}/{ymd[2]}/"
+    reference["secondary_title"] = venue.full_name or venue.name
+    if abstract:
+        reference["abstract"] = abstract
+    if topics:
+        reference["keywords"] = [topic.name for topic in topics]
+    if doi(paper):
+        reference["doi"] = doi(paper)
+    reference["urls"] = [_url(paper, page_url)]
+    pdf = dict(paper.links).get("pdf")
+    if pdf:
+        reference["file_attachments1"] = [pdf]
+    reference["id"] = key
+    clean = {name: [_one_line(v) for v in value] if isinstance(value, list) else _one_line(value)
+             for name, value in reference.items()}
+    return _RIS.formats([clean]).encode("utf-8")
+
+
+def csl_name(name: str) -> dict[str, str]:
+    parts = split_name(name)
+    if parts.literal:
+        return {"literal": parts.literal}
+    found = {"family": parts.last, "given": parts.first, "non-dropping-particle": parts.von, "suffix": parts.jr}
+    return {field_name: value for field_name, value in found.items() if value}
+
+
+def csl_json(paper: Paper, venue: Venue, key: str, abstract: str, topics: Iterable[Topic],
+             page_url: str) -> bytes:
+    """A CSL-JSON array of one item (Zotero, Pandoc, citeproc)."""
+    item: dict[str, Any] = {
+        "id": key,
+        "citation-key": key,
+        "type": CSL_TYPES[venue.kind],
+        "title": paper.title,
+        "issued": {"date-parts": [_date_parts(paper)]},
+        "URL": _url(paper, page_url),
+    }
+    if paper.authors:
+        item["author"] = [csl_name(name) for name in paper.authors]
+    if venue.kind == "preprint":
+        item["publisher"] = venue.full_name or venue.name
+        if arxiv_id(paper):
+            item["number"] = "arXiv:" + arxiv_id(paper)
+    else:
+        item["container-title"] = venue.full_name or venue.name
+    if doi(paper):
+        item["DOI"] = doi(paper)
+    if abstract:
+        item["abstract"] = abstract
+    names = [topic.name for topic in topics]
+    if names:
+        item["keyword"] = ", ".join(names)
+    return (json.dumps([item], ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+
+
+@dataclass(frozen=True)
+class Cited:
+    """One paper in every citation format, and where its files go."""
+
+    bibtex: bytes  # the entry, UTF-8: joined as is into every .bib that lists the paper
+    ris: Any  # bytes, or where a one-shot build stored them (output.Stored)
+    csl: Any
+    ris_path: str
+    csl_path: str
+
+
+def cite(paper: Paper, venue: Venue, key: str, abstract: str, topics: tuple[Topic, ...], page_url: str) -> Cited:
+    return Cited(bibtex_entry(paper, venue, page_url, key).encode("utf-8"),
+                 ris(paper, venue, key, abstract, topics, page_url), csl_json(paper, venue, key, abstract, topics, page_url),
+                 urls.cite_of(paper, "ris"), urls.cite_of(paper, "json"))
+
+
+_ID, _BIBTEX = attrgetter("id"), attrgetter("bibtex")
+
+
+def _cite(job: tuple) -> Cited:
+    return cite(*job)
+
+
+@dataclass
+class CitationCache:
+    """Each paper's citations from the last build, with what they were made from."""
+
+    papers: dict[str, tuple[tuple, Cited]] = field(default_factory=dict)
+    stamp: tuple = ()  # base_url and the topics: what every paper's citations also depend on
+    listings: dict[str, tuple[tuple, bytes]] = field(default_factory=dict)  # .bib path -> (paper ids, file)
+    files: dict[str, bytes] = field(default_factory=dict)  # each paper's RIS and CSL-JSON files
+
+
+class Citations:
+    """The citations of one build's catalog: `bib(papers)` makes the .bib of any list of papers
+    (e.g. authors/<slug>/papers.bib), `files()` every citation file of the catalog.
+
+    A rebuild remakes only the papers whose inputs changed (mostly identity checks: unchanged
+    papers are the very same objects); a first build makes them on all cores. With `store`
+    (output path, bytes -> receipt; see render_pages) the workers write each paper's files.
+    """
+
+    def __init__(self, catalog: Catalog, abstracts: dict, cache: CitationCache | None = None,
+                 store: Callable[[str, bytes], Any] | None = None):
+        self.catalog = catalog
+        link = urls.Urls(catalog.config.base_url)
+        cache = cache if cache is not None else CitationCache()
+        stamp = (catalog.config.base_url, catalog.config.topics)
+        if cache.stamp != stamp:
+            cache.papers, cache.files, cache.stamp = {}, {}, stamp
+        venues = {venue.slug: venue for venue in catalog.config.venues}
+        last, keys, fresh, todo = cache.papers, catalog.citation_keys, {}, []
+        for paper in catalog.papers:  # 10,000 times in a one-paper rebuild: kept lean
+            inputs = (paper, venues[paper.venue], keys[paper.id], abstracts[paper.id].text)
+            kept = last.get(paper.id)
+            if kept is not None and kept[0] == inputs:
+                fresh[paper.id] = kept
+            else:
+                todo.append(inputs)
+        topic_of = catalog.topic
+        jobs = [(*inputs, tuple(map(topic_of, inputs[0].topics)), link.absolute(inputs[0])) for inputs in todo]
+        files = cache.files  # kept up to date, not remade: a one-paper edit changes two entries
+        for gone in last.keys() - fresh.keys():  # removed or changed (a slug may have changed)
+            files.pop(last[gone][1].ris_path, None)
+            files.pop(last[gone][1].csl_path, None)
+        # a listing's .bib is remade only when one of its entries changed (or its papers did)
+        self.entries_changed = False
+        if store is None:
+            make = _cite
+        else:
+            def make(job: tuple) -> Cited:
+                cited = _cite(job)
+                return Cited(cited.bibtex, store(cited.ris_path, cited.ris), store(cited.csl_path, cited.csl),
+                             cited.ris_path, cited.csl_path)
+        for inputs, cited in zip(todo, parallel_map(make, jobs)):
+            old = last.get(inputs[0].id)
+            if old is None or old[1].bibtex != cited.bibtex:
+                self.entries_changed = True
+            fresh[inputs[0].id] = (inputs, cited)
+            files[cited.ris_path], files[cited.csl_path] = cited.ris, cited.csl
+        cache.papers = fresh  # papers that are gone are forgotten
+        self.cited = {paper_id: kept[1] for paper_id, kept in fresh.items()}
+        self.cache = cache
+        self.listings: dict[str, tuple[tuple, bytes]] = {}
+
+    def of(self, paper: Paper) -> Cited:
+        return self.cited[paper.id]
+
+    def bib(self, papers: Iterable[Paper], path: str | None = None) -> bytes:
+        """A .bib of these papers of the catalog, in the order given. With its output `path`,
+        last build's file is reused while it lists the same papers and no entry changed."""
+        ids = tuple(map(_ID, papers))
+        last = self.cache.listings.get(path) if path else None
+        if last is not None and not self.entries_changed and last[0] == ids:
+            data = last[1]
+        else:
+            data = bibtex_file(list(map(_BIBTEX, map(self.cited.__getitem__, ids))))
+        if path:
+            self.listings[path] = (ids, data)
+        return data
+
+    def files(self) -> dict[str, bytes]:
+        """Output path -> bytes: each paper's RIS and CSL-JSON, and the .bib of the catalog,
+        of each venue and of each topic."""
+        catalog = self.catalog
+        files = dict(self.cache.files)
+        listings = [(urls.bibtex_of(), catalog.papers)]
+        listings += [(urls.bibtex_of(venue), catalog.venue_papers[venue.slug]) for venue in catalog.venues]
+        listings += [(urls.bibtex_of(topic), catalog.topic_papers[topic.slug]) for topic in catalog.topics]
+        for path, papers in listings:
+            files[path] = self.bib(papers, path)
+        self.cache.listings = self.listings  # listings that are gone are forgotten
+        return files
+
+
+# --- metadata in paper pages ----------------------------------------------------------------------
+
+def scholar_tags(paper: Paper, venue: Venue, title: str) -> list[tuple[str, str]]:
+    """Google Scholar (Highwire Press) meta tags as (name, content), in the order Scholar reads
+    them: each author followed by their institution and ORCID."""
+    tags = [("citation_title", title)]
+    people = {person.name: person for person in paper.people}
+    for name in paper.authors:
+        tags.append(("citation_author", name))
+        person = people.get(name)
+        if person and person.affiliation:
+            tags.append(("citation_author_institution", person.affiliation))
+        if person and person.orcid:
+            tags.append(("citation_author_orcid", person.orcid))
+    tags.append(("citation_publication_date", paper.date.replace("-", "/") if paper.date else str(paper.year)))
+    venue_name = venue.full_name or venue.name
+    tags.append({"journal": ("citation_journal_title", venue_name),
+                 "preprint": ("citation_publisher", venue_name)}.get(venue.kind,
+                                                                      ("citation_conference_title", venue_name)))
+    if doi(paper):
+        tags.append(("citation_doi", doi(paper)))
+    if arxiv_id(paper):
+        tags.append(("citation_arxiv_id", arxiv_id(paper)))
+    tags += [("citation_pdf_url", url) for kind, url in paper.links if kind == "pdf"]
+    return tags
+
+
+def scholarly_article(paper: Paper, venue: Venue, topics: list[Topic], title: str,
+                      abstract: str, url: str) -> dict[str, Any]:
+    """schema.org ScholarlyArticle for a paper page (title and abstract as plain text)."""
+    people = {person.name: person for person in paper.people}
+    authors = []
+    for name in paper.authors:
+        author: dict[str, Any] = {"@type": "Person", "name": name}
+        person = people.get(name)
+        if person and person.orcid:
+            author["identifier"] = "https://orcid.org/" + person.orcid
+        if person and person.affiliation:
+            author["affiliation"] = {"@type": "Organization", "name": person.affiliation}
+        authors.append(author)
+    venue_name = venue.full_name or venue.name
+    where = {"journal": ("isPartOf", {"@type": "Periodical", "name": venue_name}),
+             "preprint": ("publisher", {"@type": "Organization", "name": venue_name})}.get(
+        venue.kind, ("publication", {"@type": "PublicationEvent", "name": venue_name}))
+    article: dict[str, Any] = {
+        "@context": "https://schema.org",
+        "@type": "ScholarlyArticle",
+        "headline": title,
+        "name": title,
+        "url": url,
+        "datePublished": paper.date or str(paper.year),
+        "abstract": abstract,
+        "author": authors,
+        where[0]: where[1],
+        "keywords": [topic.name for topic in topics],
+        "sameAs": [link for kind, link in paper.links if kind in _IDENTIFYING_LINKS],
+    }
+    return {key: value for key, value in article.items() if value != []}
+
+
+def json_ld(data: Any) -> Markup:
+    """JSON for a <script type="application/ld+json"> element.
+
+    `<`, `>` and `&` are written as \\u escapes so a title holding
+    `</script>` or `<!--` cannot end the script element early.
+    """
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True)
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))

@@ -1,0 +1,438 @@
+"""Citations as a reference manager reads them: every .bib parsed back with bibtexparser 2,
+every RIS file with rispy, every CSL-JSON file with json against the CSL schema's types,
+and the Scholar tags and JSON-LD of paper pages; built from real sites on disk."""
+from __future__ import annotations
+
+import json
+import re
+
+import bibtexparser
+import html5lib
+import pytest
+import rispy
+import yaml
+from bibtexparser import middlewares
+from pylatexenc import latex2text
+
+from tests.conftest import MINIMAL_CONFIG, TinySite
+from tests.test_bad_input import build_fails, build_ok
+
+VENUES = """\
+  - slug: jmlr
+    name: JMLR
+    kind: journal
+    full_name: Journal of Machine Learning Research
+  - slug: arxiv
+    name: arXiv
+    kind: preprint
+  - slug: tml-2024
+    name: TML Workshop 2024
+    kind: workshop
+    year: 2024
+    full_name: Workshop on Theory of Machine Learning
+"""
+
+# (file name, front matter): titles and names a .bib must carry exactly.
+PAPERS = {
+    "specials": {
+        "id": "specials", "title": "Sharp & Fast: 50% of #1 Models_v2 ~ {Really} Work^2 \\ Both",
+        "authors": ["Ludwig van Beethoven", "Martin Luther King Jr.", "Jean de La Fontaine"],
+        "venue": "icml-2024", "date": "2024-07-21",
+        "links": {"doi": "10.1234/ab_c.5%", "url": "https://example.org/a_b?x=1&y=2#top"}},
+    "math": {
+        "id": "math", "title": "Regret $\\mathcal{O}(T^{2/3})$ for $k$-Means: A { Brace and Théorie Über Café",
+        "authors": ["OpenAI", "The ATLAS Collaboration", "Jörg Müller", "van der Berg, Anna"],
+        "venue": "jmlr", "year": 2021, "links": {"arxiv": "2402.07207v2"}},
+    "preprint": {
+        "id": "preprint", "title": "Naïve Preprints at Scale",
+        "authors": ["Bill and Melinda Gates Foundation", "Ada Lovelace"],
+        "venue": "arxiv", "date": "2023-03", "links": {"arxiv": "2303.01234"},
+        "extra": {"primary_class": "cs.LG"}},
+    "workshop": {
+        "id": "workshop", "title": "A Workshop Paper on $x^2$ Costs", "authors": ["Grace Hopper"],
+        "venue": "tml-2024"},
+    "hostile": {
+        "id": "hostile", "venue": "icml-2024",
+        "title": 'Evil </script> "} @comment{ \\input{/etc/passwd} $\\input{/etc/passwd}$ %',
+        "authors": ['Mallory "} @comment{', "Eve \\input{/etc/passwd}"]},
+}
+
+# What bibtexparser's SplitNameParts must find: (first, von, last, jr); one string for an organisation.
+NAMES = {
+    "Ludwig van Beethoven": ("Ludwig", "van", "Beethoven", ""),
+    "Martin Luther King Jr.": ("Martin Luther", "", "King", "Jr."),
+    "Jean de La Fontaine": ("Jean", "de", "La Fontaine", ""),
+    "OpenAI": "OpenAI",
+    "The ATLAS Collaboration": "The ATLAS Collaboration",
+    "Jörg Müller": ("Jörg", "", "Müller", ""),
+    "van der Berg, Anna": ("Anna", "van der", "Berg", ""),
+    "Bill and Melinda Gates Foundation": "Bill and Melinda Gates Foundation",
+    "Ada Lovelace": ("Ada", "", "Lovelace", ""),
+    "Grace Hopper": ("Grace", "", "Hopper", ""),
+    'Mallory "} @comment{': 'Mallory "} @comment{',  # braces make a name a literal: never split
+    "Eve \\input{/etc/passwd}": "Eve \\input{/etc/passwd}",
+}
+
+
+def write_site(root, papers=PAPERS, config=MINIMAL_CONFIG + VENUES) -> TinySite:
+    site = TinySite(root)
+    site.write("site.yaml", config)
+    for name, data in papers.items():
+        site.write(f"content/{data['venue']}/{name}.md", "---\n" + yaml.safe_dump(
+            {"topics": ["learning-theory"], **data}, allow_unicode=True, sort_keys=False) + "---\nAn abstract.\n")
+    return site
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    site = write_site(tmp_path_factory.mktemp("citations") / "site")
+    build, _ = site.build()
+    return site.root / "_site", build
+
+
+def decoder() -> latex2text.LatexNodes2Text:
+    """pylatexenc with LaTeX's meaning of the macros the writer uses for a lone brace and a caret."""
+    context = latex2text.get_default_latex_context_db()
+    context.add_context_category("papersite-test", prepend=True, macros=[
+        latex2text.MacroTextSpec("textbraceleft", simplify_repl="{"),
+        latex2text.MacroTextSpec("textbraceright", simplify_repl="}"),
+        latex2text.MacroTextSpec("textasciicircum", simplify_repl="^"),
+    ])
+    return latex2text.LatexNodes2Text(latex_context=context, math_mode="verbatim")
+
+
+DECODE = decoder()
+
+
+def parse_bib(text: str) -> dict[str, dict]:
+    """key -> {field: raw value (outer braces removed), 'ENTRYTYPE', 'author' as NameParts}."""
+    library = bibtexparser.parse_string(text, append_middleware=[
+        middlewares.SeparateCoAuthors(), middlewares.SplitNameParts()])
+    assert library.failed_blocks == [] and library.comments == [] and library.strings == [] \
+        and library.preambles == [], "the file holds something besides entries"
+    assert len(library.entries) == text.count("\n@") + text.startswith("@")
+    entries = {}
+    for entry in library.entries:
+        assert entry.key not in entries
+        assert bibtex_balanced(entry.raw), entry.raw
+        entries[entry.key] = {"ENTRYTYPE": entry.entry_type, **{f.key: f.value for f in entry.fields}}
+    return entries
+
+
+def bibtex_balanced(raw: str) -> bool:
+    """As BibTeX itself reads an entry: it counts every brace, escaped ones too (bibtexparser does not)."""
+    depth = 0
+    for char in raw:
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def decoded(value: str) -> str:
+    return DECODE.latex_to_text(value).strip()
+
+
+def name_of(parts) -> tuple | str:
+    if not parts.first and not parts.von and not parts.jr and len(parts.last) == 1 \
+            and parts.last[0].startswith("{"):
+        return decoded(parts.last[0][1:-1])
+    return tuple(decoded(" ".join(p)) for p in (parts.first, parts.von, parts.last, parts.jr))
+
+
+def bib_entries(out, path="papers.bib") -> dict[str, dict]:
+    return parse_bib((out / path).read_text(encoding="utf-8"))
+
+
+def by_id(build) -> dict:
+    return {p.id: p for p in build.catalog.papers}
+
+
+# --- BibTeX -------------------------------------------------------------------------------------
+
+def test_every_field_round_trips_through_bibtexparser(built):
+    out, build = built
+    entries = bib_entries(out)
+    keys = build.catalog.citation_keys
+    assert set(entries) == set(keys.values())
+    for paper_id, data in PAPERS.items():
+        entry = entries[keys[paper_id]]
+        assert decoded(entry["title"]) == data["title"], paper_id
+        assert [name_of(parts) for parts in entry["author"]] == [NAMES[name] for name in data["authors"]], paper_id
+        paper = by_id(build)[paper_id]
+        assert entry["year"] == str(paper.year)
+    specials, math, preprint = (entries[keys[i]] for i in ("specials", "math", "preprint"))
+    assert specials["ENTRYTYPE"] == "inproceedings"
+    assert specials["booktitle"] == "International Conference on Machine Learning"
+    assert specials["month"] == "jul"  # a macro: bibtexparser keeps its name
+    assert specials["doi"] == "10.1234/ab_c.5%" and specials["url"] == PAPERS["specials"]["links"]["url"]
+    assert math["ENTRYTYPE"] == "article" and math["journal"] == "Journal of Machine Learning Research"
+    assert "booktitle" not in math and (math["eprint"], math["archivePrefix"]) == ("2402.07207", "arXiv")
+    assert math["url"] == "https://example.org/catalog/papers/math/"  # the paper's page when it has no url
+    assert preprint["ENTRYTYPE"] == "misc" and "journal" not in preprint and "booktitle" not in preprint
+    assert (preprint["eprint"], preprint["archivePrefix"], preprint["primaryClass"]) == ("2303.01234", "arXiv", "cs.LG")
+    assert entries[keys["workshop"]]["booktitle"] == "Workshop on Theory of Machine Learning"
+
+
+def test_hostile_strings_stay_inside_their_entry(built):
+    out, build = built
+    text = (out / "papers.bib").read_text(encoding="utf-8")
+    entry = bib_entries(out)[build.catalog.citation_keys["hostile"]]
+    assert set(entry) == {"ENTRYTYPE", "title", "author", "booktitle", "year", "url"}
+    assert len(entry["author"]) == 2
+    assert "\\input" not in text.replace("\\textbackslash{}input", "")  # no TeX command reaches LaTeX
+    assert re.findall(r"^@", text, re.M) == ["@"] * len(PAPERS)  # '@comment{' starts nothing
+    # the same entry as the page shows, and one .bib for each listing
+    page = html5lib.parse((out / "papers/hostile/index.html").read_bytes(), namespaceHTMLElements=False)
+    shown = "".join(page.find(".//pre[@id='bibtex']").itertext())
+    assert shown in text
+
+
+def test_listings_have_their_own_bib_linked_from_their_pages(built):
+    out, build = built
+    catalog = build.catalog
+    keys = catalog.citation_keys
+    for venue in catalog.venues:
+        assert list(bib_entries(out, f"venues/{venue.slug}/papers.bib")) == \
+            [keys[p.id] for p in catalog.venue_papers[venue.slug]]
+        assert 'href="/catalog/venues/%s/papers.bib"' % venue.slug in \
+            (out / f"venues/{venue.slug}/index.html").read_text()
+    for topic in catalog.topics:
+        assert list(bib_entries(out, f"topics/{topic.slug}/papers.bib")) == \
+            [keys[p.id] for p in catalog.topic_papers[topic.slug]]
+        assert f'href="/catalog/topics/{topic.slug}/papers.bib"' in (out / f"topics/{topic.slug}/index.html").read_text()
+    assert list(bib_entries(out)) == [keys[p.id] for p in catalog.papers]
+    assert 'href="/catalog/papers.bib"' in (out / "papers/index.html").read_text()
+    page = (out / "papers/specials/index.html").read_text()
+    for link in ("/catalog/papers/specials/cite.ris", "/catalog/papers/specials/cite.json"):
+        assert f'href="{link}"' in page
+
+
+COLLIDING = {
+    # four papers with one base key (Smith, 2024, "deep"); ids and import days decide their suffixes
+    "s1": {"id": "s1", "title": "Deep Nets", "authors": ["Ann Smith"], "added": "2024-05-01"},
+    "s2": {"id": "s2", "title": "The Deep Sets", "authors": ["Bob Smith"], "added": "2024-05-01"},
+    "s3": {"id": "s3", "title": "On Deep Kernels", "authors": ["Smith, Carl"], "added": "2024-04-01"},
+    "s4": {"id": "s4", "title": "Deep Smith", "authors": ["Dana Smith"]},
+    "hand": {"id": "hand", "title": "Anything", "authors": ["Eve Smith"], "bibtex_key": "smith2024deepb"},
+    "upper": {"id": "upper", "title": "Other", "authors": ["Fay Jones"], "bibtex_key": "Jones2024Other"},
+    "jones": {"id": "jones", "title": "Other Things", "authors": ["Gil Jones"]},
+    "nobody": {"id": "nobody", "title": "$x$ and the", "authors": []},
+}
+
+
+def colliding_site(root, papers):
+    return write_site(root, {name: {"venue": "icml-2024", **data} for name, data in papers.items()}, MINIMAL_CONFIG)
+
+
+def test_keys_are_unique_hand_set_ones_win_and_suffixes_follow_import_order(tmp_path):
+    site = colliding_site(tmp_path / "a", COLLIDING)
+    build, _ = site.build()
+    keys = build.catalog.citation_keys
+    entries = bib_entries(site.root / "_site")
+    assert len({key.casefold() for key in entries}) == len(COLLIDING)
+    assert keys["hand"] == "smith2024deepb" and keys["upper"] == "Jones2024Other"
+    # without `added` first (s4), then by day (s3), then by id (s1, s2); 'b' is taken by hand
+    assert [keys[i] for i in ("s4", "s3", "s1", "s2")] == ["smith2024deep", "smith2024deepc", "smith2024deepd",
+                                                            "smith2024deepe"]
+    assert keys["jones"] == "jones2024otherb"  # 'jones2024other' is Jones2024Other to BibTeX
+    assert keys["nobody"] == "icml2024paper"
+
+    # an import adds a colliding paper and an unrelated one: no older key changes
+    more = {**COLLIDING, "s5": {"id": "a0", "title": "Deep Again", "authors": ["Hal Smith"], "added": "2024-06-01"},
+            "z": {"id": "z", "title": "Unrelated", "authors": ["Ivy Stone"], "added": "2024-06-01"}}
+    again, _ = colliding_site(tmp_path / "b", more).build()
+    assert {i: k for i, k in again.catalog.citation_keys.items() if i in keys} == keys
+    assert again.catalog.citation_keys["a0"] == "smith2024deepf"
+
+
+def test_two_papers_with_one_hand_set_key_are_an_error_naming_both(tmp_path):
+    papers = {"one": {"id": "one", "title": "One", "bibtex_key": "same2024"},
+              "two": {"id": "two", "title": "Two", "bibtex_key": "Same2024"}}
+    site = colliding_site(tmp_path / "site", papers)
+    [(path, line, message)] = build_fails(site)
+    line_of_key = (site.root / "content/icml-2024/two.md").read_text().split("\n").index("bibtex_key: Same2024") + 1
+    assert (path, line) == ("content/icml-2024/two.md", line_of_key)
+    assert message == f"duplicate bibtex_key 'Same2024': also used by content/icml-2024/one.md:{line_of_key}"
+
+
+# --- RIS and CSL-JSON ---------------------------------------------------------------------------
+
+def test_ris_round_trips_through_rispy(built):
+    out, build = built
+    kinds = {"specials": "CPAPER", "math": "JOUR", "preprint": "UNPB", "workshop": "CPAPER", "hostile": "CPAPER"}
+    for paper_id, data in PAPERS.items():
+        paper = by_id(build)[paper_id]
+        text = (out / f"papers/{paper.slug}/cite.ris").read_text(encoding="utf-8")
+        [reference] = rispy.loads(text)
+        assert reference["type_of_reference"] == kinds[paper_id]
+        assert reference["title"] == data["title"]
+        assert reference["year"] == str(paper.year)
+        assert reference["id"] == build.catalog.citation_keys[paper_id]
+        assert reference["abstract"] == "An abstract."
+        assert reference["keywords"] == ["Learning Theory"]
+        assert len(reference["authors"]) == len(data["authors"])
+    specials = rispy.loads((out / "papers/specials/cite.ris").read_text(encoding="utf-8"))[0]
+    assert specials["authors"] == ["van Beethoven, Ludwig", "King, Martin Luther, Jr.", "de La Fontaine, Jean"]
+    assert specials["date"] == "2024/07/21/" and specials["doi"] == "10.1234/ab_c.5%"
+    assert specials["urls"] == [PAPERS["specials"]["links"]["url"]]
+    assert specials["secondary_title"] == "International Conference on Machine Learning"
+    math = rispy.loads((out / "papers/math/cite.ris").read_text(encoding="utf-8"))[0]
+    assert math["authors"][:2] == ["OpenAI", "The ATLAS Collaboration"]
+
+
+def test_a_newline_in_a_field_cannot_start_a_ris_tag(tmp_path):
+    title = "Line one\nER  - \nTY  - JOUR\nTI  - Injected"
+    site = write_site(tmp_path / "site", {"nl": {"id": "nl", "title": title, "venue": "icml-2024",
+                                                 "authors": ["Ada\nAU  - Mallory"]}}, MINIMAL_CONFIG)
+    site.build()
+    [reference] = rispy.loads((site.root / "_site/papers/nl/cite.ris").read_text(encoding="utf-8"))
+    assert reference["title"] == " ".join(title.split())
+    assert reference["authors"] == ["Mallory, Ada AU -"]  # one name, whitespace collapsed
+
+
+# The CSL-JSON schema (csl-data.json, CSL 1.0.2) for the fields written.
+CSL_STRING_FIELDS = {"citation-key", "title", "container-title", "publisher", "DOI", "URL", "abstract", "keyword",
+                     "number"}
+CSL_NAME_KEYS = {"family", "given", "dropping-particle", "non-dropping-particle", "suffix", "comma-suffix",
+                 "static-ordering", "literal", "parse-names"}
+CSL_TYPES = {"article", "article-journal", "paper-conference"}  # of the schema's "type" enum
+
+
+def check_csl_item(item: dict) -> None:
+    assert isinstance(item["id"], (str, int)) and item["type"] in CSL_TYPES
+    assert set(item) <= CSL_STRING_FIELDS | {"id", "type", "author", "issued"}
+    for name in CSL_STRING_FIELDS & set(item):
+        assert isinstance(item[name], (str, int)) and item[name] != ""
+    for person in item.get("author", []):
+        assert set(person) <= CSL_NAME_KEYS and all(isinstance(v, str) and v for v in person.values())
+        assert "literal" in person or "family" in person
+    parts = item["issued"]["date-parts"]
+    assert set(item["issued"]) == {"date-parts"} and 1 <= len(parts) <= 2
+    assert all(1 <= len(p) <= 3 and all(isinstance(n, int) for n in p) for p in parts)
+
+
+def test_csl_json_follows_the_schema(built):
+    out, build = built
+    items = {}
+    for paper_id in PAPERS:
+        data = json.loads((out / f"papers/{by_id(build)[paper_id].slug}/cite.json").read_text(encoding="utf-8"))
+        assert isinstance(data, list) and len(data) == 1
+        check_csl_item(data[0])
+        items[paper_id] = data[0]
+        assert data[0]["title"] == PAPERS[paper_id]["title"]
+        assert data[0]["citation-key"] == build.catalog.citation_keys[paper_id]
+    assert items["specials"]["type"] == "paper-conference" and items["specials"]["issued"] == {"date-parts": [[2024, 7, 21]]}
+    assert items["specials"]["author"][0] == {"given": "Ludwig", "non-dropping-particle": "van", "family": "Beethoven"}
+    assert items["specials"]["author"][1] == {"given": "Martin Luther", "family": "King", "suffix": "Jr."}
+    assert items["specials"]["DOI"] == "10.1234/ab_c.5%"
+    assert items["math"]["type"] == "article-journal"
+    assert items["math"]["container-title"] == "Journal of Machine Learning Research"
+    assert items["math"]["author"][:2] == [{"literal": "OpenAI"}, {"literal": "The ATLAS Collaboration"}]
+    assert items["preprint"]["type"] == "article" and items["preprint"]["number"] == "arXiv:2303.01234"
+    assert items["preprint"]["issued"] == {"date-parts": [[2023, 3]]} and "container-title" not in items["preprint"]
+
+
+# --- Scholar tags and JSON-LD -------------------------------------------------------------------
+
+def meta_tags(out, slug) -> list[tuple[str, str]]:
+    page = html5lib.parse((out / f"papers/{slug}/index.html").read_bytes(), namespaceHTMLElements=False)
+    return [(m.get("name"), m.get("content")) for m in page.iter("meta") if (m.get("name") or "").startswith("citation_")]
+
+
+def json_ld_of(out, slug) -> dict:
+    page = html5lib.parse((out / f"papers/{slug}/index.html").read_bytes(), namespaceHTMLElements=False)
+    [script] = [s for s in page.iter("script") if s.get("type") == "application/ld+json"]
+    return json.loads(script.text)
+
+
+def test_scholar_tags_follow_the_venue_kind(built):
+    out, _ = built
+    specials = dict(meta_tags(out, "specials"))
+    assert specials["citation_conference_title"] == "International Conference on Machine Learning"
+    assert specials["citation_publication_date"] == "2024/07/21" and specials["citation_doi"] == "10.1234/ab_c.5%"
+    assert "citation_journal_title" not in specials and "citation_arxiv_id" not in specials
+    assert [c for n, c in meta_tags(out, "specials") if n == "citation_author"] == PAPERS["specials"]["authors"]
+    math = dict(meta_tags(out, "math"))
+    assert math["citation_journal_title"] == "Journal of Machine Learning Research"
+    assert "citation_conference_title" not in math
+    assert math["citation_arxiv_id"] == "2402.07207" and math["citation_publication_date"] == "2021"
+    assert dict(meta_tags(out, "workshop"))["citation_conference_title"] == "Workshop on Theory of Machine Learning"
+    assert json_ld_of(out, "specials")["datePublished"] == "2024-07-21"
+    assert json_ld_of(out, "preprint")["datePublished"] == "2023-03"
+    assert json_ld_of(out, "math")["isPartOf"] == {"@type": "Periodical", "name": "Journal of Machine Learning Research"}
+
+
+def test_author_details_reach_scholar_tags_and_json_ld(tmp_path):
+    site = write_site(tmp_path / "site", {"p": {"id": "p", "title": "T", "venue": "icml-2024", "authors": [
+        {"name": "Ada Lovelace", "orcid": "0000-0002-1825-0097", "affiliation": "Analytical Engines"},
+        "Alan Turing"]}}, MINIMAL_CONFIG)
+    site.build()
+    out = site.root / "_site"
+    assert meta_tags(out, "p")[1:5] == [
+        ("citation_author", "Ada Lovelace"), ("citation_author_institution", "Analytical Engines"),
+        ("citation_author_orcid", "0000-0002-1825-0097"), ("citation_author", "Alan Turing")]
+    assert json_ld_of(out, "p")["author"][0] == {
+        "@type": "Person", "name": "Ada Lovelace", "identifier": "https://orcid.org/0000-0002-1825-0097",
+        "affiliation": {"@type": "Organization", "name": "Analytical Engines"}}
+
+
+def test_a_rebuild_renames_a_key_on_the_page_when_another_paper_takes_it(tmp_path):
+    """The paper page reuses last build's bytes only while its key is unchanged."""
+    from papersite.pipeline import BuildCache, build_site
+    site = colliding_site(tmp_path / "site", {"a": {"id": "a", "title": "Deep", "authors": ["Ann Smith"],
+                                                    "added": "2024-05-01"}})
+    cache = BuildCache()
+    first = build_site(site.config, cache)
+    assert b"@inproceedings{smith2024deep," in first.files["papers/a/index.html"]
+    site.write("content/icml-2024/b.md", "---\nid: b\ntitle: Deep\nvenue: icml-2024\nauthors: [Bo Smith]\n"
+                                         "bibtex_key: smith2024deep\n---\nx\n")
+    second = build_site(site.config, cache)
+    assert b"@inproceedings{smith2024deepb," in second.files["papers/a/index.html"]
+    assert b"@inproceedings{smith2024deepb," in second.files["papers.bib"]
+
+
+def test_rebuilds_give_the_files_a_clean_build_gives(tmp_path):
+    """Citation files, .bib listings, keys and feeds are partly reused between builds of one
+    process: after each kind of edit they must be what a clean build writes."""
+    from papersite.pipeline import BuildCache, build_site
+    site = write_site(tmp_path / "site")
+    cache = BuildCache()
+    build_site(site.config, cache)
+    content = site.root / "content"
+    edits = [
+        lambda: (content / "icml-2024/specials.md").write_text(
+            (content / "icml-2024/specials.md").read_text().replace("An abstract.", "A new abstract.")),
+        lambda: (content / "jmlr/math.md").write_text(
+            (content / "jmlr/math.md").read_text().replace("Regret", "Bounds")),  # its key changes
+        lambda: (content / "icml-2024/workshop-copy.md").write_text(
+            (content / "tml-2024/workshop.md").read_text().replace("id: workshop", "id: copy")
+            .replace("venue: tml-2024", "venue: icml-2024").replace("Grace Hopper", "Ada Lovelace")),
+        lambda: (content / "icml-2024/workshop-copy.md").rename(content / "icml-2024/renamed.md"),
+        lambda: (content / "arxiv/preprint.md").unlink(),
+        lambda: (content / "icml-2024/renamed.md").write_text(
+            (content / "icml-2024/renamed.md").read_text().replace("topics:", "added: '2030-01-01'\ntopics:")),
+    ]
+    for number, edit in enumerate(edits):
+        edit()
+        again = build_site(site.config, cache).files
+        clean = build_site(site.config).files
+        assert again.keys() == clean.keys(), number
+        for path in clean:
+            if path.endswith((".bib", ".ris", ".json", ".xml")) or path.startswith("papers/"):
+                assert again[path] == clean[path], (number, path)
+    assert "papers/renamed/cite.ris" in clean and "papers/workshop-copy/cite.ris" not in clean
+    assert "papers/preprint/cite.json" not in clean
+    assert b"papers/renamed/" in clean["feed.xml"].split(b"<entry>")[1]  # the newest import leads the feed
+
+
+def test_the_readme_bibtex_example_is_what_a_build_writes(tmp_path):
+    from tests.conftest import ROOT
+    [example] = re.findall(r"```bibtex\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S)
+    site = write_site(tmp_path / "site", {"grokking": {
+        "id": "g", "title": "Grokking at 50% of $\\mathcal{O}(T^{2/3})$ & More", "venue": "icml-2024",
+        "authors": ["Ludwig van Beethoven", "Martin Luther King Jr.", "The ATLAS Collaboration"],
+        "date": "2024-07-21", "links": {"doi": "10.1234/abc", "url": "https://example.org/paper",
+                                        "arxiv": "2402.07207"}}}, MINIMAL_CONFIG)
+    site.build()
+    assert (site.root / "_site/papers.bib").read_text(encoding="utf-8") == example
