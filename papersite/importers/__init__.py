@@ -1,0 +1,382 @@
+"""Import papers from other formats into content files.
+
+    report = import_files([Path("papers.bib")], config, Path("site.yaml"), venue="icml-2024")
+
+Readers (formats.py, seed.py) turn each input file into `Record`s; this module
+decides which paper each record is (identity.py), which venue it belongs to
+(venues.py), its topics (derived.py), and writes or updates its content file
+(writer.py). Safety: a file a person edited is never overwritten, re-importing
+the same input changes nothing, and every record that is not imported is in
+the report with its file and line.
+"""
+from __future__ import annotations
+
+import datetime
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..config import ORCID, SiteConfig
+from ..content import DATE, MAX_ABSTRACT_CHARS, _normalise_link, slugify
+from ..errors import Problem, SiteError
+from ..model import LINK_KINDS, Venue
+from ..yamlsource import FORBIDDEN_CHARACTERS
+from .derived import Topics, title_from
+from .identity import TextIndex, family_name, identifiers, record_id, title_key
+from .records import Record
+from .seed import clean, looks_like_seed, read_seed
+from .venues import Venues, append_venues
+from .writer import Existing, file_hash, read_manifest, render, scan_catalog, write_atomically, write_manifest
+
+__all__ = ["import_files", "ImportReport", "Skipped", "TODAY_VARIABLE"]
+
+SLUG_WORDS = 8
+TODAY_VARIABLE = "PAPERSITE_TODAY"  # YYYY-MM-DD: the day recorded as `added` (tests and reproducible runs)
+
+EDITED, DUPLICATE, NO_TITLE = "edited by hand", "duplicate", "no title"
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A record that was read but not written, and why."""
+
+    where: Problem  # the record (or the content file it would overwrite) and the reason, as one line
+    reason: str  # EDITED, DUPLICATE or NO_TITLE
+
+
+@dataclass
+class ImportReport:
+    read: int = 0  # records read, the unreadable ones included
+    created: list[Path] = field(default_factory=list)
+    updated: list[Path] = field(default_factory=list)
+    unchanged: list[Path] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)  # records that could not be read or placed
+    venues_added: list[str] = field(default_factory=list)
+
+    @property
+    def skipped_edited(self) -> list[Path]:
+        return [Path(s.where.path) for s in self.skipped if s.reason == EDITED]
+
+    def summary(self) -> str:
+        """One line: '12 records read: 8 created, 1 updated, 2 unchanged, 1 skipped (1 duplicate).'"""
+        reasons = {}
+        for skip in self.skipped:
+            reasons[skip.reason] = reasons.get(skip.reason, 0) + 1
+        if self.problems:
+            reasons["unreadable"] = len(self.problems)
+        skipped = sum(reasons.values())
+        why = " (" + ", ".join(f"{n} {reason}" for reason, n in reasons.items()) + ")" if reasons else ""
+        return (f"{self.read} record{'s' if self.read != 1 else ''} read: {len(self.created)} created, "
+                f"{len(self.updated)} updated, {len(self.unchanged)} unchanged, {skipped} skipped{why}.")
+
+
+def today_from_environment() -> str:
+    value = os.environ.get(TODAY_VARIABLE, "")
+    if not value:
+        return datetime.date.today().isoformat()
+    try:
+        return datetime.date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise SiteError(Problem(TODAY_VARIABLE, None, f"must be a date such as 2024-07-21, not '{value[:40]}'")) \
+            from None
+
+
+def import_files(paths: list[Path], config: SiteConfig, site_yaml: Path, *, venue: str | None = None,
+                 fmt: str | None = None, columns: dict[str, str] | None = None,
+                 today: str | None = None) -> ImportReport:
+    """Import every record of every file into config's content/ (and new venues into site_yaml).
+
+    Raises SiteError, before writing anything, for what stops the whole import (an unknown
+    --venue, a damaged manifest); problems with single records are in the report."""
+    importer = _Importer(config, site_yaml, venue, today or today_from_environment())
+    context = _Context(columns or {})
+    try:
+        for path in paths:
+            path = Path(path)
+            seed = fmt == "seed" or (fmt is None and _is_seed(path))
+            items = read_seed(path) if seed else _formats().read_records(path, fmt, context)
+            for item in items:
+                importer.take(item, seed)
+            importer.end_of_file()
+    finally:  # also after Ctrl-C: what was written stays known as the importer's
+        importer.finish()
+    return importer.report
+
+
+def _formats():
+    from . import formats  # every other format; imported only when needed
+    return formats
+
+
+@dataclass
+class _Context:
+    """State shared by the readers of one command line."""
+
+    columns: dict[str, str]  # CSV: our field name -> the file's column header
+    macros: dict[str, str] = field(default_factory=dict)  # BibTeX @string macros of earlier files
+
+
+def _is_seed(path: Path) -> bool:
+    if path.suffix.lower() == ".txt":
+        return True  # the seed reader also explains what a .txt lacks
+    if path.suffix:
+        return False
+    try:
+        with path.open("rb") as file:
+            head = file.read(4096).decode("utf-8", "ignore")
+    except OSError:
+        return False
+    return looks_like_seed(head)
+
+
+class _Importer:
+    def __init__(self, config: SiteConfig, site_yaml: Path, venue: str | None, today: str):
+        self.config, self.site_yaml, self.today = config, site_yaml, today
+        self.venues = Venues(config.venues, venue)
+        self.content = config.content_dir
+        self.manifest = read_manifest(self.content)
+        self.owned_hashes = set(self.manifest.values())
+        self.topics = Topics(config.topics)
+        self.report = ImportReport()
+        self.by_id: dict[str, Existing] = {}
+        self.by_identifier: dict[tuple[str, str], Existing] = {}
+        self.by_title: dict[tuple[str, str, str], Existing] = {}
+        self.texts = TextIndex()
+        self.taken: set[str] = set()
+        self.no_venue: dict[str, list[Problem]] = {}  # reason -> the records of this file it stopped
+        for paper in scan_catalog(self.content):
+            self._remember(paper)
+            self.taken.add(paper.path.stem)
+            if paper.abstract:
+                self.texts.add(paper.venue, paper.abstract, paper)
+
+    def _remember(self, paper: Existing) -> None:
+        self.by_id.setdefault(paper.id, paper)
+        for identifier in paper.identifiers:
+            self.by_identifier.setdefault(identifier, paper)
+        if paper.title_source != "derived" and paper.title_key:
+            self.by_title.setdefault((paper.venue, paper.title_key, paper.first_author), paper)
+
+    def shown(self, path: Path) -> str:
+        try:
+            return str(path.relative_to(self.config.root))
+        except ValueError:
+            return str(path)
+
+    def take(self, item: Record | Problem, seed: bool) -> None:
+        self.report.read += 1
+        if isinstance(item, Problem):
+            self.report.problems.append(item)
+            return
+        try:
+            self._record(item, seed)
+        except OSError as exc:
+            target = getattr(exc, "filename", None) or item.source
+            self.report.problems.append(_at(item, f"cannot write {target}: {exc.strerror or exc}"))
+
+    def end_of_file(self) -> None:
+        """Records stopped for the same venue reason are reported once per file, not once per row."""
+        for reason, stopped in self.no_venue.items():
+            first = stopped[0]
+            more = f" ({len(stopped)} records, the first here)" if len(stopped) > 1 else ""
+            self.report.problems.append(Problem(first.path, first.line, f"{first.message}{more}: {reason}"))
+        self.no_venue = {}
+
+    def finish(self) -> None:
+        self.end_of_file()
+        if self.venues.added:
+            append_venues(self.site_yaml, self.venues.added)
+            self.report.venues_added = [v.slug for v in self.venues.added]
+        kept = {key: value for key, value in self.manifest.items() if (self.content / key).is_file()}
+        if kept or (self.content / ".imported.json").exists():
+            write_manifest(self.content, kept)
+
+    def _skip(self, where: Problem, reason: str) -> None:
+        self.report.skipped.append(Skipped(where, reason))
+
+    def _record(self, record: Record, seed: bool) -> None:
+        title = clean(record.title)
+        abstract = _clean_abstract(record.abstract)
+        if not title and not seed:
+            return self._skip(_at(record, "skipped: no title"), NO_TITLE)
+        if len(abstract) > MAX_ABSTRACT_CHARS:
+            self.report.problems.append(_at(record, f"abstract is {len(abstract):,} characters; the limit is "
+                                                    f"{MAX_ABSTRACT_CHARS:,}: is a blank line missing between two?"))
+            return
+        venue = self.venues.resolve(record.venue, record.year, record.venue_kind)
+        if isinstance(venue, str):
+            self.no_venue.setdefault(venue, []).append(_at(record, "skipped"))
+            return
+        extra = _clean_data(dict(record.extra))
+        year, date = self._dates(record, venue, extra)
+        if year is None:
+            self.report.problems.append(_at(record, f"skipped: no year or date, and venue '{venue.slug}' is a "
+                                                    f"{venue.kind} with no year of its own"))
+            return
+        links = self._links(record, extra)
+        new_id = record_id(record.ids, links, title, abstract, venue.slug)
+        authors = [a for a in record.authors if clean(a.name)]
+        first = family_name(clean(authors[0].name)) if authors else ""
+
+        paper, how = self._match(record, new_id, links, title, abstract, venue, first)
+        if paper is not None:
+            if paper.claimed:
+                return self._skip(_at(record, f"skipped: duplicate of {paper.claimed} ({how})"), DUPLICATE)
+            if how == "same title and first author" and not paper.created:
+                return self._skip(_at(record, f"skipped: duplicate of {self.shown(paper.path)} ({how}, another "
+                                              f"id: '{paper.id}')"), DUPLICATE)
+            paper.claimed = _where(record)
+            if seed and paper.title_source != "derived":
+                return self._skip(_at(record, f"skipped: duplicate of {self.shown(paper.path)} ({how}), which "
+                                              "has a title of its own"), DUPLICATE)
+
+        if seed:
+            title = title_from(abstract)
+        front = {"id": paper.id if paper else new_id, "title": title}
+        if seed:
+            front["title_source"] = "derived"
+        front["authors"] = [_author(a) for a in authors]
+        front["venue"] = venue.slug
+        front["year"] = year
+        if date:
+            front["date"] = date
+        front["added"] = paper.added if paper and paper.added else self.today
+        status = clean(record.status)
+        if status:
+            front["status"] = status
+        front["topics"] = self.topics.assign([clean(k) for k in record.keywords], title, abstract)
+        if links:
+            front["links"] = links
+        if extra:
+            front["extra"] = extra
+        data = render(front, abstract, derived=seed)
+        if paper is not None:
+            return self._update(record, paper, data)
+        self._create(record, front, venue, data, abstract, first)
+
+    def _match(self, record: Record, new_id: str, links: dict, title: str, abstract: str, venue: Venue,
+               first: str) -> tuple[Existing | None, str]:
+        """The paper of the catalog (or of this import) a record is, and what matched."""
+        if new_id in self.by_id:
+            return self.by_id[new_id], f"same id '{new_id}'"
+        for identifier in identifiers(record.ids, links):
+            if identifier in self.by_identifier:
+                return self.by_identifier[identifier], f"same {identifier[0]} id '{identifier[1]}'"
+        if abstract:
+            paper = self.texts.find(venue.slug, abstract)
+            if paper is not None:
+                return paper, "near-identical abstract"
+        if title:
+            paper = self.by_title.get((venue.slug, title_key(title), first))
+            if paper is not None:
+                return paper, "same title and first author"
+        return None, ""
+
+    def _update(self, record: Record, paper: Existing, data: bytes) -> None:
+        key = paper.path.relative_to(self.content).as_posix()
+        current = paper.path.read_bytes()
+        if current == data:
+            self.manifest[key] = file_hash(data)
+            self.report.unchanged.append(paper.path)
+            return
+        ours = self.manifest.get(key) == file_hash(current) or file_hash(current) in self.owned_hashes
+        if not ours:
+            return self._skip(Problem(self.shown(paper.path), None, f"skipped: edited by hand, not overwritten "
+                                                                    f"(the record at {_where(record)})"), EDITED)
+        write_atomically(paper.path, data)
+        self.manifest[key] = file_hash(data)
+        self.report.updated.append(paper.path)
+
+    def _create(self, record: Record, front: dict, venue: Venue, data: bytes, abstract: str, first: str) -> None:
+        words = slugify(front["title"]).split("-")[:SLUG_WORDS]
+        base = "-".join(words) or "paper"
+        slug, n = base, 2
+        while slug in self.taken:
+            slug, n = f"{base}-{n}", n + 1
+        self.taken.add(slug)
+        path = self.content / venue.slug / f"{slug}.md"
+        write_atomically(path, data)
+        self.manifest[path.relative_to(self.content).as_posix()] = file_hash(data)
+        self.report.created.append(path)
+        paper = Existing(path, front["id"], venue.slug, front["title"], front.get("title_source", ""), first,
+                         abstract, front["added"], identifiers(record.ids, front.get("links", {})),
+                         claimed=_where(record), created=True)
+        self._remember(paper)
+
+    def _dates(self, record: Record, venue: Venue, extra: dict) -> tuple[int | None, str]:
+        """(year, date) as the venue allows them; what it does not is kept in extra."""
+        date = clean(record.date)
+        if date and not DATE.match(date):
+            extra["date"], date = date, ""
+        year = record.year if record.year is not None else int(date[:4]) if date else None
+        if venue.year is None:
+            return year, date
+        if year is not None and year != venue.year:
+            extra["year"] = year  # the venue of --venue or an alias says otherwise
+        if date and int(date[:4]) != venue.year:
+            extra["date"], date = date, ""
+        return venue.year, date
+
+    def _links(self, record: Record, extra: dict) -> dict[str, str]:
+        """Links as the build accepts them, in LINK_KINDS order; anything else goes to extra['links']."""
+        given = {kind: clean(str(value)) for kind, value in record.links.items() if clean(str(value))}
+        for kind, value in identifiers(record.ids, {}):
+            given.setdefault(kind, f"https://openreview.net/forum?id={value}" if kind == "openreview" else value)
+        links, unusable = {}, {}
+        for kind, value in given.items():
+            url = _normalise_link(kind, value) if kind in LINK_KINDS else value
+            if kind in LINK_KINDS and re.match(r"^https?://[^\s/]+\S*$", url, re.IGNORECASE):
+                links[kind] = url
+            else:
+                unusable[kind] = value
+        if unusable:
+            extra["links"] = {**extra.get("links", {}), **unusable} if isinstance(extra.get("links"), dict) \
+                else unusable
+        return {kind: links[kind] for kind in LINK_KINDS if kind in links}
+
+
+def _where(record: Record) -> str:
+    return f"{record.source}:{record.line}" if record.line else f"{record.source}: record {record.number}"
+
+
+def _at(record: Record, message: str) -> Problem:
+    if record.line:
+        return Problem(record.source, record.line, message)
+    return Problem(record.source, None, f"record {record.number}: {message}")
+
+
+def _author(author) -> str | dict:
+    name = clean(author.name)
+    orcid = clean(author.orcid).removeprefix("https://orcid.org/").removeprefix("http://orcid.org/")
+    affiliation = clean(author.affiliation)
+    if not (orcid and ORCID.match(orcid)) and not affiliation:
+        return name
+    person = {"name": name}
+    if orcid and ORCID.match(orcid):
+        person["orcid"] = orcid
+    if affiliation:
+        person["affiliation"] = affiliation
+    return person
+
+
+def _clean_abstract(text: str) -> str:
+    """Paragraphs and line breaks kept (a Markdown list stays one), indentation and trailing
+    spaces dropped (an indented line would read as code), control characters dropped."""
+    text = FORBIDDEN_CHARACTERS.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    lines = [" ".join(line.split()) for line in text.split("\n")]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def _clean_data(value):
+    """extra from a source, as front matter can hold it: text without control characters."""
+    if isinstance(value, str):
+        return FORBIDDEN_CHARACTERS.sub("", value)
+    if isinstance(value, dict):
+        return {FORBIDDEN_CHARACTERS.sub("", str(k)): _clean_data(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean_data(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return FORBIDDEN_CHARACTERS.sub("", str(value))

@@ -1,0 +1,165 @@
+"""Content files as the importer writes them, what is already in content/, and the
+manifest that tells the importer's files from a person's edits.
+
+content/.imported.json maps each file the importer wrote (path relative to
+content/) to the SHA-256 of its bytes. A file whose bytes match is the
+importer's to update; any other file is a person's and is never overwritten.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from ..content import find_content_files, split_front_matter
+from ..errors import Problem, SiteError
+from ..yamlsource import load_yaml
+from .identity import family_name, identifiers, title_key
+
+MANIFEST = ".imported.json"
+# libyaml writes a front matter about ten times faster; both emit the same text for what we dump
+_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+HEADER = "# Imported. Edit freely: an edited file is never overwritten by a later import.\n"
+# Files of the first importer say their title was derived only in this comment.
+DERIVED_FIRST = "---\n# Imported: title and topics were derived from the abstract."
+DERIVED_HEADER = ("# Imported: title and topics were derived from the abstract. Edit freely;\n"
+                  "# an edited file is never overwritten by a later import.\n")
+
+
+def render(front: dict, abstract: str, derived: bool) -> bytes:
+    """The bytes of a content file: a comment, the front matter, the abstract."""
+    text = yaml.dump(front, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1000,
+                     default_flow_style=None)
+    body = f"{abstract}\n" if abstract else ""
+    return f"---\n{DERIVED_HEADER if derived else HEADER}{text}---\n{body}".encode("utf-8")
+
+
+def file_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write through a temporary file renamed over the target: an interruption leaves the
+    old file or the new one, never half of either. The file keeps its permissions."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_bytes(data)
+        if path.exists():
+            shutil.copymode(path, temporary)
+        os.replace(temporary, path)
+    finally:
+        if temporary.exists():
+            temporary.unlink()
+
+
+def read_manifest(content: Path) -> dict[str, str]:
+    """The manifest, checked: a manifest of the wrong shape is an error, never silently
+    replaced (that would make every imported file look edited, or overwrite real edits)."""
+    path = content / MANIFEST
+    shown = path
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except UnicodeDecodeError:
+        raise SiteError(Problem(shown, None, "not UTF-8 text: " + _RESTORE)) from None
+    except OSError as exc:
+        raise SiteError(Problem(shown, None, f"cannot read: {exc.strerror}")) from None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        line = getattr(exc, "lineno", None)
+        raise SiteError(Problem(shown, line, f"not valid JSON ({getattr(exc, 'msg', exc)}): {_RESTORE}")) from None
+    if not isinstance(data, dict):
+        raise SiteError(Problem(shown, 1, f"expected an object mapping file paths to hashes, not a "
+                                          f"{_json_type(data)}: {_RESTORE}"))
+    for key, value in data.items():
+        if not isinstance(value, str):
+            line = _line_of(text, key)
+            raise SiteError(Problem(shown, line, f"the hash of '{key[:60]}' must be a string, not a "
+                                                 f"{_json_type(value)}: {_RESTORE}"))
+    return data
+
+
+_RESTORE = ("restore it from git, or delete it (every imported file is then treated as edited by hand and "
+            "never updated)")
+
+
+def _json_type(value) -> str:
+    return {dict: "object", list: "list", str: "string", bool: "boolean", type(None): "null",
+            int: "number", float: "number"}.get(type(value), type(value).__name__)
+
+
+def _line_of(text: str, key: str) -> int | None:
+    at = text.find(json.dumps(key))
+    return text.count("\n", 0, at) + 1 if at >= 0 else None
+
+
+def write_manifest(content: Path, manifest: dict[str, str]) -> None:
+    data = (json.dumps(dict(sorted(manifest.items())), indent=1) + "\n").encode("utf-8")
+    path = content / MANIFEST
+    if not path.exists() or path.read_bytes() != data:
+        write_atomically(path, data)
+
+
+@dataclass(eq=False)
+class Existing:
+    """A content file already in the catalog, as much as recognising it again needs."""
+
+    path: Path
+    id: str
+    venue: str
+    title: str
+    title_source: str
+    first_author: str  # family name, folded
+    abstract: str
+    added: str
+    identifiers: list[tuple[str, str]] = field(default_factory=list)
+    claimed: str = ""  # the record of this import that took it: a later one is a duplicate
+    created: bool = False  # written by this import
+
+    @property
+    def title_key(self) -> str:
+        return title_key(self.title)
+
+
+def scan_catalog(content: Path) -> list[Existing]:
+    """Every content file that parses far enough to have an id, in path order; the build
+    reports the others."""
+    found = []
+    if not content.is_dir():
+        return found
+    for path in find_content_files(content):
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+            front, body, _ = split_front_matter(text)
+            data, _ = load_yaml(front, path, first_line=2)
+        except (ValueError, OSError, UnicodeDecodeError, SiteError):
+            continue
+        if not isinstance(data, dict) or not isinstance(data.get("id"), (str, int)) or isinstance(data["id"], bool):
+            continue
+        authors = data.get("authors") if isinstance(data.get("authors"), list) else []
+        first = authors[0] if authors else ""
+        first = first.get("name", "") if isinstance(first, dict) else first
+        links = data.get("links") if isinstance(data.get("links"), dict) else {}
+        links = {k: v for k, v in links.items() if isinstance(v, str)}
+        kind, _, value = str(data["id"]).partition("-")  # "arxiv-2402.07207": an id made from an identifier
+        ids = {kind: value} if kind in ("openreview", "arxiv") and value else {}
+        found.append(Existing(
+            path=path, id=str(data["id"]), venue=_text(data.get("venue")), title=_text(data.get("title")),
+            title_source=_text(data.get("title_source")) or ("derived" if text.startswith(DERIVED_FIRST) else ""),
+            first_author=family_name(_text(first)),
+            abstract=body.strip(), added=_text(data.get("added")),
+            identifiers=identifiers(ids, links),
+        ))
+    return found
+
+
+def _text(value) -> str:
+    return value if isinstance(value, str) else "" if value is None else str(value)
