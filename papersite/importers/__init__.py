@@ -16,6 +16,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable
 
 from ..config import ORCID, SiteConfig
 from ..content import DATE, MAX_ABSTRACT_CHARS, _normalise_link, slugify
@@ -29,7 +30,7 @@ from .seed import clean, looks_like_seed, read_seed
 from .venues import Venues, append_venues
 from .writer import Existing, file_hash, read_manifest, render, scan_catalog, write_atomically, write_manifest
 
-__all__ = ["import_files", "ImportReport", "Skipped", "TODAY_VARIABLE"]
+__all__ = ["import_files", "import_records", "ImportReport", "Skipped", "TODAY_VARIABLE"]
 
 SLUG_WORDS = 8
 TODAY_VARIABLE = "PAPERSITE_TODAY"  # YYYY-MM-DD: the day recorded as `added` (tests and reproducible runs)
@@ -53,6 +54,7 @@ class ImportReport:
     unchanged: list[Path] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)  # records that could not be read or placed
+    unreadable: int = 0  # records those problems stand for (one problem may report a file's many)
     venues_added: list[str] = field(default_factory=list)
 
     @property
@@ -64,8 +66,8 @@ class ImportReport:
         reasons = {}
         for skip in self.skipped:
             reasons[skip.reason] = reasons.get(skip.reason, 0) + 1
-        if self.problems:
-            reasons["unreadable"] = len(self.problems)
+        if self.unreadable:
+            reasons["unreadable"] = self.unreadable
         skipped = sum(reasons.values())
         why = " (" + ", ".join(f"{n} {reason}" for reason, n in reasons.items()) + ")" if reasons else ""
         return (f"{self.read} record{'s' if self.read != 1 else ''} read: {len(self.created)} created, "
@@ -90,13 +92,25 @@ def import_files(paths: list[Path], config: SiteConfig, site_yaml: Path, *, venu
 
     Raises SiteError, before writing anything, for what stops the whole import (an unknown
     --venue, a damaged manifest); problems with single records are in the report."""
-    importer = _Importer(config, site_yaml, venue, today or today_from_environment())
     context = _Context(columns or {})
+
+    def files():
+        for path in map(Path, paths):
+            if fmt == "seed" or (fmt is None and _is_seed(path)):
+                yield read_seed(path), True
+            else:
+                yield _formats().read_records(path, fmt, context), False
+
+    return import_records(files(), config, site_yaml, venue=venue, today=today)
+
+
+def import_records(files: Iterable[tuple[Iterable[Record | Problem], bool]], config: SiteConfig, site_yaml: Path,
+                   *, venue: str | None = None, today: str | None = None) -> ImportReport:
+    """Import records, given file by file as (records and problems, whether titles are derived
+    from the abstracts: seed text)."""
+    importer = _Importer(config, site_yaml, venue, today or today_from_environment())
     try:
-        for path in paths:
-            path = Path(path)
-            seed = fmt == "seed" or (fmt is None and _is_seed(path))
-            items = read_seed(path) if seed else _formats().read_records(path, fmt, context)
+        for items, seed in files:
             for item in items:
                 importer.take(item, seed)
             importer.end_of_file()
@@ -168,20 +182,20 @@ class _Importer:
     def take(self, item: Record | Problem, seed: bool) -> None:
         self.report.read += 1
         if isinstance(item, Problem):
-            self.report.problems.append(item)
+            self._problem(item)
             return
         try:
             self._record(item, seed)
         except OSError as exc:
             target = getattr(exc, "filename", None) or item.source
-            self.report.problems.append(_at(item, f"cannot write {target}: {exc.strerror or exc}"))
+            self._problem(_at(item, f"cannot write {target}: {exc.strerror or exc}"))
 
     def end_of_file(self) -> None:
         """Records stopped for the same venue reason are reported once per file, not once per row."""
         for reason, stopped in self.no_venue.items():
             first = stopped[0]
             more = f" ({len(stopped)} records, the first here)" if len(stopped) > 1 else ""
-            self.report.problems.append(Problem(first.path, first.line, f"{first.message}{more}: {reason}"))
+            self._problem(Problem(first.path, first.line, f"{first.message}{more}: {reason}"), len(stopped))
         self.no_venue = {}
 
     def finish(self) -> None:
@@ -193,6 +207,10 @@ class _Importer:
         if kept or (self.content / ".imported.json").exists():
             write_manifest(self.content, kept)
 
+    def _problem(self, problem: Problem, records: int = 1) -> None:
+        self.report.problems.append(problem)
+        self.report.unreadable += records
+
     def _skip(self, where: Problem, reason: str) -> None:
         self.report.skipped.append(Skipped(where, reason))
 
@@ -202,7 +220,7 @@ class _Importer:
         if not title and not seed:
             return self._skip(_at(record, "skipped: no title"), NO_TITLE)
         if len(abstract) > MAX_ABSTRACT_CHARS:
-            self.report.problems.append(_at(record, f"abstract is {len(abstract):,} characters; the limit is "
+            self._problem(_at(record, f"abstract is {len(abstract):,} characters; the limit is "
                                                     f"{MAX_ABSTRACT_CHARS:,}: is a blank line missing between two?"))
             return
         venue = self.venues.resolve(record.venue, record.year, record.venue_kind)
@@ -212,13 +230,13 @@ class _Importer:
         extra = _clean_data(dict(record.extra))
         year, date = self._dates(record, venue, extra)
         if year is None:
-            self.report.problems.append(_at(record, f"skipped: no year or date, and venue '{venue.slug}' is a "
+            self._problem(_at(record, f"skipped: no year or date, and venue '{venue.slug}' is a "
                                                     f"{venue.kind} with no year of its own"))
             return
         links = self._links(record, extra)
-        new_id = record_id(record.ids, links, title, abstract, venue.slug)
         authors = [a for a in record.authors if clean(a.name)]
         first = family_name(clean(authors[0].name)) if authors else ""
+        new_id = record_id(record.ids, links, title, abstract, venue.slug, first)
 
         paper, how = self._match(record, new_id, links, title, abstract, venue, first)
         if paper is not None:
