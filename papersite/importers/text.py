@@ -263,12 +263,17 @@ def split_list(text: str) -> list[str]:
     return [inline(text)] if text.strip() else []
 
 
+_SUFFIX = re.compile(r"^(?:Jr|Sr|Jun|Sen)\.?$|^(?:II|III|IV|V|VI)$", re.IGNORECASE)
+
+
 def name_first_last(name: str) -> str:
     """'Lovelace, Ada' -> 'Ada Lovelace'; 'King, Jr., Martin' -> 'Martin King Jr.'; else as is."""
     parts = [p.strip() for p in name.split(",")]
     if len(parts) == 2 and all(parts):
         return inline(f"{parts[1]} {parts[0]}")
-    if len(parts) == 3 and all(parts):
+    if len(parts) == 3 and all(parts):  # BibTeX's 'Last, Jr, First' or RIS's 'Last, First, Suffix'
+        if _SUFFIX.match(parts[2]):
+            return inline(f"{parts[1]} {parts[0]} {parts[2]}")
         return inline(f"{parts[2]} {parts[0]} {parts[1]}")
     return inline(name.strip(" ,"))
 
