@@ -252,8 +252,9 @@ def _dates(record: Record, raw) -> None:
         if year and month:
             day = raw("day").strip()
             date = f"{year:04d}-{month:02d}" + (f"-{int(day):02d}" if day.isdigit() and 1 <= int(day) <= 31 else "")
-    if not year and raw("published"):  # PMLR volumes
-        year, date = parse_date(raw("published"))
+    published = parse_date(raw("published"))  # PMLR volumes give the day the proceedings came out
+    if published[0] and (not year or (published[0] == year and len(published[1]) > len(date))):
+        year, date = published
     record.year, record.date = year, date
 
 

@@ -302,7 +302,7 @@ def split_names(cell: str) -> list[str]:
         return [name_first_last(p) for p in cell.split(";") if p.strip()]
     if re.search(r"\s+and\s+", cell) and "," not in cell:
         return [inline(p) for p in re.split(r"\s+and\s+", cell) if p.strip()]
-    parts = [re.sub(r"^(?:and|&)\s+", "", p.strip()) for p in cell.split(",")]
+    parts = [re.sub(r"^(?:and|&)\s+", "", p.strip()) for p in re.split(r",|\s+and\s+", cell)]
     parts = [p for p in parts if p]
     if len(parts) == 2 and len(parts[0].split()) == 1 and _given_names(parts[1]):
         return [name_first_last(cell)]
