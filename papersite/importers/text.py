@@ -1,0 +1,309 @@
+"""Text helpers the readers share: LaTeX to Unicode, whitespace, dates, identifiers, names.
+
+Math (`$...$`, `$$...$$`, `\\(...\\)`, `\\[...\\]`) is always kept exactly as written: the site
+typesets it. Everything else is decoded to plain Unicode, or to Markdown for abstracts.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from pylatexenc import latexwalker, macrospec
+from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
+
+from ..yamlsource import FORBIDDEN_CHARACTERS
+
+MATH = re.compile(r"(?<!\\)\$\$.+?(?<!\\)\$\$|(?<!\\)\$.+?(?<!\\)\$|\\\(.+?\\\)|\\\[.+?\\\]", re.S)
+# URLs must reach the page byte for byte: LaTeX would read `~` as a space and `%` as a comment.
+_URL_MACRO = re.compile(r"\\url\s*\{([^{}]*)\}")
+_HREF_MACRO = re.compile(r"\\href\s*\{([^{}]*)\}")
+_BARE_URL = re.compile(r"https?://[^\s{}\\<>\"]+[^\s{}\\<>\".,;:!?)\]]")
+_HOLD = "\ue000{}\ue001"  # private-use characters: pylatexenc passes them through untouched
+_HELD = re.compile("\ue000(\\d+)\ue001")
+# A bare % would start a LaTeX comment and swallow the rest of the line; & is an alignment tab.
+_BARE_SPECIAL = re.compile(r"(?<!\\)([%&#])")
+_SPACES = re.compile(r"[ \t\u00a0\u2000-\u200b\u202f\u205f\u3000]+")
+
+
+def _macros(markdown: bool) -> list[MacroTextSpec]:
+    def spec(name, md, plain):
+        return MacroTextSpec(name, simplify_repl=md if markdown else plain)
+
+    return [
+        spec("emph", "*%s*", "%s"), spec("textit", "*%s*", "%s"), spec("textsl", "*%s*", "%s"),
+        spec("textbf", "**%s**", "%s"), spec("texttt", "`%s`", "%s"),
+        spec("url", "<%s>", "%s"), spec("href", "[%(2)s](%(1)s)", "%(2)s"),
+        spec("footnote", " (%(2)s)", " (%(2)s)"), spec("cite", "[%(4)s]", "[%(4)s]"),
+        spec("citep", "[%(4)s]", "[%(4)s]"), spec("citet", "[%(4)s]", "[%(4)s]"),
+        spec("LaTeX", "LaTeX", "LaTeX"), spec("TeX", "TeX", "TeX"), spec("BibTeX", "BibTeX", "BibTeX"),
+    ]
+
+
+@lru_cache(maxsize=2)
+def _decoder(markdown: bool) -> LatexNodes2Text:
+    db = get_default_latex_context_db()
+    db.add_context_category("papersite", prepend=True, macros=_macros(markdown))
+    return LatexNodes2Text(latex_context=db, math_mode="verbatim", keep_braced_groups=False)
+
+
+@lru_cache(maxsize=1)
+def _walker_context():
+    """The parser's macro table, plus \\href's two arguments (the default knows only \\url)."""
+    db = latexwalker.get_default_latex_context_db()
+    db.add_context_category("papersite", prepend=True, macros=[macrospec.MacroSpec("href", "{{")])
+    return db
+
+
+def latex_to_text(value: str, markdown: bool = False) -> str:
+    """Decode a LaTeX field (BibTeX): accents, protective braces, dashes, quotes; math kept.
+
+    `markdown` turns \\emph, \\textbf, \\href, \\url into Markdown (for abstracts).
+    Raises on input the decoder cannot handle (the caller reports the entry).
+    """
+    if not any(c in value for c in "\\{}~%&#-`'$"):
+        return value
+    held: list[str] = []
+
+    def hold(url: str) -> str:
+        held.append(url)
+        return _HOLD.format(len(held) - 1)
+
+    text = _URL_MACRO.sub(lambda m: "\\url{" + hold(m[1].strip()) + "}", value)
+    text = _HREF_MACRO.sub(lambda m: "\\href{" + hold(m[1].strip()) + "}", text)
+    text = _BARE_URL.sub(lambda m: hold(m[0]), text)
+    pieces, last = [], 0
+    for math in MATH.finditer(text):
+        pieces.append(_BARE_SPECIAL.sub(r"\\\1", text[last:math.start()]))
+        pieces.append(math.group())
+        last = math.end()
+    pieces.append(_BARE_SPECIAL.sub(r"\\\1", text[last:]))
+    decoded = _decoder(markdown).latex_to_text("".join(pieces), latex_context=_walker_context(),
+                                                tolerant_parsing=True)
+    return _HELD.sub(lambda m: held[int(m[1])], decoded)
+
+
+# A macro with its braced arguments, or a braced accent group such as {\"o}.
+_MACRO_RUN = re.compile(r"\{\\[^{}]*\}|\\(?:[A-Za-z]+\*?(?:\s*\{[^{}]*\})*|[^A-Za-z\s](?:\{[^{}]*\}|[A-Za-z])?)")
+
+
+def light_latex(value: str, markdown: bool = False) -> str:
+    """Decode only the LaTeX macros of mostly plain text (JSON, CSV, RIS, XML): `\\'e`, `\\emph{}`.
+
+    Plain sources use `~`, `%`, `&`, `{}` and `--` as ordinary characters, so only
+    backslash macros outside math are decoded; everything else stays as written.
+    """
+    if "\\" not in value:
+        return value
+    pieces, last = [], 0
+    for math in [*MATH.finditer(value), None]:
+        end = math.start() if math else len(value)
+        segment = value[last:end]
+        if "\\" in segment:
+            segment = _MACRO_RUN.sub(lambda m: _decode_run(m.group(), markdown), segment)
+        pieces.append(segment)
+        if math:
+            pieces.append(math.group())
+            last = math.end()
+    return "".join(pieces)
+
+
+def _decode_run(run: str, markdown: bool) -> str:
+    try:
+        return latex_to_text(run, markdown)
+    except (ValueError, RecursionError):
+        return run
+
+
+def inline(text: str) -> str:
+    """One line: whitespace runs to one space, control characters dropped."""
+    text = FORBIDDEN_CHARACTERS.sub("", text)
+    return " ".join(text.split())
+
+
+def paragraphs(text: str, keep_lines: bool = False) -> str:
+    """Paragraphs separated by one blank line, spaces collapsed.
+
+    `keep_lines` keeps single line breaks inside a paragraph (plain-text sources, where a
+    line break is the author's: list items, addresses); else they are wrapping and become spaces.
+    """
+    text = FORBIDDEN_CHARACTERS.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    out = []
+    for block in re.split(r"\n[ \t\u00a0]*\n\s*", text):
+        lines = [_SPACES.sub(" ", line).strip() for line in block.split("\n")]
+        lines = [line for line in lines if line]
+        if lines:
+            out.append("\n".join(lines) if keep_lines else " ".join(lines))
+    return "\n\n".join(out)
+
+
+MONTHS = {name: number for number, names in enumerate(
+    [("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",),
+     ("jun", "june"), ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"),
+     ("oct", "october"), ("nov", "november"), ("dec", "december")], start=1) for name in names}
+_ISO = re.compile(r"^\s*(\d{4})(?:[-/.](\d{1,2})?(?:[-/.](\d{1,2})?)?)?[-/.]*(?:[T ][\d:.]+Z?[+\-\d:]*)?\s*$")
+
+
+def parse_date(text: str | int | None) -> tuple[int | None, str]:
+    """'2024-07-21', '2024/07/21/', '2024///', '2024-07', 'July 2024', 2024 -> (year, 'YYYY[-MM[-DD]]')."""
+    if text is None:
+        return None, ""
+    text = str(text).strip()
+    match = _ISO.match(text)
+    if match:
+        year, month, day = match[1], match[2], match[3]
+        return _assemble(int(year), int(month) if month else None, int(day) if day else None)
+    year = re.search(r"\b(1[89]\d\d|20\d\d)\b", text)
+    if not year:
+        return None, ""
+    month = next((MONTHS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in MONTHS), None)
+    return _assemble(int(year[1]), month, None)
+
+
+def _assemble(year: int, month: int | None, day: int | None) -> tuple[int | None, str]:
+    if not 1000 <= year <= 2999:
+        return None, ""
+    if month is None or not 1 <= month <= 12:
+        return year, f"{year:04d}"
+    if day is None or not 1 <= day <= 31:
+        return year, f"{year:04d}-{month:02d}"
+    return year, f"{year:04d}-{month:02d}-{day:02d}"
+
+
+def month_number(text: str) -> int | None:
+    text = text.strip().lower().rstrip(".")
+    if text.isdigit():
+        return int(text) if 1 <= int(text) <= 12 else None
+    return MONTHS.get(text)
+
+
+_DOI = re.compile(r"(10\.\d{4,9}/\S+)")
+_ARXIV_NEW = re.compile(r"(?<!\d)(?<!\d\.)(\d{4}\.\d{4,5})(v\d+)?(?!\d)")
+_ARXIV_OLD = re.compile(r"([a-z\-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?")
+
+
+def bare_doi(text: str) -> str:
+    """'https://doi.org/10.1/x', 'doi:10.1/x' -> '10.1/x'; '' when there is none."""
+    match = _DOI.search(text.strip())
+    return match[1].rstrip(".,;") if match else ""
+
+
+def arxiv_id(text: str) -> str:
+    """An arXiv id without its version, from an id, abs/pdf URL, 'arXiv:...' or arXiv DOI."""
+    text = text.strip()
+    match = _ARXIV_NEW.search(text)
+    if match:
+        return match[1]
+    match = _ARXIV_OLD.search(text)
+    return match[1] if match else ""
+
+
+def openreview_id(text: str) -> str:
+    """The note id of an OpenReview forum/pdf URL, or a bare id."""
+    text = text.strip()
+    match = re.search(r"openreview\.net/(?:forum|pdf|attachment)\?(?:.*&)?id=([A-Za-z0-9_\-]+)", text)
+    if match:
+        return match[1]
+    return text if re.fullmatch(r"[A-Za-z0-9_\-]{6,}", text) else ""
+
+
+def url_link(text: str) -> str:
+    """The value as an http(s) URL, or '' (relative paths and file names are not links)."""
+    text = text.strip()
+    if re.match(r"^https?://[^\s/]+\S*$", text, re.IGNORECASE):
+        return text
+    if re.match(r"^www\.[^\s/]+\.\w+\S*$", text):
+        return "https://" + text
+    return ""
+
+
+def link_for(kind: str, value: str) -> str:
+    """A links entry for a field: a URL, or a DOI/arXiv id expanded to one; '' when unusable."""
+    value = value.strip()
+    if kind == "doi":
+        doi = bare_doi(value)
+        return f"https://doi.org/{doi}" if doi else ""
+    if kind == "arxiv":
+        found = url_link(value) if "arxiv.org" in value else ""
+        if found:
+            return found
+        aid = arxiv_id(value)
+        return f"https://arxiv.org/abs/{aid}" if aid else ""
+    if kind == "openreview" and not value.lower().startswith("http"):
+        oid = openreview_id(value)
+        return f"https://openreview.net/forum?id={oid}" if oid else ""
+    return url_link(value)
+
+
+_STATUS_WORDS = ("oral", "spotlight", "poster")
+
+
+def status_from(text: str) -> str:
+    """A decision or venue text ('Accept (oral)', 'ICLR 2024 spotlight') to a status; '' when none."""
+    low = text.lower()
+    for word in _STATUS_WORDS:
+        if re.search(rf"\b{word}\b", low):
+            return word
+    match = re.search(r"notable[\s\-_]*top[\s\-_]*(\d+)\s*%?", low)
+    if match:
+        return f"notable top {match[1]}%"
+    if "desk" in low and "reject" in low:
+        return "desk rejected"
+    if re.search(r"\breject", low):
+        return "rejected"
+    if "withdraw" in low:
+        return "withdrawn"
+    return ""
+
+
+def split_list(text: str) -> list[str]:
+    """Keywords: split on '|', else ';', else ','; empty items dropped."""
+    for separator in ("|", ";", ","):
+        if separator in text:
+            return [inline(part) for part in text.split(separator) if part.strip()]
+    return [inline(text)] if text.strip() else []
+
+
+_SUFFIX = re.compile(r"^(?:Jr|Sr|Jun|Sen)\.?$|^(?:II|III|IV|V|VI)$", re.IGNORECASE)
+
+
+def name_first_last(name: str) -> str:
+    """'Lovelace, Ada' -> 'Ada Lovelace'; 'King, Jr., Martin' -> 'Martin King Jr.'; else as is."""
+    parts = [p.strip() for p in name.split(",")]
+    if len(parts) == 2 and all(parts):
+        return inline(f"{parts[1]} {parts[0]}")
+    if len(parts) == 3 and all(parts):  # BibTeX's 'Last, Jr, First' or RIS's 'Last, First, Suffix'
+        if _SUFFIX.match(parts[2]):
+            return inline(f"{parts[1]} {parts[0]} {parts[2]}")
+        return inline(f"{parts[2]} {parts[0]} {parts[1]}")
+    return inline(name.strip(" ,"))
+
+
+_INITIAL = re.compile(r"^(?:[A-Z]\.)+(?:-[A-Z]\.)?$|^[A-Z]$")
+
+
+def _given_names(text: str) -> bool:
+    """Whether the text after a lone surname reads as given names: one word, or with an initial."""
+    words = text.split()
+    return len(words) == 1 or (len(words) <= 3 and any(_INITIAL.match(w) for w in words))
+
+
+def split_names(cell: str) -> list[str]:
+    """A cell of author names to display names, choosing the separator the cell uses.
+
+    'A | B', 'Last, First; Last, First', 'A and B', 'A, B, and C' and 'A, B, C' are lists;
+    'Kingma, Diederik P.' (one comma, a surname before it) is one person.
+    """
+    cell = inline(cell)
+    if not cell:
+        return []
+    if "|" in cell:
+        return [name_first_last(p) for p in cell.split("|") if p.strip()]
+    if ";" in cell:
+        return [name_first_last(p) for p in cell.split(";") if p.strip()]
+    if re.search(r"\s+and\s+", cell) and "," not in cell:
+        return [inline(p) for p in re.split(r"\s+and\s+", cell) if p.strip()]
+    parts = [re.sub(r"^(?:and|&)\s+", "", p.strip()) for p in re.split(r",|\s+and\s+", cell)]
+    parts = [p for p in parts if p]
+    if len(parts) == 2 and len(parts[0].split()) == 1 and _given_names(parts[1]):
+        return [name_first_last(cell)]
+    return [inline(p) for p in parts]
