@@ -78,10 +78,8 @@ def import_command(paths, venue, fmt, columns, config_path):
         report = import_files(list(paths), config, config_path, venue=venue, fmt=fmt, columns=mapping)
     except SiteError as error:
         fail(error)
-    for skip in report.skipped:
-        click.echo(str(skip.where), err=True)
-    for problem in report.problems:
-        click.echo(str(problem), err=True)
+    for notice in report.notices:
+        click.echo(str(notice), err=True)
     for slug in report.venues_added:
         click.echo(f"added venue '{slug}' to {config_path}: check its name and full_name")
     click.echo(report.summary())

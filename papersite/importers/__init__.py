@@ -26,7 +26,7 @@ from ..yamlsource import FORBIDDEN_CHARACTERS
 from .derived import Topics, title_from
 from .identity import TextIndex, family_name, identifiers, record_id, title_key
 from .records import Record
-from .seed import clean, looks_like_seed, read_seed
+from .seed import clean
 from .venues import Venues, append_venues
 from .writer import Existing, file_hash, read_manifest, render, scan_catalog, write_atomically, write_manifest
 
@@ -35,7 +35,7 @@ __all__ = ["import_files", "import_records", "ImportReport", "Skipped", "TODAY_V
 SLUG_WORDS = 8
 TODAY_VARIABLE = "PAPERSITE_TODAY"  # YYYY-MM-DD: the day recorded as `added` (tests and reproducible runs)
 
-EDITED, DUPLICATE, NO_TITLE = "edited by hand", "duplicate", "no title"
+EDITED, DUPLICATE, NO_TITLE, NOT_A_PAPER = "edited by hand", "duplicate", "no title", "not a paper"
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class Skipped:
     """A record that was read but not written, and why."""
 
     where: Problem  # the record (or the content file it would overwrite) and the reason, as one line
-    reason: str  # EDITED, DUPLICATE or NO_TITLE
+    reason: str  # EDITED, DUPLICATE, NO_TITLE or NOT_A_PAPER (the source says so: a talk, a deleted record)
 
 
 @dataclass
@@ -55,6 +55,7 @@ class ImportReport:
     skipped: list[Skipped] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)  # records that could not be read or placed
     unreadable: int = 0  # records those problems stand for (one problem may report a file's many)
+    notices: list[Problem] = field(default_factory=list)  # every skip and problem, in the order met
     venues_added: list[str] = field(default_factory=list)
 
     @property
@@ -92,14 +93,16 @@ def import_files(paths: list[Path], config: SiteConfig, site_yaml: Path, *, venu
 
     Raises SiteError, before writing anything, for what stops the whole import (an unknown
     --venue, a damaged manifest); problems with single records are in the report."""
-    context = _Context(columns or {})
+    from . import formats  # the readers load their parsers only when a file needs them
+    context = formats.ImportContext(columns=dict(columns or {}))
 
     def files():
         for path in map(Path, paths):
-            if fmt == "seed" or (fmt is None and _is_seed(path)):
-                yield read_seed(path), True
-            else:
-                yield _formats().read_records(path, fmt, context), False
+            try:
+                name = fmt or formats.detect_format(path)
+            except OSError:
+                name = None  # read_records says why
+            yield formats.read_records(path, name if fmt is None else fmt, context), name == "seed"
 
     return import_records(files(), config, site_yaml, venue=venue, today=today)
 
@@ -117,32 +120,6 @@ def import_records(files: Iterable[tuple[Iterable[Record | Problem], bool]], con
     finally:  # also after Ctrl-C: what was written stays known as the importer's
         importer.finish()
     return importer.report
-
-
-def _formats():
-    from . import formats  # every other format; imported only when needed
-    return formats
-
-
-@dataclass
-class _Context:
-    """State shared by the readers of one command line."""
-
-    columns: dict[str, str]  # CSV: our field name -> the file's column header
-    macros: dict[str, str] = field(default_factory=dict)  # BibTeX @string macros of earlier files
-
-
-def _is_seed(path: Path) -> bool:
-    if path.suffix.lower() == ".txt":
-        return True  # the seed reader also explains what a .txt lacks
-    if path.suffix:
-        return False
-    try:
-        with path.open("rb") as file:
-            head = file.read(4096).decode("utf-8", "ignore")
-    except OSError:
-        return False
-    return looks_like_seed(head)
 
 
 class _Importer:
@@ -209,12 +186,16 @@ class _Importer:
 
     def _problem(self, problem: Problem, records: int = 1) -> None:
         self.report.problems.append(problem)
+        self.report.notices.append(problem)
         self.report.unreadable += records
 
     def _skip(self, where: Problem, reason: str) -> None:
         self.report.skipped.append(Skipped(where, reason))
+        self.report.notices.append(where)
 
     def _record(self, record: Record, seed: bool) -> None:
+        if record.skip_reason:
+            return self._skip(_at(record, f"skipped: {record.skip_reason}"), NOT_A_PAPER)
         title = clean(record.title)
         abstract = _clean_abstract(record.abstract)
         if not title and not seed:

@@ -22,12 +22,6 @@ from .records import Reader, Record
 HEADER = re.compile(r"^(?P<name>.*?\b(?P<year>(19|20)\d\d))\b(?:\s+papers?)?\s*$", re.IGNORECASE)
 
 
-def looks_like_seed(text: str) -> bool:
-    """Whether text (the start of a file) opens with a seed header such as 'ICML 2024 Papers'."""
-    first = next((line.strip() for line in text.lstrip("\ufeff").splitlines() if line.strip()), "")
-    return bool(HEADER.match(first)) and len(first) <= 200
-
-
 def read_seed(path: Path, context=None) -> Reader:
     """Records of a seed file, in order; a Problem (file and line) when the file cannot be read."""
     path = Path(path)

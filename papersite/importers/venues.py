@@ -25,6 +25,9 @@ from .seed import clean
 from .writer import write_atomically
 
 SLUG_WORDS = 6
+# "Proceedings of the 41st International Conference on Machine Learning": the venue is what follows
+PROCEEDINGS = re.compile(r"^(?:(?:the\s+)?proceedings\s+of\s+(?:the\s+)?)?(?:\d+(?:st|nd|rd|th)\s+)(?=\w)|"
+                         r"^(?:the\s+)?proceedings\s+of\s+(?:the\s+)?", re.IGNORECASE)
 OPENREVIEW_VENUEID = re.compile(r"^(?P<org>[A-Za-z][\w-]*)\.[a-z]{2,4}/(?P<year>(?:19|20)\d\d)(?:/(?P<rest>.*))?$")
 
 
@@ -88,8 +91,11 @@ class Venues:
             candidates.insert(0, openreview[0])
             year = year or openreview[1]
             kind = kind or openreview[2]
-        if year and str(year) not in name:
-            candidates.append(f"{name} {year}")
+        plain = PROCEEDINGS.sub("", name)
+        if plain != name:
+            candidates.append(plain)
+        if year:
+            candidates += [f"{c} {year}" for c in candidates if str(year) not in c]
         for candidate in candidates:
             for venue in self._keys.get(fold(candidate), ()):
                 if year is None or venue.year is None or venue.year == year:
@@ -109,12 +115,13 @@ class Venues:
         else:
             # "Proceedings of ... Machine Learning (ICML)" -> "ICML 2024", with the long form as full_name
             acronym = re.search(r"\(([A-Z][A-Za-z]*[A-Z][A-Za-z-]*)[^()]*\)\s*$", name)
-            short = acronym.group(1) if acronym and len(name) > 40 else name
+            short = acronym.group(1) if acronym and len(name) > 40 else PROCEEDINGS.sub("", name)
             if dated and str(year) not in short:
                 short = f"{short} {year}"
-            full = name if fold(name) != fold(short) else ""
+            full = name if fold(name) not in (fold(short), fold(f"{short} {year}"), fold(short).removesuffix(f" {year}")) \
+                else ""
         venue = Venue(self._new_slug(short), short, year if dated else None, full, kind=kind)
-        if not any(fold(c) in (fold(venue.name), fold(full)) for c in (name, f"{name} {year}")):
+        if not openreview and not any(fold(c) in (fold(venue.name), fold(full)) for c in (name, f"{name} {year}")):
             venue = replace(venue, aliases=(name,))
         self.added.append(venue)
         self._index(venue)
