@@ -70,7 +70,8 @@ class ImportReport:
         if self.unreadable:
             reasons["unreadable"] = self.unreadable
         skipped = sum(reasons.values())
-        why = " (" + ", ".join(f"{n} {reason}" for reason, n in reasons.items()) + ")" if reasons else ""
+        order = [EDITED, DUPLICATE, NO_TITLE, NOT_A_PAPER, "unreadable"]
+        why = " (" + ", ".join(f"{reasons[r]} {r}" for r in order if r in reasons) + ")" if reasons else ""
         return (f"{self.read} record{'s' if self.read != 1 else ''} read: {len(self.created)} created, "
                 f"{len(self.updated)} updated, {len(self.unchanged)} unchanged, {skipped} skipped{why}.")
 
