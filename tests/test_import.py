@@ -471,3 +471,11 @@ def test_import_site_error_from_config(tmp_path):
     assert result.exit_code == 1 and "Traceback" not in result.output and "site.yaml:" in result.output
     with pytest.raises(SiteError):
         load_config(tmp_path / "site.yaml")
+
+
+def test_a_new_paper_never_overwrites_a_file_and_never_hides_as_a_readme(seeded):
+    readme = seeded.write("content/icml-2024/README.md", "Notes about this venue.\n")
+    report = records(seeded, record(1, title="Readme"), record(2, title="Readme", authors=("Grace Hopper",)))
+    assert readme.read_text() == "Notes about this venue.\n"
+    assert sorted(p.name for p in report.created) == ["readme-2.md", "readme-3.md"]
+    assert len(load_papers(seeded.config)) == 2

@@ -319,12 +319,14 @@ class _Importer:
     def _create(self, record: Record, front: dict, venue: Venue, data: bytes, abstract: str, first: str) -> None:
         words = slugify(front["title"]).split("-")[:SLUG_WORDS]
         base = "-".join(words) or "paper"
+        folder = self.content / venue.slug
         slug, n = base, 2
-        while slug in self.taken:
+        # a URL slug of no other paper, and never a file already there (a README the build skips)
+        while slug in self.taken or slug == "readme" or (folder / f"{slug}.md").exists():
             slug, n = f"{base}-{n}", n + 1
         self.taken.add(slug)
-        path = self.content / venue.slug / f"{slug}.md"
-        write_atomically(path, data)
+        path = folder / f"{slug}.md"
+        write_atomically(path, data, existed=False)
         self.manifest[path.relative_to(self.content).as_posix()] = file_hash(data)
         self.report.created.append(path)
         paper = Existing(path, front["id"], venue.slug, front["title"], front.get("title_source", ""), first,

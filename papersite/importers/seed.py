@@ -66,5 +66,6 @@ def clean(text: str) -> str:
     Control characters are dropped: no page shows them and front matter cannot hold them.
     """
     text = FORBIDDEN_CHARACTERS.sub("", text)
-    text = re.sub(r"``(.*?)(''|’’|\")", r"“\1”", text)
-    return re.sub(r"\s+", " ", text).strip()
+    if "``" in text:
+        text = re.sub(r"``(.*?)(''|’’|\")", r"“\1”", text)
+    return " ".join(text.split())

@@ -43,14 +43,15 @@ def file_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def write_atomically(path: Path, data: bytes) -> None:
+def write_atomically(path: Path, data: bytes, existed: bool | None = None) -> None:
     """Write through a temporary file renamed over the target: an interruption leaves the
     old file or the new one, never half of either. The file keeps its permissions."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.parent.is_dir():
+        path.parent.mkdir(parents=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         temporary.write_bytes(data)
-        if path.exists():
+        if existed if existed is not None else path.exists():
             shutil.copymode(path, temporary)
         os.replace(temporary, path)
     finally:
