@@ -201,11 +201,12 @@ def test_a_typo_fixed_seed_abstract_updates_the_paper(seeded, tmp_path):
 
 def test_the_same_seed_abstract_twice_is_one_paper(seeded, tmp_path):
     seed = tmp_path / "twice.txt"
-    seed.write_text("ICML 2024\n\nWe propose FooNet, a network for testing.\n\nWe propose FooNet, a network for testing.\n")
+    seed.write_text("ICML 2024\n\n" + "We propose FooNet, a network for testing.\n\n" * 2)
     result = run_import(seeded, seed)
     assert re.search(r"twice.txt:5: skipped: duplicate of .*twice.txt:3 \(same id 'icml2024-[0-9a-f]{10}'\)",
                      result.output)
-    assert result.output.splitlines()[-1] == "2 records read: 1 created, 0 updated, 0 unchanged, 1 skipped (1 duplicate)."
+    assert result.output.splitlines()[-1] == ("2 records read: 1 created, 0 updated, 0 unchanged, "
+                                              "1 skipped (1 duplicate).")
     assert result.exit_code == 0 and len(content_files(seeded)) == 1
 
 
@@ -218,7 +219,8 @@ def test_a_bad_seed_file_is_reported_and_the_others_imported(seeded, tmp_path):
     assert result.exit_code == 1
     assert "Traceback" not in result.output
     assert f"{bad}:2: expected a header with a venue and year such as 'ICML 2024 Papers'" in result.output
-    assert result.output.splitlines()[-1] == "2 records read: 1 created, 0 updated, 0 unchanged, 1 skipped (1 unreadable)."
+    assert result.output.splitlines()[-1] == ("2 records read: 1 created, 0 updated, 0 unchanged, "
+                                              "1 skipped (1 unreadable).")
     assert len(content_files(seeded)) == 1
 
 
@@ -347,7 +349,8 @@ def test_a_real_title_replaces_a_derived_one(seeded, tmp_path):
     run_import(seeded, seed)
     [path] = content_files(seeded)
     assert front(path)["title_source"] == "derived"
-    report = records(seeded, record(1, title="FooNet: Careful Importer Tests", abstract=abstract.replace("care", "care,")))
+    fixed = abstract.replace("care", "care,")
+    report = records(seeded, record(1, title="FooNet: Careful Importer Tests", abstract=fixed))
     assert report.updated == [path]
     data = front(path)
     assert data["title"] == "FooNet: Careful Importer Tests" and "title_source" not in data

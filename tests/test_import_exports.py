@@ -185,4 +185,5 @@ def test_an_unknown_format_is_one_problem_and_the_other_files_import(catalog, tm
     result = run_import(catalog, odd, seed)
     assert result.exit_code == 1
     assert f"{odd}: cannot tell the format of this file: name it with --format" in result.output
-    assert result.output.splitlines()[-1] == "2 records read: 1 created, 0 updated, 0 unchanged, 1 skipped (1 unreadable)."
+    assert result.output.splitlines()[-1] == ("2 records read: 1 created, 0 updated, 0 unchanged, "
+                                              "1 skipped (1 unreadable).")

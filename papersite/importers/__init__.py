@@ -281,7 +281,7 @@ class _Importer:
         data = render(front, abstract, derived=seed)
         if paper is not None:
             return self._update(record, paper, data)
-        self._create(record, front, venue, data, abstract, first)
+        self._create(record, front, venue, data, first)
 
     def _match(self, record: Record, new_id: str, links: dict, title: str, abstract: str, venue: Venue,
                first: str) -> tuple[Existing | None, str]:
@@ -316,7 +316,9 @@ class _Importer:
         self.manifest[key] = file_hash(data)
         self.report.updated.append(paper.path)
 
-    def _create(self, record: Record, front: dict, venue: Venue, data: bytes, abstract: str, first: str) -> None:
+    def _create(self, record: Record, front: dict, venue: Venue, data: bytes, first: str) -> None:
+        """A new file; remembered without its abstract (near-identical text is matched against the
+        catalog as it was, so memory does not grow with the input)."""
         words = slugify(front["title"]).split("-")[:SLUG_WORDS]
         base = "-".join(words) or "paper"
         folder = self.content / venue.slug
@@ -330,7 +332,7 @@ class _Importer:
         self.manifest[path.relative_to(self.content).as_posix()] = file_hash(data)
         self.report.created.append(path)
         paper = Existing(path, front["id"], venue.slug, front["title"], front.get("title_source", ""), first,
-                         abstract, front["added"], identifiers(record.ids, front.get("links", {})),
+                         "", front["added"], identifiers(record.ids, front.get("links", {})),
                          claimed=_where(record), created=True)
         self._remember(paper)
 

@@ -118,8 +118,8 @@ class Venues:
             short = acronym.group(1) if acronym and len(name) > 40 else PROCEEDINGS.sub("", name)
             if dated and str(year) not in short:
                 short = f"{short} {year}"
-            full = name if fold(name) not in (fold(short), fold(f"{short} {year}"), fold(short).removesuffix(f" {year}")) \
-                else ""
+            same = (fold(short), fold(f"{short} {year}"), fold(short).removesuffix(f" {year}"))
+            full = name if fold(name) not in same else ""
         venue = Venue(self._new_slug(short), short, year if dated else None, full, kind=kind)
         if not openreview and not any(fold(c) in (fold(venue.name), fold(full)) for c in (name, f"{name} {year}")):
             venue = replace(venue, aliases=(name,))
