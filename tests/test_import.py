@@ -288,7 +288,9 @@ def test_ids_come_from_the_strongest_identifier():
         return record_id(ids, {}, "A Title", "An abstract.", "icml-2024")
     assert rid(openreview="AbC_12-x", arxiv="2402.07207", doi="10.1/x", key="k") == "openreview-AbC_12-x"
     assert rid(arxiv="2402.07207v3", doi="10.1/x", key="k") == "arxiv-2402.07207"
-    assert rid(doi="https://doi.org/10.1145/ABC(12)", key="k") == "doi-10.1145-abc-12"
+    assert rid(doi="https://doi.org/10.1145/ABC.12", key="k") == "doi-10.1145-abc.12"
+    assert re.fullmatch(r"doi-10.1145-abc-12-[0-9a-f]{6}", rid(doi="10.1145/abc(12)"))
+    assert rid(key="[x]") != rid(key="%x")
     assert rid(key="smith2024:graphs") == "icml2024-smith2024-graphs"
     assert re.fullmatch(r"icml2024-t[0-9a-f]{10}", rid())
     assert rid() == record_id({}, {}, "a  title!", "Another abstract.", "icml-2024")  # the normalised title
@@ -482,3 +484,26 @@ def test_a_new_paper_never_overwrites_a_file_and_never_hides_as_a_readme(seeded)
     assert readme.read_text() == "Notes about this venue.\n"
     assert sorted(p.name for p in report.created) == ["readme-2.md", "readme-3.md"]
     assert len(load_papers(seeded.config)) == 2
+
+
+HOSTILE = ["no", "yes", "null", "~", "2024", "1e3", "0x1F", "2024-07-21", "- item", "a: b", "#hash", "[x]",
+           "{y}", "'quote'", '"double"', "back\\slash \\n", "tab\there", "ünïcödé 🙂", "*alias", "&anchor",
+           "!tag", "%x", "@at", "`tick`", "| pipe", "> fold", "  lead and trail  ", "icml-2024", "a-",
+           "<script>alert(1)</script>", "{{ jinja }}", "\u00a0nbsp", "line\u2028sep"]
+
+
+def test_front_matter_reads_back_as_written_whatever_the_text(seeded):
+    report = records(seeded, *[record(n, title=f"T{n} {text}", authors=(text.strip() or "x", f"B{n}"), status=text,
+                                      extra={"note": text, "n": n, "list": [text, None, 1.5]},
+                                      links={"url": "https://example.org/?q=" + text.strip()},
+                                      abstract=f"Abstract {n}: {text}")
+                               for n, text in enumerate(HOSTILE, 1)])
+    assert not report.problems and len(report.created) == len(HOSTILE)
+    papers = sorted(load_papers(seeded.config), key=lambda p: int(p.abstract.split(":")[0].split()[1]))
+    for n, (paper, text) in enumerate(zip(papers, HOSTILE), 1):
+        data = front(paper.source)
+        assert data["title"] == " ".join(f"T{n} {text}".split())
+        assert data["status"] == " ".join(text.split()) or "status" not in data
+        assert {k: data["extra"][k] for k in ("note", "n", "list")} == {"note": text, "n": n, "list": [text, None, 1.5]}
+        if " " in text.strip():  # not a URL: kept, under extra
+            assert data["extra"]["links"] == {"url": "https://example.org/?q=" + text.strip()}

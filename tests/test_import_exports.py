@@ -9,7 +9,7 @@ import re
 import pytest
 
 from papersite.content import load_papers
-from tests.test_import import build_pages, content_files, front, run_import, snapshot, squash
+from tests.test_import import build_pages, content_files, fixed_today, front, run_import, snapshot, squash  # noqa: F401
 
 BIB = r"""@string{icml = {Proceedings of the 41st International Conference on Machine Learning}}
 
@@ -122,7 +122,7 @@ def test_an_updated_export_updates_in_place_and_an_edit_survives(catalog, tmp_pa
     files = content_files(catalog)
     gala = next(p for p in files if "gala3d" in p.name)
     turing = next(p for p in files if p != gala)
-    edited = turing.read_text().replace("authors: [Alan Turing]", "authors: [Alan M. Turing]")
+    edited = turing.read_text().replace('authors: ["Alan Turing"]', 'authors: ["Alan M. Turing"]')
     assert edited != turing.read_text()
     turing.write_text(edited)
     bib.write_text(BIB.replace("$\\mathcal{O}(T^{2/3})$.", "$\\mathcal{O}(T^{1/2})$.")

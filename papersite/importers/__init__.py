@@ -24,7 +24,7 @@ from ..errors import Problem, SiteError
 from ..model import LINK_KINDS, Venue
 from ..parallel import parallel_map
 from ..yamlsource import FORBIDDEN_CHARACTERS
-from .derived import Topics, title_from
+from .derived import Topics, title_from, title_mark
 from .identity import TextIndex, family_name, identifiers, record_id, title_key
 from .records import Record
 from .seed import clean
@@ -263,7 +263,7 @@ class _Importer:
 
         front = {"id": paper.id if paper else new_id, "title": title}
         if seed:
-            front["title_source"] = "derived"
+            front.update(title_mark(title))
         front["authors"] = [_author(a) for a in authors]
         front["venue"] = venue.slug
         front["year"] = year

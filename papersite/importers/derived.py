@@ -17,6 +17,11 @@ def title_from(abstract: str) -> str:
     return derive_title(abstract)
 
 
+def title_mark(title: str) -> dict:
+    """The front matter that says a title was derived (the build and later imports read it)."""
+    return {"title_source": "derived"}
+
+
 class Topics:
     def __init__(self, topics: tuple[Topic, ...]):
         self.taxonomy = [{"slug": t.slug, "name": t.name, "description": t.description,

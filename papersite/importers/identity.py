@@ -13,6 +13,7 @@ import re
 import unicodedata
 import zlib
 from difflib import SequenceMatcher
+from functools import lru_cache
 from collections import defaultdict
 
 MAX_ID_CHARS = 80
@@ -20,6 +21,7 @@ SAME_TEXT = 0.8  # difflib ratio of the words: one word fixed in 15 scores 0.93;
 SAMPLE = 4  # long abstracts are indexed by one 3-gram in SAMPLE: enough to find them, a quarter the memory
 
 
+@lru_cache(maxsize=4096)  # a title is folded for its id, its match and its index entry
 def fold(text: str) -> str:
     """Lower case, accents and punctuation dropped, one space between words: 'Rocktäschel, T.' -> 'rocktaschel t'."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
@@ -44,7 +46,11 @@ def _safe(text: str) -> str:
     """An id part made of letters, digits, '.', '_' and '-' only (safe in URLs, YAML, BibTeX);
     a hash when nothing usable remains or it would be too long."""
     safe = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")
-    return safe if safe and len(safe) <= MAX_ID_CHARS - 12 else "h" + _hash(text)
+    if not safe or len(safe) > MAX_ID_CHARS - 12:
+        return "h" + _hash(text)
+    # '/' and ':' (DOIs, keys like smith:2024) become '-' as they are; anything else replaced
+    # could make two keys one id ('[x]', '%x'): the original's hash keeps them apart
+    return safe if re.sub(r"[/:]", "-", text) == safe else f"{safe}-{_hash(text)[:6]}"
 
 
 def arxiv_id(value: str) -> str:
