@@ -187,3 +187,12 @@ def test_an_unknown_format_is_one_problem_and_the_other_files_import(catalog, tm
     assert f"{odd}: cannot tell the format of this file: name it with --format" in result.output
     assert result.output.splitlines()[-1] == ("2 records read: 1 created, 0 updated, 0 unchanged, "
                                               "1 skipped (1 unreadable).")
+
+
+def test_an_unknown_format_name_stops_before_anything(catalog, tmp_path):
+    seed = tmp_path / "s.txt"
+    seed.write_text("ICML 2024\n\nWe propose FooNet.\n")
+    result = run_import(catalog, seed, "--format", "endnote")
+    assert result.exit_code == 1
+    assert re.fullmatch(r"Error: --format: unknown format 'endnote' \(known: bibtex, .*seed\)\n", result.output)
+    assert content_files(catalog) == []

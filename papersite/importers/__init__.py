@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ..config import ORCID, SiteConfig
-from ..content import DATE, MAX_ABSTRACT_CHARS, _normalise_link, slugify
+from ..content import DATE, MAX_ABSTRACT_CHARS, _normalise_link, find_content_files, slugify
 from ..errors import Problem, SiteError
 from ..model import LINK_KINDS, Venue
 from ..parallel import parallel_map
@@ -97,6 +97,8 @@ def import_files(paths: list[Path], config: SiteConfig, site_yaml: Path, *, venu
     Raises SiteError, before writing anything, for what stops the whole import (an unknown
     --venue, a damaged manifest); problems with single records are in the report."""
     from . import formats  # the readers load their parsers only when a file needs them
+    if fmt is not None and fmt not in formats.FORMATS:
+        raise SiteError(Problem("--format", None, f"unknown format '{fmt}' (known: {', '.join(formats.FORMATS)})"))
     context = formats.ImportContext(columns=dict(columns or {}))
 
     def files():
@@ -141,9 +143,10 @@ class _Importer:
         self.taken: set[str] = set()
         self.no_venue: dict[str, list[Problem]] = {}  # reason -> the records of this file it stopped
         self.pending: list[tuple[Record | Problem, bool]] = []
+        if self.content.is_dir():  # every URL slug in use, also those of files that do not parse
+            self.taken = {slugify(path.stem) for path in find_content_files(self.content)}
         for paper in scan_catalog(self.content):
             self._remember(paper)
-            self.taken.add(paper.path.stem)
             if paper.abstract:
                 self.texts.add(paper.venue, paper.abstract, paper)
 
