@@ -16,6 +16,7 @@ from papersite.config import load_config
 from papersite.deploy import deploy_site
 from papersite.errors import SiteError
 from papersite.importers import import_files
+from papersite.importers.formats import FORMATS
 from papersite.pipeline import build_and_write
 from papersite.serve import Preview, exposure_warning
 from papersite.watch import watch_and_build
@@ -52,7 +53,8 @@ def cli():
 @cli.command("import")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--venue", metavar="SLUG", help="Put every record in this venue of site.yaml (else each record's own).")
-@click.option("--format", "fmt", metavar="NAME", help="Read the files as this format (else detected from each file).")
+@click.option("--format", "fmt", metavar="NAME",
+              help=f"Read the files as this format: {', '.join(FORMATS)} (else detected from each file).")
 @click.option("--column", "columns", metavar="FIELD=HEADER", multiple=True,
               help="CSV/TSV: read FIELD (title, authors, abstract, ...) from the column named HEADER. Repeatable.")
 @config_option
