@@ -139,16 +139,15 @@ class _Importer:
         self.by_id: dict[str, Existing] = {}
         self.by_identifier: dict[tuple[str, str], Existing] = {}
         self.by_title: dict[tuple[str, str, str], Existing] = {}
-        self.texts = TextIndex()
         self.taken: set[str] = set()
         self.no_venue: dict[str, list[Problem]] = {}  # reason -> the records of this file it stopped
         self.pending: list[tuple[Record | Problem, bool]] = []
         if self.content.is_dir():  # every URL slug in use, also those of files that do not parse
             self.taken = {slugify(path.stem) for path in find_content_files(self.content)}
-        for paper in scan_catalog(self.content):
+        self.catalog = scan_catalog(self.content)
+        for paper in self.catalog:
             self._remember(paper)
-            if paper.abstract:
-                self.texts.add(paper.venue, paper.abstract, paper)
+        self.texts: TextIndex | None = None  # made when first needed: a re-import matches by id
 
     def _remember(self, paper: Existing) -> None:
         self.by_id.setdefault(paper.id, paper)
@@ -294,7 +293,12 @@ class _Importer:
         for identifier in identifiers(record.ids, links):
             if identifier in self.by_identifier:
                 return self.by_identifier[identifier], f"same {identifier[0]} id '{identifier[1]}'"
-        if abstract:
+        if abstract and self.catalog:
+            if self.texts is None:
+                self.texts = TextIndex()
+                for paper in self.catalog:
+                    if paper.abstract:
+                        self.texts.add(paper.venue, paper.abstract, paper)
             paper = self.texts.find(venue.slug, abstract)
             if paper is not None:
                 return paper, "near-identical abstract"

@@ -114,7 +114,8 @@ class TextIndex:
     10,000 papers stay fast."""
 
     def __init__(self):
-        self._postings: dict[tuple[str, int], list[int]] = defaultdict(list)
+        # (venue, 3-gram) as one int -> the item holding it, or a list when several do
+        self._postings: dict[int, int | list[int]] = {}
         self._items: list[tuple[object, str]] = []  # (value, abstract)
 
     def add(self, venue: str, abstract: str, value: object) -> None:
@@ -124,16 +125,24 @@ class TextIndex:
         number = len(self._items)
         self._items.append((value, abstract))
         sampled = [g for g in grams if g % SAMPLE == 0] if len(grams) > 4 * SAMPLE else grams
+        postings, place = self._postings, zlib.crc32(venue.encode()) << 32
         for gram in sampled or grams:
-            self._postings[venue, gram].append(number)
+            held = postings.setdefault(place | gram, number)
+            if held != number:
+                if isinstance(held, int):
+                    postings[place | gram] = [held, number]
+                else:
+                    held.append(number)
 
     def find(self, venue: str, abstract: str) -> object | None:
         if not self._items:
             return None
         words = fold(abstract).split()
         counts: dict[int, int] = defaultdict(int)
+        place = zlib.crc32(venue.encode()) << 32
         for gram in _grams(words):
-            for number in self._postings.get((venue, gram), ()):
+            held = self._postings.get(place | gram, ())
+            for number in (held,) if isinstance(held, int) else held:
                 counts[number] += 1
         best, best_score = None, SAME_TEXT
         for number in sorted(counts, key=lambda n: (-counts[n], n))[:5]:
