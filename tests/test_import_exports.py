@@ -196,3 +196,35 @@ def test_an_unknown_format_name_stops_before_anything(catalog, tmp_path):
     assert result.exit_code == 1
     assert re.fullmatch(r"Error: --format: unknown format 'endnote' \(known: bibtex, .*seed\)\n", result.output)
     assert content_files(catalog) == []
+
+
+def test_a_fifo_is_refused_unopened_and_an_unwritable_file_is_a_clear_error(catalog, tmp_path):
+    import os
+    fifo = tmp_path / "papers.bib"
+    os.mkfifo(fifo)
+    seed = tmp_path / "s.txt"
+    seed.write_text("ICML 2024\n\nWe propose FooNet, a network for testing importers with care.\n")
+    result = run_import(catalog, fifo, seed)  # would hang if the FIFO were opened
+    assert result.exit_code == 1
+    assert f"{fifo}: not a regular file: give the export file itself" in result.output
+    assert len(content_files(catalog)) == 1
+    # a venue folder that is a file: the paper cannot be written (even as root), the others are
+    catalog.write("content/neurips-2023", "not a folder\n")
+    other = tmp_path / "n.txt"
+    other.write_text("NeurIPS 2023\n\nWe propose BarNet, another network.\n")
+    result = run_import(catalog, other, seed)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert re.search(rf"{re.escape(str(other))}:3: cannot write .*neurips-2023.*: (Not a directory|File exists)", result.output)
+    assert result.output.splitlines()[-1] == ("2 records read: 0 created, 0 updated, 1 unchanged, "
+                                              "1 skipped (1 unreadable).")
+
+
+def test_a_symlinked_site_yaml_stays_a_link(catalog, tmp_path):
+    real = tmp_path / "real-site.yaml"
+    real.write_text((catalog.root / "site.yaml").read_text())
+    (catalog.root / "site.yaml").unlink()
+    (catalog.root / "site.yaml").symlink_to(real)
+    seed = tmp_path / "s.txt"
+    seed.write_text("NeurIPS 2023\n\nWe propose FooNet, a network for testing importers with care.\n")
+    assert run_import(catalog, seed).exit_code == 0
+    assert (catalog.root / "site.yaml").is_symlink() and "neurips-2023" in real.read_text()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -29,7 +30,7 @@ from .identity import TextIndex, family_name, identifiers, record_id, title_key
 from .records import Record
 from .seed import clean
 from .venues import Venues, append_venues
-from .writer import Existing, file_hash, read_manifest, render, scan_catalog, write_atomically, write_manifest
+from .writer import MANIFEST, Existing, file_hash, read_manifest, render, scan_catalog, write_atomically, write_manifest
 
 __all__ = ["import_files", "import_records", "ImportReport", "Skipped", "TODAY_VARIABLE"]
 
@@ -103,6 +104,10 @@ def import_files(paths: list[Path], config: SiteConfig, site_yaml: Path, *, venu
 
     def files():
         for path in map(Path, paths):
+            refused = _not_a_file(path)
+            if refused:
+                yield [refused], False
+                continue
             try:
                 name = fmt or formats.detect_format(path)
             except OSError:
@@ -110,6 +115,15 @@ def import_files(paths: list[Path], config: SiteConfig, site_yaml: Path, *, venu
             yield formats.read_records(path, name if fmt is None else fmt, context), name == "seed"
 
     return import_records(files(), config, site_yaml, venue=venue, today=today)
+
+
+def _not_a_file(path: Path) -> Problem | None:
+    """Why a path cannot be read as an export, checked without opening it (a FIFO would hang)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        return Problem(path, None, f"cannot read: {exc.strerror or exc}")
+    return None if stat.S_ISREG(mode) else Problem(path, None, "not a regular file: give the export file itself")
 
 
 def import_records(files: Iterable[tuple[Iterable[Record | Problem], bool]], config: SiteConfig, site_yaml: Path,
@@ -209,12 +223,16 @@ class _Importer:
     def finish(self) -> None:
         """Save site.yaml's new venues and the manifest: also after an error or Ctrl-C, for
         what was written (records still pending are not)."""
-        if self.venues.added:
-            append_venues(self.site_yaml, self.venues.added)
-            self.report.venues_added = [v.slug for v in self.venues.added]
-        kept = {key: value for key, value in self.manifest.items() if (self.content / key).is_file()}
-        if kept or (self.content / ".imported.json").exists():
-            write_manifest(self.content, kept)
+        try:
+            if self.venues.added:
+                append_venues(self.site_yaml, self.venues.added)
+                self.report.venues_added = [v.slug for v in self.venues.added]
+            kept = {key: value for key, value in self.manifest.items() if (self.content / key).is_file()}
+            if kept or (self.content / MANIFEST).exists():
+                write_manifest(self.content, kept)
+        except OSError as exc:
+            raise SiteError(Problem(exc.filename or self.content / MANIFEST, None,
+                                    f"cannot write: {exc.strerror or exc}")) from None
 
     def _problem(self, problem: Problem, records: int = 1) -> None:
         self.report.problems.append(problem)

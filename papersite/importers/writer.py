@@ -71,6 +71,8 @@ def file_hash(data: bytes) -> str:
 def write_atomically(path: Path, data: bytes, existed: bool | None = None) -> None:
     """Write through a temporary file renamed over the target: an interruption leaves the
     old file or the new one, never half of either. The file keeps its permissions."""
+    if path.is_symlink():  # write where it points; replacing the link would cut it
+        path = path.resolve()
     if not path.parent.is_dir():
         path.parent.mkdir(parents=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
