@@ -507,3 +507,10 @@ def test_front_matter_reads_back_as_written_whatever_the_text(seeded):
         assert {k: data["extra"][k] for k in ("note", "n", "list")} == {"note": text, "n": n, "list": [text, None, 1.5]}
         if " " in text.strip():  # not a URL: kept, under extra
             assert data["extra"]["links"] == {"url": "https://example.org/?q=" + text.strip()}
+
+
+def test_titles_and_names_are_kept_as_the_record_gives_them(seeded):
+    title = "Junk DNA: ``Difficult\" Tasks, 80\\% of $\\textit{x}$ — ‘quoted’"
+    records(seeded, record(1, title=title + "\x07", authors=("  Tim   Rocktäschel ",)))
+    [paper] = load_papers(seeded.config)
+    assert paper.title == title and paper.authors == ("Tim Rocktäschel",)

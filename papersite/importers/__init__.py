@@ -28,9 +28,9 @@ from ..yamlsource import FORBIDDEN_CHARACTERS
 from .derived import Topics, title_from, title_mark
 from .identity import TextIndex, family_name, identifiers, record_id, title_key
 from .records import Record
-from .seed import clean
 from .venues import Venues, append_venues
-from .writer import MANIFEST, Existing, file_hash, read_manifest, render, scan_catalog, write_atomically, write_manifest
+from .writer import (MANIFEST, Existing, file_hash, one_line, read_manifest, render, scan_catalog, write_atomically,
+                     write_manifest)
 
 __all__ = ["import_files", "import_records", "ImportReport", "Skipped", "TODAY_VARIABLE"]
 
@@ -193,12 +193,12 @@ class _Importer:
     def _derive(self, job: tuple[Record, bool]) -> tuple[str, str, list[str]] | None:
         """(title, abstract, topics) of a record, cleaned; None when it will be skipped anyway."""
         record, seed = job
-        title, abstract = clean(record.title), _clean_abstract(record.abstract)
+        title, abstract = one_line(record.title), _clean_abstract(record.abstract)
         if record.skip_reason or not (title or seed) or len(abstract) > MAX_ABSTRACT_CHARS:
             return title, abstract, []
         if seed:
             title = title_from(abstract)
-        return title, abstract, self.topics.assign([clean(k) for k in record.keywords], title, abstract)
+        return title, abstract, self.topics.assign([one_line(k) for k in record.keywords], title, abstract)
 
     def _take(self, item: Record | Problem, seed: bool, derived) -> None:
         self.report.read += 1
@@ -264,8 +264,8 @@ class _Importer:
                                                     f"{venue.kind} with no year of its own"))
             return
         links = self._links(record, extra)
-        authors = [a for a in record.authors if clean(a.name)]
-        first = family_name(clean(authors[0].name)) if authors else ""
+        authors = [a for a in record.authors if one_line(a.name)]
+        first = family_name(one_line(authors[0].name)) if authors else ""
         # seed text is known by its abstract, not by the title derived from it
         new_id = record_id(record.ids, links, "" if seed else title, abstract, venue.slug, first)
 
@@ -290,7 +290,7 @@ class _Importer:
         if date:
             front["date"] = date
         front["added"] = paper.added if paper and paper.added else self.today
-        status = clean(record.status)
+        status = one_line(record.status)
         if status:
             front["status"] = status
         front["topics"] = topics
@@ -363,7 +363,7 @@ class _Importer:
 
     def _dates(self, record: Record, venue: Venue, extra: dict) -> tuple[int | None, str]:
         """(year, date) as the venue allows them; what it does not is kept in extra."""
-        date = clean(record.date)
+        date = one_line(record.date)
         if date and not DATE.match(date):
             extra["date"], date = date, ""
         year = record.year if record.year is not None else int(date[:4]) if date else None
@@ -377,7 +377,7 @@ class _Importer:
 
     def _links(self, record: Record, extra: dict) -> dict[str, str]:
         """Links as the build accepts them, in LINK_KINDS order; anything else goes to extra['links']."""
-        given = {kind: clean(str(value)) for kind, value in record.links.items() if clean(str(value))}
+        given = {kind: one_line(str(value)) for kind, value in record.links.items() if one_line(str(value))}
         for kind, value in identifiers(record.ids, {}):
             given.setdefault(kind, f"https://openreview.net/forum?id={value}" if kind == "openreview" else value)
         links, unusable = {}, {}
@@ -404,9 +404,9 @@ def _at(record: Record, message: str) -> Problem:
 
 
 def _author(author) -> str | dict:
-    name = clean(author.name)
-    orcid = clean(author.orcid).removeprefix("https://orcid.org/").removeprefix("http://orcid.org/")
-    affiliation = clean(author.affiliation)
+    name = one_line(author.name)
+    orcid = one_line(author.orcid).removeprefix("https://orcid.org/").removeprefix("http://orcid.org/")
+    affiliation = one_line(author.affiliation)
     if not (orcid and ORCID.match(orcid)) and not affiliation:
         return name
     person = {"name": name}

@@ -21,8 +21,7 @@ from ..content import slugify
 from ..errors import Problem, SiteError
 from ..model import VENUE_KINDS, Venue
 from .identity import fold
-from .seed import clean
-from .writer import write_atomically
+from .writer import one_line, write_atomically
 
 SLUG_WORDS = 6
 # "Proceedings of the 41st International Conference on Machine Learning": the venue is what follows
@@ -82,7 +81,7 @@ class Venues:
         """The venue for a record's venue text and year, declaring it when new; or why there is none."""
         if self.forced:
             return self.forced
-        name = clean(name)
+        name = one_line(name)
         if not name:
             return "no venue: pass --venue SLUG to say which venue of site.yaml these papers belong to"
         openreview = openreview_venue(name)

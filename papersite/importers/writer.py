@@ -19,7 +19,7 @@ import yaml
 
 from ..content import find_content_files, split_front_matter
 from ..errors import Problem, SiteError
-from ..yamlsource import load_yaml
+from ..yamlsource import FORBIDDEN_CHARACTERS, load_yaml
 from .identity import family_name, identifiers, title_key
 
 MANIFEST = ".imported.json"
@@ -62,6 +62,12 @@ def _flow(value) -> str:
 
 
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml when PyYAML has it
+
+
+def one_line(text: str) -> str:
+    """Text as front matter holds a title or a name: control characters dropped, whitespace
+    runs made one space; nothing else changed (the record's text is the paper's)."""
+    return " ".join(FORBIDDEN_CHARACTERS.sub("", text).split())
 
 
 def file_hash(data: bytes) -> str:
