@@ -100,6 +100,8 @@ class _ResolveMacros(middlewares.BlockMiddleware):
 
 def _concatenated(raw: str) -> list[str]:
     """`{Proc. } # icml # "2024"` -> its parts: `#` outside braces and quotes joins."""
+    if "#" not in raw:
+        return [raw]
     parts, depth, quoted, start = [], 0, False, 0
     for i, char in enumerate(raw):
         if char == "\\":
