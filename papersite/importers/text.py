@@ -17,7 +17,9 @@ from ..yamlsource import FORBIDDEN_CHARACTERS
 # pylatexenc logs what it cannot convert; the text is kept as written, which is all a reader can do.
 logging.getLogger("pylatexenc").addHandler(logging.NullHandler())
 
-MATH = re.compile(r"(?<!\\)\$\$.+?(?<!\\)\$\$|(?<!\\)\$.+?(?<!\\)\$|\\\(.+?\\\)|\\\[.+?\\\]", re.S)
+MATH = re.compile(r"(?<!\\)\$\$.+?(?<!\\)\$\$|(?<!\\)\$.+?(?<!\\)\$|\\\(.+?\\\)|\\\[.+?\\\]"
+                  r"|\\begin\{(?P<env>equation|align|alignat|gather|multline|eqnarray|displaymath|math)(?P<star>\*?)\}"
+                  r".*?\\end\{(?P=env)(?P=star)\}", re.S)
 # URLs must reach the page byte for byte: LaTeX would read `~` as a space and `%` as a comment.
 _URL_MACRO = re.compile(r"\\url\s*\{([^{}]*)\}")
 _HREF_MACRO = re.compile(r"\\href\s*\{([^{}]*)\}")
@@ -189,7 +191,13 @@ def _island_end(text: str, pos: int) -> int:
 
 
 # A macro with its braced arguments, or a braced accent group such as {\"o}.
-_MACRO_RUN = re.compile(r"\{\\[^{}]*\}|\\(?:[A-Za-z]+\*?(?:\s*\{[^{}]*\})*|[^A-Za-z\s](?:\{[^{}]*\}|[A-Za-z])?)")
+# Only text macros: accents, escaped specials, emphasis, links. Anything else in plain text
+# (\\underline, \\frac outside $...$) is more likely math with lost dollars than LaTeX to decode.
+_TEXT_MACRO = (r"(?:['`^\"~=.]|[cvuHdbkr](?![A-Za-z]))\s?(?:\{\\?[A-Za-z]?\}|\\?[A-Za-z])"
+               r"|[%&#_${}]|(?:ss|o|O|aa|AA|ae|AE|oe|OE|l|L|i|j)(?![A-Za-z])(?:\{\})?"
+               r"|(?:emph|textit|textbf|texttt|textsl|textsc|textrm|url|href|footnote|LaTeX|TeX)(?![A-Za-z])"
+               r"(?:\s*\{[^{}]*\})*")
+_MACRO_RUN = re.compile(r"\{\{\\(?:" + _TEXT_MACRO + r")\}\}|\{\\(?:" + _TEXT_MACRO + r")\}|\\(?:" + _TEXT_MACRO + ")")
 
 
 def light_latex(value: str, markdown: bool = False) -> str:
