@@ -134,13 +134,17 @@ def test_bibtex_crossref_concatenation_and_case_insensitive_fields(tmp_path):
                    '@proceedings{other, title = {Other}}\n'
                    '@INPROCEEDINGS{a, TITLE = "A {\\"U}ber Paper", AUTHOR = "Doe, J.", CROSSREF = {things24},\n'
                    '  Month = "9"}\n'
-                   '@misc{b, title = {T}, Title = {U}}\n', encoding="utf-8")
+                   '@misc{b, title = {T}, Title = {U}}\n'
+                   '@misc{c, title = {Web}, howpublished = {\\url{https://example.org/c}},\n'
+                   '  file = {Full Text:/home/ada/Zotero/storage/ABCD/c.pdf:application/pdf}}\n', encoding="utf-8")
     records, problems = read(bib)
     a = by_key(records)["a"]
     assert (a.title, names(a), a.venue, a.date) == ("A Über Paper", ["J. Doe"],
                                                     "Proceedings of the Conference on Things 2024", "2024-09")
     assert [str(p) for p in problems] == [f"{bib}:6: entry 'b' cannot be read: field 'title' given twice "
                                           f"(as 'title' and 'Title')"]
+    c = by_key(records)["c"]
+    assert c.links == {"url": "https://example.org/c"} and "file" not in c.extra  # a local path stays private
 
 
 # CSV / TSV ----------------------------------------------------------------------------------
@@ -353,6 +357,14 @@ def test_detection_recognises_seed_text(tmp_path):
     seed = tmp_path / "abstracts"
     seed.write_text("ICML 2024 Papers\n\nAn abstract.\n", encoding="utf-8")
     assert detect_format(seed) == "seed"
+
+
+def test_seed_text_goes_to_the_seed_reader(tmp_path):
+    pytest.importorskip("papersite.importers.seed")  # the importer core's reader
+    seed = tmp_path / "abstracts"
+    seed.write_text("ICML 2024 Papers\n\nAn abstract about grokking.\n", encoding="utf-8")
+    [record], problems = read(seed)
+    assert (record.abstract, problems) == ("An abstract about grokking.", [])
 
 
 def test_format_option_overrides_detection(tmp_path):

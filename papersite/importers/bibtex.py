@@ -44,6 +44,8 @@ CONSUMED = {"title", "author", "abstract", "year", "month", "date", "booktitle",
 # What a paper takes from its crossref'd (or the file's one) @proceedings entry.
 INHERITED = {"booktitle", "year", "month", "date", "published", "publisher", "address", "volume",
              "series", "organization"}
+# Zotero's `file` is a path on the exporting computer: meaningless on a site, and private.
+PRIVATE = {"file"}
 PREPRINT = re.compile(r"\barxiv\b|\bcorr\b|biorxiv|medrxiv|chemrxiv|preprint|ssrn", re.IGNORECASE)
 CONFERENCE_TYPES = {"inproceedings", "conference"}
 PREPRINT_TYPES = {"misc", "unpublished", "online", "techreport", "report", "preprint", "electronic"}
@@ -217,7 +219,7 @@ def _record(entry: Entry, fields: dict, parent: dict, path: Path, line: int | No
     _links(record, raw, plain, kind)
 
     for key, value in fields.items():
-        if key in CONSUMED or key in record.extra:
+        if key in CONSUMED or key in PRIVATE or key in record.extra:
             continue
         if isinstance(value, list):
             record.extra[key] = [name.name for name in _names(value)]
@@ -284,6 +286,9 @@ def _links(record: Record, raw, plain, kind: str) -> None:
             record.links["openreview"] = f"https://openreview.net/forum?id={oid}"
         elif link_for("url", url):
             record.links["url"] = link_for("url", url)
+    howpublished = re.search(r"https?://[^\s{}]+", raw("howpublished"))  # @misc{..., howpublished = {\url{...}}}
+    if howpublished and "url" not in record.links and link_for("url", howpublished[0]):
+        record.links["url"] = link_for("url", howpublished[0])
     for field, link_kind in LINK_FIELDS.items():
         value = raw(field).strip()
         if not value or link_kind in record.links:
