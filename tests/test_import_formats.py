@@ -235,7 +235,7 @@ def test_json_lines_event_export_marks_non_papers_and_keeps_going():
 def test_openreview_v1_notes():
     records, problems = read("openreview-v1.json")
     assert problems == []
-    accepted, rejected = records
+    accepted, rejected, decided = records
     assert (accepted.title, names(accepted), accepted.keywords) == (
         "Grokking at the Edge", ["Ada Lovelace", "Alan Turing"], ["grokking", "generalization"])
     assert accepted.abstract == "We study grokking with $\\ell_2$ weight decay."
@@ -248,6 +248,7 @@ def test_openreview_v1_notes():
     assert "alan@example.org" not in json.dumps(accepted.extra)
     assert accepted.extra["TL;DR"] == "Grokking, explained." and "_bibtex" not in accepted.extra
     assert rejected.status == "rejected"
+    assert decided.status == "oral"  # from the decision among the note's replies
 
 
 def test_openreview_v2_notes():

@@ -207,11 +207,8 @@ def _record(entry: Entry, fields: dict, parent: dict, path: Path, line: int | No
     if (kind == "article" or kind in PREPRINT_TYPES) and (PREPRINT.search(signals) or (
             kind in PREPRINT_TYPES and (raw("eprint") or "arxiv.org" in raw("url")))):
         record.venue_kind = "preprint"
-        if not record.venue or PREPRINT.search(journal):
-            name = PREPRINT.search(signals)
-            record.venue = {"corr": "arXiv", "preprint": "arXiv"}.get(name[0].lower(), name[0]) if name else "arXiv"
-            if record.venue.lower() == "arxiv":
-                record.venue = "arXiv"
+        if not record.venue or PREPRINT.search(journal):  # "arXiv preprint arXiv:2401.01234" names no venue
+            record.venue = _server(signals)
 
     _dates(record, raw)
     record.keywords = split_list(plain("keywords"))
@@ -229,6 +226,14 @@ def _record(entry: Entry, fields: dict, parent: dict, path: Path, line: int | No
         if fields.get(key) and record.venue != plain(key) and key not in record.extra:
             record.extra[key] = plain(key)
     return record
+
+
+def _server(text: str) -> str:
+    """The preprint server a text names: CoRR is arXiv's listing in DBLP."""
+    for name in ("bioRxiv", "medRxiv", "ChemRxiv", "SSRN"):
+        if name.lower() in text.lower():
+            return name
+    return "arXiv"
 
 
 def _names(value) -> list[Author]:

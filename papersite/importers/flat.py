@@ -139,12 +139,11 @@ def _ids_from_links(record: Record, text: dict) -> None:
     arxiv = text.get("arxiv", "") or (text.get("url", "") if "arxiv.org" in text.get("url", "") else "")
     if arxiv_id(arxiv):
         record.ids["arxiv"] = arxiv_id(arxiv)
-    for candidate in (text.get("openreview", ""), text.get("url", ""), text.get("pdf", "")):
-        if candidate and ("openreview.net" in candidate or candidate is text.get("openreview")):
-            found = openreview_id(candidate)
-            if found:
-                record.ids["openreview"] = found
-                break
+    candidates = [text.get("openreview", "")] + [text.get(k, "") for k in ("url", "pdf")
+                                                  if "openreview.net" in text.get(k, "")]
+    found = next((openreview_id(c) for c in candidates if c and openreview_id(c)), "")
+    if found:
+        record.ids["openreview"] = found
 
 
 def _text(value) -> str:
