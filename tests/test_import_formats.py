@@ -388,6 +388,25 @@ def test_unknown_format_unreadable_and_undetectable_files_are_one_problem(tmp_pa
     assert (problem.line, problem.message.split(" (")[0]) == (2, "not UTF-8 text")
 
 
+@pytest.mark.parametrize("name, content, message", [
+    ("deep.json", "[" * 100_000, "1: not valid JSON: nested too deeply (column 2)"),
+    ("deep.jsonl", '{"title": "kept"}\n' + "[" * 100_000 + "\n", "2: not valid JSON: nested too deeply (column 1)"),
+    ("two.jsonl", '{"title": "kept"}\n{"title": "a"} {"title": "b"}\n',
+     "2: not valid JSON: more than one value on the line (column 16)"),
+    ("names.bib", "@misc{kept, title={Kept}}\n@misc{a, title={t}, author={Smith, J., Doe, J.}}\n",
+     "2: entry 'a' cannot be read: Cannot split the following name `Smith, J., Doe, J.` into parts: "
+     "Too many commas; separate names with ' and '"),
+    ("deep.bib", "@misc{kept, title={Kept}}\n@misc{a, title = {" + "{" * 5000 + "}" * 5000 + "}}\n",
+     "2: entry 'a' cannot be read: braces nested too deeply"),
+])
+def test_hostile_input_is_a_problem_not_a_traceback(tmp_path, name, content, message):
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    records, problems = read(path)
+    assert [r.title for r in records] in ([], ["Kept"], ["kept"])
+    assert [str(p) for p in problems] == [f"{path}:{message}"]
+
+
 def test_reading_twice_gives_identical_records():
     for name in ("alfolio.bib", "miniconf.csv", "zotero.json", "zotero.ris", "oai-dc.xml"):
         assert read(name) == read(name)

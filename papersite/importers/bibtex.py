@@ -171,7 +171,8 @@ def _failure(path: Path, block: ParsingFailedBlock) -> Problem:
         return Problem(path, line, f"entry '{block.ignore_error_block.key}': field '{keys}' given twice")
     if isinstance(block, MiddlewareErrorBlock):
         key = getattr(block.ignore_error_block, "key", "?")
-        return Problem(path, line, f"entry '{key}' cannot be read: {_reason(block.error)}")
+        hint = "; separate names with ' and '" if "Too many commas" in str(block.error) else ""
+        return Problem(path, line, f"entry '{key}' cannot be read: {_reason(block.error)}{hint}")
     reason = inline(getattr(block.error, "abort_reason", "") or str(block.error)) or type(block.error).__name__
     return Problem(path, line, f"not valid BibTeX ({reason.rstrip('.')}): is a brace or quote missing?")
 

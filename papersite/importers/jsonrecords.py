@@ -19,6 +19,14 @@ from .records import Author, Record, Reader
 from .text import inline, light_latex, link_for, paragraphs, parse_date, status_from
 
 _DECODER = json.JSONDecoder()
+
+
+def _decode(text: str, pos: int):
+    """json's raw_decode, with nesting too deep for it reported like any other syntax error."""
+    try:
+        return _DECODER.raw_decode(text, pos)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", text, pos) from None
 _SPACE = re.compile(r"\s*")
 
 
@@ -98,7 +106,7 @@ def _items(path: Path, text: str):
         if text[pos] == "[":
             yield from _array(text, pos, lines)
             return
-        first, end = _DECODER.raw_decode(text, pos)
+        first, end = _decode(text, pos)
         rest = _SPACE.match(text, end).end()
         if rest < len(text):  # more values follow: JSON Lines
             yield lines.at(pos), first
@@ -119,7 +127,7 @@ def _array(text: str, pos: int, lines: "_Lines"):
     if text.startswith("]", pos):
         return
     while True:
-        value, end = _DECODER.raw_decode(text, pos)
+        value, end = _decode(text, pos)
         yield lines.at(pos), value
         pos = _SPACE.match(text, end).end()
         if text.startswith(",", pos):
@@ -134,12 +142,12 @@ def _inner_array(text: str, pos: int) -> int | None:
     """Where the first member of the object at pos that is an array of objects starts."""
     pos = _SPACE.match(text, pos + 1).end()
     while pos < len(text) and text[pos] == '"':
-        _, pos = _DECODER.raw_decode(text, pos)
+        _, pos = _decode(text, pos)
         pos = _SPACE.match(text, pos).end() + 1  # past ':'
         pos = _SPACE.match(text, pos).end()
         if text.startswith("[", pos) and text.startswith("{", _SPACE.match(text, pos + 1).end()):
             return pos
-        _, pos = _DECODER.raw_decode(text, pos)
+        _, pos = _decode(text, pos)
         pos = _SPACE.match(text, pos).end()
         if text.startswith(",", pos):
             pos = _SPACE.match(text, pos + 1).end()
@@ -151,7 +159,11 @@ def _json_lines(path: Path, text: str, pos: int, lines: "_Lines"):
         if not raw.strip():
             continue
         try:
-            yield number, json.loads(raw)
+            value, end = _decode(raw.strip(), 0)
+            if end != len(raw.strip()):
+                raise json.JSONDecodeError("more than one value on the line", raw.strip(),
+                                           _SPACE.match(raw.strip(), end).end())
+            yield number, value
         except json.JSONDecodeError as exc:
             yield number, Problem(path, number, f"not valid JSON: {exc.msg} (column {exc.colno})")
 
