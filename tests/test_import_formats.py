@@ -354,10 +354,19 @@ def test_detection_from_content(tmp_path, name, fmt):
         assert detect_format(renamed) == fmt
 
 
-def test_detection_recognises_seed_text(tmp_path):
+def test_detection_recognises_seed_text_and_tables_without_an_extension(tmp_path):
     seed = tmp_path / "abstracts"
     seed.write_text("ICML 2024 Papers\n\nAn abstract.\n", encoding="utf-8")
     assert detect_format(seed) == "seed"
+    table = tmp_path / "export"
+    table.write_text("Title;Authors\nA;B\n", encoding="utf-8")
+    assert detect_format(table) == "csv"
+    table.write_text("id\ttitle\n1\tA\n", encoding="utf-8")
+    assert detect_format(table) == "tsv"
+    # an explicit .csv is a table, whatever its first cell looks like
+    odd = tmp_path / "odd.csv"
+    odd.write_text("[id],title\n1,A\n", encoding="utf-8")
+    assert detect_format(odd) == "csv" and read(odd)[0][0].title == "A"
 
 
 def test_seed_text_goes_to_the_seed_reader(tmp_path):
