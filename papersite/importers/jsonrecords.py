@@ -32,13 +32,34 @@ _SPACE = re.compile(r"\s*")
 
 def flavour(path: Path) -> str:
     """'openreview', 'csljson' or 'json', from the file's first record."""
+    for _, item in _records(path):
+        return classify(item) if isinstance(item, dict) else "json"
+    return "json"
+
+
+JSON_LINES = (".jsonl", ".ndjson")
+
+
+def _records(path: Path):
+    """(line, value or Problem) for every record of the file; JSON Lines files are streamed."""
+    if path.suffix.lower() in JSON_LINES:
+        number = 0
+        try:
+            with path.open(encoding="utf-8-sig") as file:
+                for number, raw in enumerate(file, start=1):
+                    if raw.strip():
+                        yield number, _line_value(path, number, raw)
+        except OSError as exc:
+            yield None, Problem(path, None, f"cannot read: {exc.strerror or exc}")
+        except UnicodeDecodeError as exc:
+            yield number + 1, Problem(path, number + 1, f"not UTF-8 text ({exc.reason}): save the file as UTF-8")
+        return
     from .formats import read_text
     text = read_text(path)
     if isinstance(text, Problem):
-        return "json"
-    for _, item in _items(path, text):
-        return classify(item) if isinstance(item, dict) else "json"
-    return "json"
+        yield text.line, text
+        return
+    yield from _items(path, text)
 
 
 def classify(item: dict) -> str:
@@ -54,14 +75,9 @@ def classify(item: dict) -> str:
 
 
 def read(path: Path, context, name: str) -> Reader:
-    from .formats import read_text
-    text = read_text(path)
-    if isinstance(text, Problem):
-        yield text
-        return
     columns = None
     number = 0
-    for line, item in _items(path, text):
+    for line, item in _records(path):
         if isinstance(item, Problem):
             yield item
             continue
@@ -156,16 +172,20 @@ def _inner_array(text: str, pos: int) -> int | None:
 
 def _json_lines(path: Path, text: str, pos: int, lines: "_Lines"):
     for number, raw in enumerate(text[pos:].split("\n"), start=lines.at(pos)):
-        if not raw.strip():
-            continue
-        try:
-            value, end = _decode(raw.strip(), 0)
-            if end != len(raw.strip()):
-                raise json.JSONDecodeError("more than one value on the line", raw.strip(),
-                                           _SPACE.match(raw.strip(), end).end())
-            yield number, value
-        except json.JSONDecodeError as exc:
-            yield number, Problem(path, number, f"not valid JSON: {exc.msg} (column {exc.colno})")
+        if raw.strip():
+            yield number, _line_value(path, number, raw)
+
+
+def _line_value(path: Path, number: int, raw: str):
+    """The one JSON value of a line of JSON Lines, or the Problem with it."""
+    raw = raw.strip()
+    try:
+        value, end = _decode(raw, 0)
+        if end != len(raw):
+            raise json.JSONDecodeError("more than one value on the line", raw, _SPACE.match(raw, end).end())
+        return value
+    except json.JSONDecodeError as exc:
+        return Problem(path, number, f"not valid JSON: {exc.msg} (column {exc.colno})")
 
 
 class _Lines:
