@@ -125,7 +125,7 @@ def read(path: Path, text: str, context) -> Reader:
     stack = [_ResolveMacros(context.macros), middlewares.SeparateCoAuthors(name_fields=NAME_FIELDS),
              middlewares.SplitNameParts(name_fields=NAME_FIELDS)]
     library = bibtexparser.parse_string(text, parse_stack=stack)
-    entries = {block.key: block for block in library.blocks if isinstance(block, Entry)}
+    entries = {block.key.lower(): block for block in library.blocks if isinstance(block, Entry)}
     volumes = [e for e in entries.values() if e.entry_type.lower() == "proceedings"]
     # A PMLR proceedings file describes its volume once; its papers carry no booktitle or year.
     volume = _fields(volumes[0]) if len(volumes) == 1 else {}
@@ -136,9 +136,10 @@ def read(path: Path, text: str, context) -> Reader:
             line = _line(block)
             try:
                 fields = _fields(block)
-                parent = _fields(entries[fields["crossref"]]) if fields.get("crossref") in entries else volume
+                crossref = str(fields.get("crossref", "")).strip().lower()
+                parent = _fields(entries[crossref]) if crossref in entries else volume
                 yield _record(block, fields, parent, path, line, number)
-            except (ValueError, RecursionError, IndexError, TypeError) as exc:
+            except Exception as exc:  # whatever the decoder chokes on costs this entry only
                 yield Problem(path, line, f"entry '{block.key}' cannot be read: {_reason(exc)}")
         elif isinstance(block, ParsingFailedBlock):
             number += 1
@@ -221,7 +222,7 @@ def _record(entry: Entry, fields: dict, parent: dict, path: Path, line: int | No
             continue
         if isinstance(value, list):
             record.extra[key] = [name.name for name in _names(value)]
-        elif key == "pdf" or value.strip():
+        elif value.strip():
             record.extra[key] = inline(latex_to_text(value))
     for key in ("journal", "booktitle"):
         if fields.get(key) and record.venue != plain(key) and key not in record.extra:

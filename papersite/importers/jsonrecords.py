@@ -16,7 +16,7 @@ from ..errors import Problem
 from . import csljson
 from .flat import Columns, record_from
 from .records import Author, Record, Reader
-from .text import inline, light_latex, link_for, paragraphs, parse_date, status_from
+from .text import inline, light_latex, link_for, paragraphs, status_from
 
 _DECODER = json.JSONDecoder()
 

@@ -224,7 +224,7 @@ def light_latex(value: str, markdown: bool = False) -> str:
 def _decode_run(run: str, markdown: bool) -> str:
     try:
         return latex_to_text(run, markdown)
-    except (ValueError, RecursionError):
+    except Exception:  # a macro pylatexenc cannot read stays as written
         return run
 
 
