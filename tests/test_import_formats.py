@@ -127,6 +127,18 @@ def test_bibtex_pmlr_volume_gives_its_papers_venue_and_date(tmp_path):
     assert gala.ids["openreview"] == "Kp4kzYpGbz"
 
 
+def test_bibtex_from_dblp():
+    records, problems = read("dblp.bib")
+    assert problems == []
+    paper, corr = records
+    assert paper.title == ("GALA3D: Towards Text-to-3D Complex Scene Generation via Layout-guided "
+                           "Generative Gaussian Splatting")
+    assert names(paper) == ["Xiaoyu Zhou", "Xingjian Ran", "Jun Zhu"]  # DBLP's homonym number dropped
+    assert paper.venue == "Forty-first International Conference on Machine Learning, ICML 2024, Vienna, Austria, July 21-27, 2024"
+    assert (paper.venue_kind, paper.ids["openreview"]) == ("conference", "Kp4kzYpGbz")
+    assert (corr.venue, corr.venue_kind, corr.ids["arxiv"]) == ("arXiv", "preprint", "2402.07207")
+
+
 def test_bibtex_crossref_concatenation_and_case_insensitive_fields(tmp_path):
     bib = tmp_path / "x.bib"
     bib.write_text('@string{conf = {Conference on Things}}\n'

@@ -44,6 +44,8 @@ CONSUMED = {"title", "author", "abstract", "year", "month", "date", "booktitle",
 # What a paper takes from its crossref'd (or the file's one) @proceedings entry.
 INHERITED = {"booktitle", "year", "month", "date", "published", "publisher", "address", "volume",
              "series", "organization"}
+# DBLP numbers people who share a name ("Jun Zhu 0001"); the number is no part of the name.
+DBLP_HOMONYM = re.compile(r"\s+\d{4}$")
 # Zotero's `file` is a path on the exporting computer: meaningless on a site, and private.
 PRIVATE = {"file"}
 PREPRINT = re.compile(r"\barxiv\b|\bcorr\b|biorxiv|medrxiv|chemrxiv|preprint|ssrn", re.IGNORECASE)
@@ -247,7 +249,7 @@ def _names(value) -> list[Author]:
             continue
         words = [inline(latex_to_text(word)) for word in (*parts.first, *parts.von, *parts.last)]
         jr = [inline(latex_to_text(word)) for word in parts.jr]
-        name = inline(" ".join(words + jr))
+        name = DBLP_HOMONYM.sub("", inline(" ".join(words + jr)))
         if name and name.lower() != "others":
             authors.append(Author(name))
     return authors
