@@ -202,7 +202,10 @@ def test_csv_column_mapping_names_unusual_headers(tmp_path):
         "A Mapped Title", ["Ada Lovelace", "Alan Turing"], "Text.", {"Room": "B1"})
     _, problems = read(path, context=ImportContext(columns={"title": "Headline"}))
     assert [str(p) for p in problems] == [
-        f"{path}:1: column 'Headline' (mapped to title) is not in the header; columns: Paper Name, Presenters, Blurb, Room"]
+        f"{path}:1: --column title=Headline: no column 'Headline' in the header; columns: Paper Name, Presenters, "
+        f"Blurb, Room"]
+    _, problems = read(path, context=ImportContext(columns={"titel": "Paper Name"}))
+    assert problems[0].message.startswith("--column titel=Paper Name: unknown field 'titel' (fields: title, authors")
 
 
 @pytest.mark.parametrize("cell, expected", [

@@ -2,7 +2,7 @@
 
 Column names are matched case-insensitively, ignoring spaces, `_`, `-` and `/`
 ("Paper Title", "paper_title", "speakers/authors"); a mapping {our field: their column}
-(the import command's column option) names unusual ones. Whatever no field takes goes to
+(the import command's `--column FIELD=HEADER`) names unusual ones. Whatever no field takes goes to
 `extra` under its own name.
 """
 from __future__ import annotations
@@ -61,12 +61,12 @@ class Columns:
             by_norm.setdefault(_norm(name), name)
         for ours, theirs in (mapping or {}).items():
             if ours not in ALIASES:
-                self.problems.append(f"unknown field '{ours}' in the column mapping "
+                self.problems.append(f"--column {ours}={theirs}: unknown field '{ours}' "
                                      f"(fields: {', '.join(FIELDS)})")
                 continue
             column = theirs if theirs in self.names else by_norm.get(_norm(theirs))
             if column is None:
-                self.problems.append(f"column '{theirs}' (mapped to {ours}) is not in the header; "
+                self.problems.append(f"--column {ours}={theirs}: no column '{theirs}' in the header; "
                                      f"columns: {', '.join(self.names)}")
                 continue
             self.field_of[column] = ours
