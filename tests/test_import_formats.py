@@ -232,8 +232,10 @@ def test_json_object_holding_an_array_with_paperlists_names():
         "GALA3D: Layout-guided Gaussians", ["Xiaoyu Zhou", "Xingjian Ran", "Yajiao Xiong"], "oral", ["3D", "Gaussians"])
     assert gala.abstract == "An abstract with *emphasis* and 100% of the ~budget."
     assert gala.links["code"] == "https://github.com/example/gala3d" and gala.ids["openreview"] == "ZzZ111"
-    assert gala.extra == {"track": "main", "aff": "PKU"}
-    assert (untitled.title, untitled.line) == ("", 6)  # the importer reports a record without a title
+    assert [(a.affiliation, a.orcid) for a in gala.authors] == [
+        ("Peking University", "0000-0002-1825-0097"), ("", ""), ("Google DeepMind; McGill University", "")]
+    assert gala.extra == {"track": "main", "gs_citation": -1}  # e-mail domains left out
+    assert (untitled.title, untitled.line) == ("", 8)  # the importer reports a record without a title
 
 
 def test_json_lines_event_export_marks_non_papers_and_keeps_going():

@@ -8,6 +8,7 @@ Column names are matched case-insensitively, ignoring spaces, `_`, `-` and `/`
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from ..errors import Problem
@@ -99,6 +100,7 @@ def record_from(row: dict, columns: Columns, path: Path, line: int | None, numbe
     record.title = inline(light_latex(text.get("title", "")))
     record.abstract = paragraphs(light_latex(text.get("abstract", ""), markdown=True), keep_lines=True)
     record.authors = _authors(values.get("authors"))
+    _per_author(record, values.get("authors"))
     year, date = parse_date(text.get("date"))
     if text.get("year"):
         given, _ = parse_date(text["year"])
@@ -130,6 +132,36 @@ def record_from(row: dict, columns: Columns, path: Path, line: int | None, numbe
             record.extra[kind] = value
     _ids_from_links(record, text)
     return record
+
+
+# Columns that hold one value per author, in the authors' order (paperlists: "aff", "orcid").
+PER_AUTHOR = {"aff": "affiliation", "affiliation": "affiliation", "affiliations": "affiliation",
+              "orcid": "orcid", "orcids": "orcid"}
+# E-mail addresses (or their domains) are private: they stay out of the catalog.
+PRIVATE = {"email", "emails", "emailaddress", "affdomain"}
+
+
+def _per_author(record: Record, cell) -> None:
+    """Affiliations and ORCIDs given as `;`-separated columns aligned with a `;`-separated author cell
+    ("+" joins one author's several affiliations)."""
+    for column in [c for c in record.extra if _norm(c) in PRIVATE]:
+        del record.extra[column]
+    if not isinstance(cell, str) or ";" not in cell:
+        return
+    for column in [c for c in record.extra if _norm(c) in PER_AUTHOR]:
+        values = record.extra[column]
+        parts = values.split(";") if isinstance(values, str) else []
+        if len(parts) != len(record.authors):
+            continue
+        kind = PER_AUTHOR[_norm(column)]
+        for i, (author, part) in enumerate(zip(record.authors, parts)):
+            if kind == "orcid":
+                found = re.search(r"\d{4}-\d{4}-\d{4}-\d{3}[\dX]", part)
+                author = replace(author, orcid=found[0]) if found else author
+            elif part.strip():
+                author = replace(author, affiliation="; ".join(inline(a) for a in part.split("+") if a.strip()))
+            record.authors[i] = author
+        del record.extra[column]
 
 
 def _ids_from_links(record: Record, text: dict) -> None:
