@@ -146,6 +146,7 @@ def test_bibtex_crossref_concatenation_and_case_insensitive_fields(tmp_path):
                    '@proceedings{other, title = {Other}}\n'
                    '@INPROCEEDINGS{a, TITLE = "A {\\"U}ber Paper", AUTHOR = "Doe, J.", CROSSREF = {things24},\n'
                    '  Month = "9"}\n'
+                   '@misc{empty, title = {Empty Month}, year = 2020, month = {}}\n'
                    '@misc{b, title = {T}, Title = {U}}\n'
                    '@misc{c, title = {Web}, howpublished = {\\url{https://example.org/c}},\n'
                    '  file = {Full Text:/home/ada/Zotero/storage/ABCD/c.pdf:application/pdf}}\n', encoding="utf-8")
@@ -153,7 +154,8 @@ def test_bibtex_crossref_concatenation_and_case_insensitive_fields(tmp_path):
     a = by_key(records)["a"]
     assert (a.title, names(a), a.venue, a.date) == ("A Über Paper", ["J. Doe"],
                                                     "Proceedings of the Conference on Things 2024", "2024-09")
-    assert [str(p) for p in problems] == [f"{bib}:6: entry 'b' cannot be read: field 'title' given twice "
+    assert by_key(records)["empty"].date == "2020"
+    assert [str(p) for p in problems] == [f"{bib}:7: entry 'b' cannot be read: field 'title' given twice "
                                           f"(as 'title' and 'Title')"]
     c = by_key(records)["c"]
     assert c.links == {"url": "https://example.org/c"} and "file" not in c.extra  # a local path stays private

@@ -261,7 +261,8 @@ def _dates(record: Record, raw) -> None:
         found = re.search(r"\d{4}", raw("year"))
         year = int(found[0]) if found else None
         date = f"{year:04d}" if year else ""
-        month = month_number(latex_to_text(raw("month")).split("~")[0].split()[0]) if raw("month").strip() else None
+        words = latex_to_text(raw("month")).replace("~", " ").split()  # "jul # ~15" reads "July 15"
+        month = month_number(words[0]) if words else None
         if year and month:
             day = raw("day").strip()
             date = f"{year:04d}-{month:02d}" + (f"-{int(day):02d}" if day.isdigit() and 1 <= int(day) <= 31 else "")
