@@ -44,6 +44,10 @@ CONSUMED = {"title", "author", "abstract", "year", "month", "date", "booktitle",
 # What a paper takes from its crossref'd (or the file's one) @proceedings entry.
 INHERITED = {"booktitle", "year", "month", "date", "published", "publisher", "address", "volume",
              "series", "organization"}
+# DBLP numbers people who share a name ("Jun Zhu 0001"); the number is no part of the name.
+DBLP_HOMONYM = re.compile(r"\s+\d{4}$")
+# Zotero's `file` is a path on the exporting computer: meaningless on a site, and private.
+PRIVATE = {"file"}
 PREPRINT = re.compile(r"\barxiv\b|\bcorr\b|biorxiv|medrxiv|chemrxiv|preprint|ssrn", re.IGNORECASE)
 CONFERENCE_TYPES = {"inproceedings", "conference"}
 PREPRINT_TYPES = {"misc", "unpublished", "online", "techreport", "report", "preprint", "electronic"}
@@ -100,6 +104,8 @@ class _ResolveMacros(middlewares.BlockMiddleware):
 
 def _concatenated(raw: str) -> list[str]:
     """`{Proc. } # icml # "2024"` -> its parts: `#` outside braces and quotes joins."""
+    if "#" not in raw:
+        return [raw]
     parts, depth, quoted, start = [], 0, False, 0
     for i, char in enumerate(raw):
         if char == "\\":
@@ -121,7 +127,7 @@ def read(path: Path, text: str, context) -> Reader:
     stack = [_ResolveMacros(context.macros), middlewares.SeparateCoAuthors(name_fields=NAME_FIELDS),
              middlewares.SplitNameParts(name_fields=NAME_FIELDS)]
     library = bibtexparser.parse_string(text, parse_stack=stack)
-    entries = {block.key: block for block in library.blocks if isinstance(block, Entry)}
+    entries = {block.key.lower(): block for block in library.blocks if isinstance(block, Entry)}
     volumes = [e for e in entries.values() if e.entry_type.lower() == "proceedings"]
     # A PMLR proceedings file describes its volume once; its papers carry no booktitle or year.
     volume = _fields(volumes[0]) if len(volumes) == 1 else {}
@@ -132,9 +138,10 @@ def read(path: Path, text: str, context) -> Reader:
             line = _line(block)
             try:
                 fields = _fields(block)
-                parent = _fields(entries[fields["crossref"]]) if fields.get("crossref") in entries else volume
+                crossref = str(fields.get("crossref", "")).strip().lower()
+                parent = _fields(entries[crossref]) if crossref in entries else volume
                 yield _record(block, fields, parent, path, line, number)
-            except (ValueError, RecursionError, IndexError, TypeError) as exc:
+            except Exception as exc:  # whatever the decoder chokes on costs this entry only
                 yield Problem(path, line, f"entry '{block.key}' cannot be read: {_reason(exc)}")
         elif isinstance(block, ParsingFailedBlock):
             number += 1
@@ -167,7 +174,8 @@ def _failure(path: Path, block: ParsingFailedBlock) -> Problem:
         return Problem(path, line, f"entry '{block.ignore_error_block.key}': field '{keys}' given twice")
     if isinstance(block, MiddlewareErrorBlock):
         key = getattr(block.ignore_error_block, "key", "?")
-        return Problem(path, line, f"entry '{key}' cannot be read: {_reason(block.error)}")
+        hint = "; separate names with ' and '" if "Too many commas" in str(block.error) else ""
+        return Problem(path, line, f"entry '{key}' cannot be read: {_reason(block.error)}{hint}")
     reason = inline(getattr(block.error, "abort_reason", "") or str(block.error)) or type(block.error).__name__
     return Problem(path, line, f"not valid BibTeX ({reason.rstrip('.')}): is a brace or quote missing?")
 
@@ -203,11 +211,8 @@ def _record(entry: Entry, fields: dict, parent: dict, path: Path, line: int | No
     if (kind == "article" or kind in PREPRINT_TYPES) and (PREPRINT.search(signals) or (
             kind in PREPRINT_TYPES and (raw("eprint") or "arxiv.org" in raw("url")))):
         record.venue_kind = "preprint"
-        if not record.venue or PREPRINT.search(journal):
-            name = PREPRINT.search(signals)
-            record.venue = {"corr": "arXiv", "preprint": "arXiv"}.get(name[0].lower(), name[0]) if name else "arXiv"
-            if record.venue.lower() == "arxiv":
-                record.venue = "arXiv"
+        if not record.venue or PREPRINT.search(journal):  # "arXiv preprint arXiv:2401.01234" names no venue
+            record.venue = _server(signals)
 
     _dates(record, raw)
     record.keywords = split_list(plain("keywords"))
@@ -215,16 +220,24 @@ def _record(entry: Entry, fields: dict, parent: dict, path: Path, line: int | No
     _links(record, raw, plain, kind)
 
     for key, value in fields.items():
-        if key in CONSUMED or key in record.extra:
+        if key in CONSUMED or key in PRIVATE or key in record.extra:
             continue
         if isinstance(value, list):
             record.extra[key] = [name.name for name in _names(value)]
-        elif key == "pdf" or value.strip():
+        elif value.strip():
             record.extra[key] = inline(latex_to_text(value))
     for key in ("journal", "booktitle"):
         if fields.get(key) and record.venue != plain(key) and key not in record.extra:
             record.extra[key] = plain(key)
     return record
+
+
+def _server(text: str) -> str:
+    """The preprint server a text names: CoRR is arXiv's listing in DBLP."""
+    for name in ("bioRxiv", "medRxiv", "ChemRxiv", "SSRN"):
+        if name.lower() in text.lower():
+            return name
+    return "arXiv"
 
 
 def _names(value) -> list[Author]:
@@ -236,7 +249,7 @@ def _names(value) -> list[Author]:
             continue
         words = [inline(latex_to_text(word)) for word in (*parts.first, *parts.von, *parts.last)]
         jr = [inline(latex_to_text(word)) for word in parts.jr]
-        name = inline(" ".join(words + jr))
+        name = DBLP_HOMONYM.sub("", inline(" ".join(words + jr)))
         if name and name.lower() != "others":
             authors.append(Author(name))
     return authors
@@ -248,7 +261,8 @@ def _dates(record: Record, raw) -> None:
         found = re.search(r"\d{4}", raw("year"))
         year = int(found[0]) if found else None
         date = f"{year:04d}" if year else ""
-        month = month_number(latex_to_text(raw("month")).split("~")[0].split()[0]) if raw("month").strip() else None
+        words = latex_to_text(raw("month")).replace("~", " ").split()  # "jul # ~15" reads "July 15"
+        month = month_number(words[0]) if words else None
         if year and month:
             day = raw("day").strip()
             date = f"{year:04d}-{month:02d}" + (f"-{int(day):02d}" if day.isdigit() and 1 <= int(day) <= 31 else "")
@@ -282,6 +296,9 @@ def _links(record: Record, raw, plain, kind: str) -> None:
             record.links["openreview"] = f"https://openreview.net/forum?id={oid}"
         elif link_for("url", url):
             record.links["url"] = link_for("url", url)
+    howpublished = re.search(r"https?://[^\s{}]+", raw("howpublished"))  # @misc{..., howpublished = {\url{...}}}
+    if howpublished and "url" not in record.links and link_for("url", howpublished[0]):
+        record.links["url"] = link_for("url", howpublished[0])
     for field, link_kind in LINK_FIELDS.items():
         value = raw(field).strip()
         if not value or link_kind in record.links:

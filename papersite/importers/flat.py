@@ -2,12 +2,13 @@
 
 Column names are matched case-insensitively, ignoring spaces, `_`, `-` and `/`
 ("Paper Title", "paper_title", "speakers/authors"); a mapping {our field: their column}
-(the import command's column option) names unusual ones. Whatever no field takes goes to
+(the import command's `--column FIELD=HEADER`) names unusual ones. Whatever no field takes goes to
 `extra` under its own name.
 """
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from ..errors import Problem
@@ -61,12 +62,12 @@ class Columns:
             by_norm.setdefault(_norm(name), name)
         for ours, theirs in (mapping or {}).items():
             if ours not in ALIASES:
-                self.problems.append(f"unknown field '{ours}' in the column mapping "
+                self.problems.append(f"--column {ours}={theirs}: unknown field '{ours}' "
                                      f"(fields: {', '.join(FIELDS)})")
                 continue
             column = theirs if theirs in self.names else by_norm.get(_norm(theirs))
             if column is None:
-                self.problems.append(f"column '{theirs}' (mapped to {ours}) is not in the header; "
+                self.problems.append(f"--column {ours}={theirs}: no column '{theirs}' in the header; "
                                      f"columns: {', '.join(self.names)}")
                 continue
             self.field_of[column] = ours
@@ -99,6 +100,7 @@ def record_from(row: dict, columns: Columns, path: Path, line: int | None, numbe
     record.title = inline(light_latex(text.get("title", "")))
     record.abstract = paragraphs(light_latex(text.get("abstract", ""), markdown=True), keep_lines=True)
     record.authors = _authors(values.get("authors"))
+    _per_author(record, values.get("authors"))
     year, date = parse_date(text.get("date"))
     if text.get("year"):
         given, _ = parse_date(text["year"])
@@ -132,6 +134,36 @@ def record_from(row: dict, columns: Columns, path: Path, line: int | None, numbe
     return record
 
 
+# Columns that hold one value per author, in the authors' order (paperlists: "aff", "orcid").
+PER_AUTHOR = {"aff": "affiliation", "affiliation": "affiliation", "affiliations": "affiliation",
+              "orcid": "orcid", "orcids": "orcid"}
+# E-mail addresses (or their domains) are private: they stay out of the catalog.
+PRIVATE = {"email", "emails", "emailaddress", "affdomain"}
+
+
+def _per_author(record: Record, cell) -> None:
+    """Affiliations and ORCIDs given as `;`-separated columns aligned with a `;`-separated author cell
+    ("+" joins one author's several affiliations)."""
+    for column in [c for c in record.extra if _norm(c) in PRIVATE]:
+        del record.extra[column]
+    if not isinstance(cell, str) or ";" not in cell:
+        return
+    for column in [c for c in record.extra if _norm(c) in PER_AUTHOR]:
+        values = record.extra[column]
+        parts = values.split(";") if isinstance(values, str) else []
+        if len(parts) != len(record.authors):
+            continue
+        kind = PER_AUTHOR[_norm(column)]
+        for i, (author, part) in enumerate(zip(record.authors, parts)):
+            if kind == "orcid":
+                found = re.search(r"\d{4}-\d{4}-\d{4}-\d{3}[\dX]", part)
+                author = replace(author, orcid=found[0]) if found else author
+            elif part.strip():
+                author = replace(author, affiliation="; ".join(inline(a) for a in part.split("+") if a.strip()))
+            record.authors[i] = author
+        del record.extra[column]
+
+
 def _ids_from_links(record: Record, text: dict) -> None:
     doi = bare_doi(text.get("doi", ""))
     if doi:
@@ -139,12 +171,11 @@ def _ids_from_links(record: Record, text: dict) -> None:
     arxiv = text.get("arxiv", "") or (text.get("url", "") if "arxiv.org" in text.get("url", "") else "")
     if arxiv_id(arxiv):
         record.ids["arxiv"] = arxiv_id(arxiv)
-    for candidate in (text.get("openreview", ""), text.get("url", ""), text.get("pdf", "")):
-        if candidate and ("openreview.net" in candidate or candidate is text.get("openreview")):
-            found = openreview_id(candidate)
-            if found:
-                record.ids["openreview"] = found
-                break
+    candidates = [text.get("openreview", "")] + [text.get(k, "") for k in ("url", "pdf")
+                                                  if "openreview.net" in text.get(k, "")]
+    found = next((openreview_id(c) for c in candidates if c and openreview_id(c)), "")
+    if found:
+        record.ids["openreview"] = found
 
 
 def _text(value) -> str:

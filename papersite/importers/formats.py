@@ -66,6 +66,8 @@ def detect_format(path: Path) -> str | None:
     with path.open("rb") as file:
         head = file.read(HEAD_BYTES).decode("utf-8", "ignore").lstrip("\ufeff")
     extension = EXTENSIONS.get(path.suffix.lower())
+    if extension in ("csv", "tsv"):  # a table's first cell may start with anything
+        return extension
     start = head.lstrip()
     if start.startswith("<"):
         if re.search(r"<(\w+:)?OAI-PMH\b", head):
@@ -76,17 +78,15 @@ def detect_format(path: Path) -> str | None:
     if start[:1] in "[{":
         from . import jsonrecords
         return jsonrecords.flavour(path)
-    if re.search(r"^\s*@\s*[A-Za-z]+\s*[{(]", head, re.MULTILINE) and extension not in ("csv", "tsv"):
+    if re.search(r"^\s*@\s*[A-Za-z]+\s*[{(]", head, re.MULTILINE):
         return "bibtex"
     if re.search(r"^TY  - ", head, re.MULTILINE):
         return "ris"
-    if extension in ("csv", "tsv"):
-        return extension
     first = next((line.strip() for line in head.splitlines() if line.strip()), "")
     if len(first) <= 200 and SEED_HEADER.match(first):
         return "seed"
-    if first.count("\t") >= 1 and not extension:
-        return "tsv"
+    if not extension and re.search(r"\btitle\b", first, re.IGNORECASE):  # a header row, without a .csv
+        return "tsv" if "\t" in first else "csv" if ("," in first or ";" in first) else None
     return extension
 
 

@@ -16,21 +16,50 @@ from ..errors import Problem
 from . import csljson
 from .flat import Columns, record_from
 from .records import Author, Record, Reader
-from .text import inline, light_latex, link_for, paragraphs, parse_date, status_from
+from .text import inline, light_latex, link_for, paragraphs, status_from
 
 _DECODER = json.JSONDecoder()
+
+
+def _decode(text: str, pos: int):
+    """json's raw_decode, with nesting too deep for it reported like any other syntax error."""
+    try:
+        return _DECODER.raw_decode(text, pos)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", text, pos) from None
 _SPACE = re.compile(r"\s*")
 
 
 def flavour(path: Path) -> str:
     """'openreview', 'csljson' or 'json', from the file's first record."""
+    for _, item in _records(path):
+        return classify(item) if isinstance(item, dict) else "json"
+    return "json"
+
+
+JSON_LINES = (".jsonl", ".ndjson")
+
+
+def _records(path: Path):
+    """(line, value or Problem) for every record of the file; JSON Lines files are streamed."""
+    if path.suffix.lower() in JSON_LINES:
+        number = 0
+        try:
+            with path.open(encoding="utf-8-sig") as file:
+                for number, raw in enumerate(file, start=1):
+                    if raw.strip():
+                        yield number, _line_value(path, number, raw)
+        except OSError as exc:
+            yield None, Problem(path, None, f"cannot read: {exc.strerror or exc}")
+        except UnicodeDecodeError as exc:
+            yield number + 1, Problem(path, number + 1, f"not UTF-8 text ({exc.reason}): save the file as UTF-8")
+        return
     from .formats import read_text
     text = read_text(path)
     if isinstance(text, Problem):
-        return "json"
-    for _, item in _items(path, text):
-        return classify(item) if isinstance(item, dict) else "json"
-    return "json"
+        yield text.line, text
+        return
+    yield from _items(path, text)
 
 
 def classify(item: dict) -> str:
@@ -46,14 +75,9 @@ def classify(item: dict) -> str:
 
 
 def read(path: Path, context, name: str) -> Reader:
-    from .formats import read_text
-    text = read_text(path)
-    if isinstance(text, Problem):
-        yield text
-        return
     columns = None
     number = 0
-    for line, item in _items(path, text):
+    for line, item in _records(path):
         if isinstance(item, Problem):
             yield item
             continue
@@ -98,7 +122,7 @@ def _items(path: Path, text: str):
         if text[pos] == "[":
             yield from _array(text, pos, lines)
             return
-        first, end = _DECODER.raw_decode(text, pos)
+        first, end = _decode(text, pos)
         rest = _SPACE.match(text, end).end()
         if rest < len(text):  # more values follow: JSON Lines
             yield lines.at(pos), first
@@ -119,7 +143,7 @@ def _array(text: str, pos: int, lines: "_Lines"):
     if text.startswith("]", pos):
         return
     while True:
-        value, end = _DECODER.raw_decode(text, pos)
+        value, end = _decode(text, pos)
         yield lines.at(pos), value
         pos = _SPACE.match(text, end).end()
         if text.startswith(",", pos):
@@ -134,12 +158,12 @@ def _inner_array(text: str, pos: int) -> int | None:
     """Where the first member of the object at pos that is an array of objects starts."""
     pos = _SPACE.match(text, pos + 1).end()
     while pos < len(text) and text[pos] == '"':
-        _, pos = _DECODER.raw_decode(text, pos)
+        _, pos = _decode(text, pos)
         pos = _SPACE.match(text, pos).end() + 1  # past ':'
         pos = _SPACE.match(text, pos).end()
         if text.startswith("[", pos) and text.startswith("{", _SPACE.match(text, pos + 1).end()):
             return pos
-        _, pos = _DECODER.raw_decode(text, pos)
+        _, pos = _decode(text, pos)
         pos = _SPACE.match(text, pos).end()
         if text.startswith(",", pos):
             pos = _SPACE.match(text, pos + 1).end()
@@ -148,12 +172,20 @@ def _inner_array(text: str, pos: int) -> int | None:
 
 def _json_lines(path: Path, text: str, pos: int, lines: "_Lines"):
     for number, raw in enumerate(text[pos:].split("\n"), start=lines.at(pos)):
-        if not raw.strip():
-            continue
-        try:
-            yield number, json.loads(raw)
-        except json.JSONDecodeError as exc:
-            yield number, Problem(path, number, f"not valid JSON: {exc.msg} (column {exc.colno})")
+        if raw.strip():
+            yield number, _line_value(path, number, raw)
+
+
+def _line_value(path: Path, number: int, raw: str):
+    """The one JSON value of a line of JSON Lines, or the Problem with it."""
+    raw = raw.strip()
+    try:
+        value, end = _decode(raw, 0)
+        if end != len(raw):
+            raise json.JSONDecodeError("more than one value on the line", raw, _SPACE.match(raw, end).end())
+        return value
+    except json.JSONDecodeError as exc:
+        return Problem(path, number, f"not valid JSON: {exc.msg} (column {exc.colno})")
 
 
 class _Lines:

@@ -43,7 +43,7 @@ def read(path: Path, context, tsv: bool = False) -> Reader:
                 return
             if not columns.has("title") and not columns.has("abstract"):
                 yield Problem(path, 1, f"no title or abstract column among: {', '.join(header)} "
-                                       f"(name one with the column option, e.g. title=\"{header[0]}\")")
+                                       f"(name one with --column title=\"{header[0]}\")")
                 return
             number, line = 0, rows.line_num + 1
             for cells in rows:

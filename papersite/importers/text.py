@@ -5,6 +5,7 @@ typesets it. Everything else is decoded to plain Unicode, or to Markdown for abs
 """
 from __future__ import annotations
 
+import logging
 import re
 from functools import lru_cache
 
@@ -13,7 +14,12 @@ from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_la
 
 from ..yamlsource import FORBIDDEN_CHARACTERS
 
-MATH = re.compile(r"(?<!\\)\$\$.+?(?<!\\)\$\$|(?<!\\)\$.+?(?<!\\)\$|\\\(.+?\\\)|\\\[.+?\\\]", re.S)
+# pylatexenc logs what it cannot convert; the text is kept as written, which is all a reader can do.
+logging.getLogger("pylatexenc").addHandler(logging.NullHandler())
+
+MATH = re.compile(r"(?<!\\)\$\$.+?(?<!\\)\$\$|(?<!\\)\$.+?(?<!\\)\$|\\\(.+?\\\)|\\\[.+?\\\]"
+                  r"|\\begin\{(?P<env>equation|align|alignat|gather|multline|eqnarray|displaymath|math)(?P<star>\*?)\}"
+                  r".*?\\end\{(?P=env)(?P=star)\}", re.S)
 # URLs must reach the page byte for byte: LaTeX would read `~` as a space and `%` as a comment.
 _URL_MACRO = re.compile(r"\\url\s*\{([^{}]*)\}")
 _HREF_MACRO = re.compile(r"\\href\s*\{([^{}]*)\}")
@@ -58,9 +64,11 @@ def latex_to_text(value: str, markdown: bool = False) -> str:
     """Decode a LaTeX field (BibTeX): accents, protective braces, dashes, quotes; math kept.
 
     `markdown` turns \\emph, \\textbf, \\href, \\url into Markdown (for abstracts).
+    Only the macros and braced groups go through pylatexenc (it reads about 12,000 characters
+    a second); the plain text between them needs no more than its dashes, quotes and ties.
     Raises on input the decoder cannot handle (the caller reports the entry).
     """
-    if not any(c in value for c in "\\{}~%&#-`'$"):
+    if not any(c in value for c in "\\{}~-`'"):
         return value
     held: list[str] = []
 
@@ -68,22 +76,128 @@ def latex_to_text(value: str, markdown: bool = False) -> str:
         held.append(url)
         return _HOLD.format(len(held) - 1)
 
-    text = _URL_MACRO.sub(lambda m: "\\url{" + hold(m[1].strip()) + "}", value)
-    text = _HREF_MACRO.sub(lambda m: "\\href{" + hold(m[1].strip()) + "}", text)
-    text = _BARE_URL.sub(lambda m: hold(m[0]), text)
+    text = value
+    if "\\url" in text:
+        text = _URL_MACRO.sub(lambda m: "\\url{" + hold(m[1].strip()) + "}", text)
+    if "\\href" in text:
+        text = _HREF_MACRO.sub(lambda m: "\\href{" + hold(m[1].strip()) + "}", text)
+    if "://" in text:
+        text = _BARE_URL.sub(lambda m: hold(m[0]), text)
+    text = _decode(text, markdown)
+    return _HELD.sub(lambda m: held[int(m[1])], text) if held else text
+
+
+def _decode(text: str, markdown: bool) -> str:
+    maths = [m.span() for m in MATH.finditer(text)] if "$" in text or "\\(" in text or "\\[" in text else []
+    out, pos, next_math, size = [], 0, 0, len(text)
+    while pos < size:
+        while next_math < len(maths) and maths[next_math][1] <= pos:
+            next_math += 1
+        math = maths[next_math] if next_math < len(maths) else (size, size)
+        if math[0] <= pos:
+            out.append(text[pos:math[1]])
+            pos = math[1]
+        elif text[pos] == "{" and not text.startswith("{\\", pos):  # protective braces: drop them
+            end = _group_end(text, pos)
+            out.append(_decode(text[pos + 1:end - 1 if text[end - 1] == "}" else end], markdown))
+            pos = end
+        elif text[pos] in "\\{":
+            end = _island_end(text, pos)
+            out.append(_decoder(markdown).latex_to_text(_escape_specials(text[pos:end]),
+                                                        latex_context=_walker_context(), tolerant_parsing=True))
+            pos = end
+        elif text[pos] == "}":  # a brace that closes nothing
+            pos += 1
+        else:
+            found = _LATEX_START.search(text, pos)
+            stop = min(found.start() if found else size, math[0])
+            out.append(_ligatures(text[pos:stop]))
+            pos = stop
+    return "".join(out)
+
+
+_LATEX_START = re.compile(r"[\\{}]")
+_LIGATURES = re.compile(r"---|--|``|''|~")
+_LIGATURE = {"---": "\u2014", "--": "\u2013", "``": "\u201c", "''": "\u201d", "~": " "}
+_ACCENTS = "'`^\"~=.uvHtcdbkr"
+
+
+def _ligatures(text: str) -> str:
+    return _LIGATURES.sub(lambda m: _LIGATURE[m.group()], text)
+
+
+def _escape_specials(text: str) -> str:
     pieces, last = [], 0
     for math in MATH.finditer(text):
         pieces.append(_BARE_SPECIAL.sub(r"\\\1", text[last:math.start()]))
         pieces.append(math.group())
         last = math.end()
     pieces.append(_BARE_SPECIAL.sub(r"\\\1", text[last:]))
-    decoded = _decoder(markdown).latex_to_text("".join(pieces), latex_context=_walker_context(),
-                                                tolerant_parsing=True)
-    return _HELD.sub(lambda m: held[int(m[1])], decoded)
+    return "".join(pieces)
+
+
+def _group_end(text: str, pos: int, close: str = "}") -> int:
+    """The index after the brace (or bracket) closing the one at pos; the end of text if none does."""
+    depth, i, size, opening = 0, pos, len(text), text[pos]
+    while i < size:
+        char = text[i]
+        if char == "\\":
+            i += 2
+            continue
+        if char == opening:
+            depth += 1
+        elif char == close:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return size
+
+
+def _island_end(text: str, pos: int) -> int:
+    """Where the macro (with its arguments) or the braced group starting at pos ends."""
+    size = len(text)
+    if text[pos] == "{":
+        return _group_end(text, pos)
+    i = pos + 1
+    if i >= size:
+        return size
+    if not text[i].isalpha():
+        i += 1
+        if text[pos + 1] in _ACCENTS and i < size and not text[pos + 1].isalpha():
+            if text[i] == "{":
+                return _group_end(text, i)
+            if text[i] == "\\":
+                return _island_end(text, i)
+            if text[i].isalpha():
+                return i + 1
+        return i
+    while i < size and text[i].isalpha():
+        i += 1
+    if i < size and text[i] == "*":
+        i += 1
+    if text[pos + 1:i] in _ACCENTS and len(text[pos + 1:i]) == 1 and i < size and text[i] == " ":
+        return min(i + 2, size)  # \\c c, \\v s
+    while True:
+        k = i
+        while k < size and text[k] in " \t":
+            k += 1
+        if k < size and text[k] == "{":
+            i = _group_end(text, k)
+        elif k < size and text[k] == "[" and text[pos + 1:pos + 5] == "cite":
+            i = _group_end(text, k, "]")
+        else:
+            return i
 
 
 # A macro with its braced arguments, or a braced accent group such as {\"o}.
-_MACRO_RUN = re.compile(r"\{\\[^{}]*\}|\\(?:[A-Za-z]+\*?(?:\s*\{[^{}]*\})*|[^A-Za-z\s](?:\{[^{}]*\}|[A-Za-z])?)")
+# Only text macros: accents, escaped specials, emphasis, links. Anything else in plain text
+# (\\underline, \\frac outside $...$) is more likely math with lost dollars than LaTeX to decode.
+_TEXT_MACRO = (r"(?:['`^\"~=.]|[cvuHdbkr](?![A-Za-z]))\s?(?:\{\\?[A-Za-z]?\}|\\?[A-Za-z])"
+               r"|[%&#_${}]|(?:ss|o|O|aa|AA|ae|AE|oe|OE|l|L|i|j)(?![A-Za-z])(?:\{\})?"
+               r"|(?:emph|textit|textbf|texttt|textsl|textsc|textrm|url|href|footnote|LaTeX|TeX)(?![A-Za-z])"
+               r"(?:\s*\{[^{}]*\})*")
+_MACRO_RUN = re.compile(r"\{\{\\(?:" + _TEXT_MACRO + r")\}\}|\{\\(?:" + _TEXT_MACRO + r")\}|\\(?:" + _TEXT_MACRO + ")")
 
 
 def light_latex(value: str, markdown: bool = False) -> str:
@@ -110,13 +224,14 @@ def light_latex(value: str, markdown: bool = False) -> str:
 def _decode_run(run: str, markdown: bool) -> str:
     try:
         return latex_to_text(run, markdown)
-    except (ValueError, RecursionError):
+    except Exception:  # a macro pylatexenc cannot read stays as written
         return run
 
 
 def inline(text: str) -> str:
     """One line: whitespace runs to one space, control characters dropped."""
-    text = FORBIDDEN_CHARACTERS.sub("", text)
+    if not text.isprintable():
+        text = FORBIDDEN_CHARACTERS.sub("", text)
     return " ".join(text.split())
 
 
