@@ -29,7 +29,8 @@ import click  # noqa: E402
 from papersite.config import load_config  # noqa: E402
 from papersite.deploy import deploy_site  # noqa: E402
 from papersite.errors import SiteError  # noqa: E402
-from papersite.importer import import_files  # noqa: E402
+from papersite.importers import import_files  # noqa: E402
+from papersite.importers.formats import FORMATS  # noqa: E402
 from papersite.pipeline import build_and_write  # noqa: E402
 from papersite.serve import Preview, exposure_warning  # noqa: E402
 from papersite.watch import watch_and_build  # noqa: E402
@@ -133,26 +134,41 @@ def cli():
 
 @cli.command("import")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--venue", metavar="SLUG", help="Put every record in this venue of site.yaml (else each record's own).")
+@click.option("--format", "fmt", metavar="NAME",
+              help=f"Read the files as this format: {', '.join(FORMATS)} (else detected from each file).")
+@click.option("--column", "columns", metavar="FIELD=HEADER", multiple=True,
+              help="CSV/TSV: read FIELD (title, authors, abstract, ...) from the column named HEADER. Repeatable.")
 @config_option
-def import_command(paths, config_path):
-    """Import abstracts from PATHS into content/.
+def import_command(paths, venue, fmt, columns, config_path):
+    """Import papers from PATHS into content/.
 
-    Reads files of the seed format (a header line such as "ICML 2024 Papers",
-    then abstracts separated by blank lines) and writes one Markdown file per
-    abstract, with a derived title and topics. Re-importing changes nothing;
-    a file you edited is never overwritten. New venues are added to site.yaml.
+    Reads BibTeX, CSL-JSON, RIS, CSV/TSV, JSON records and OpenReview notes,
+    arXiv Atom and OAI-PMH XML, and the seed text format (a header line such
+    as "ICML 2024 Papers", then abstracts separated by blank lines; titles and
+    topics are derived). One Markdown file per paper; re-importing updates
+    papers in place and changes nothing when nothing changed; a file you
+    edited is never overwritten. New venues are added to site.yaml. Exits 1
+    when a record could not be read, after importing the others.
     """
+    mapping = {}
+    for column in columns:
+        name, sep, header = column.partition("=")
+        if not sep or not name.strip() or not header.strip():
+            fail(SiteError(f"--column: expected FIELD=HEADER such as title=Paper Title, not '{column}'"))
+        mapping[name.strip()] = header.strip()
     try:
         config = load_config(config_path)
-        report = import_files(list(paths), config, config_path)
+        report = import_files(list(paths), config, config_path, venue=venue, fmt=fmt, columns=mapping)
     except SiteError as error:
         fail(error)
-    for path in report.skipped_edited:
-        click.echo(f"skipped {path}: edited by hand, not overwritten", err=True)
+    for notice in report.notices:
+        click.echo(str(notice), err=True)
     for slug in report.venues_added:
         click.echo(f"added venue '{slug}' to {config_path}: check its name and full_name")
-    click.echo(f"Imported {len(report.created)} new, {len(report.updated)} updated, "
-               f"{len(report.unchanged)} unchanged, {len(report.skipped_edited)} skipped (edited).")
+    click.echo(report.summary())
+    if report.problems:
+        sys.exit(1)
 
 
 @cli.command()

@@ -53,9 +53,9 @@ def test_import_reports_what_it_did(site, tmp_path):
     seed.write_text("ICML 2024 Papers\n\nWe propose FooNet, a network for testing importers with care.\n")
     result = run("import", seed, "--config", site.root / "site.yaml")
     assert result.exit_code == 0, result.output
-    assert "Imported 1 new, 0 updated, 0 unchanged, 0 skipped (edited)." in result.output
+    assert result.output.endswith("1 record read: 1 created, 0 updated, 0 unchanged, 0 skipped.\n")
     assert run("import", seed, "--config", site.root / "site.yaml").output.endswith(
-        "Imported 0 new, 0 updated, 1 unchanged, 0 skipped (edited).\n")
+        "1 record read: 0 created, 0 updated, 1 unchanged, 0 skipped.\n")
 
 
 def test_readme_test_command_is_what_ci_runs():

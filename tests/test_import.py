@@ -1,101 +1,516 @@
-"""The importer: seed text -> content files; idempotent; never overwrites an edit."""
+"""The importer core: records -> content files a build accepts; identity across imports
+(updates in place, never duplicates, never overwrites an edit); venues; the summary."""
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
 import pytest
 import yaml
+from click.testing import CliRunner
 
+from build import cli
 from papersite.config import load_config
-from papersite.content import load_papers
-from papersite.errors import SiteError
-from papersite.importer import import_files, read_seed_text
+from papersite.content import load_papers, split_front_matter
+from papersite.errors import Problem, SiteError
+from papersite.importers import import_records
+from papersite.importers.identity import TextIndex, record_id
+from papersite.importers.records import Author, Record
+from papersite.importers.seed import read_seed
 from tests.conftest import ROOT, SEEDS
+
+TODAY = "2025-03-04"
+
+
+@pytest.fixture(autouse=True)
+def fixed_today(monkeypatch):
+    monkeypatch.setenv("PAPERSITE_TODAY", TODAY)
 
 
 @pytest.fixture
 def seeded(site):
-    """A tiny site with the real taxonomy and the seed venues."""
+    """A tiny site with the real taxonomy and one of the seed venues."""
     taxonomy = yaml.safe_load((ROOT / "papersite" / "default_topics.yaml").read_text())
     site.write("site.yaml", "# my comment stays\ntitle: T\n" + yaml.safe_dump(taxonomy) +
-               "venues:\n  - slug: icml-2024\n    name: ICML 2024\n    year: 2024\n")
+               "venues:\n  - slug: icml-2024\n    name: ICML 2024\n    year: 2024\n"
+               "    aliases: [Proc. ICML 2024]\n  # a comment after the venues\n")
     return site
 
 
-def run_import(site, paths=SEEDS):
-    return import_files(list(paths), load_config(site.root / "site.yaml"), site.root / "site.yaml")
+def run(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
 
 
-def stamps(site):
-    return {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted((site.root / "content").rglob("*"))
-            if p.is_file()}
+def run_import(site, *args):
+    return run("import", *args, "--config", site.root / "site.yaml")
 
 
-def test_read_seed_text_splits_abstracts_with_lines():
-    entries = read_seed_text(SEEDS[0])
-    assert entries[0].venue_name == "ICML 2024" and entries[0].year == 2024
-    assert entries[0].line == 3
-    assert entries[0].abstract.startswith("Grokking, or delayed generalization")
-    assert sum(len(read_seed_text(p)) for p in SEEDS) == 57
+def records(site, *items, seed=False, venue=None, today=None):
+    """Import Records (as a reader yields them) into the site: the core without any format."""
+    return import_records([(list(items), seed)], site.config, site.root / "site.yaml", venue=venue, today=today)
 
 
-def test_import_all_seeds_then_build_them(seeded):
-    report = run_import(seeded)
-    assert len(report.created) == 57 and not report.skipped_edited
-    assert report.venues_added == ["iclr-2024"]  # icml-2024 was declared already
+def record(number=1, title="Sparse Graph Learning", abstract="We study sparse graphs and their spectra.",
+           authors=("Ada Lovelace", "Alan Turing"), venue="ICML 2024", year=2024, **fields) -> Record:
+    return Record(source=Path("export.json"), line=None, number=number, title=title, abstract=abstract,
+                  authors=[a if isinstance(a, Author) else Author(a) for a in authors], venue=venue, year=year,
+                  **fields)
+
+
+def snapshot(site) -> dict[str, bytes]:
+    """Every byte of the catalog: content/ (manifest included) and site.yaml."""
+    files = {p.relative_to(site.root).as_posix(): p.read_bytes() for p in (site.root / "content").rglob("*")
+             if p.is_file()}
+    files["site.yaml"] = (site.root / "site.yaml").read_bytes()
+    return files
+
+
+def content_files(site) -> list[Path]:
+    return sorted((site.root / "content").rglob("*.md"))
+
+
+def front(path: Path) -> dict:
+    return yaml.safe_load(split_front_matter(path.read_text())[0])
+
+
+class Page(HTMLParser):
+    """The parts of a paper page a reader looks at: h1, the authors line, the abstract."""
+
+    def __init__(self, html: str):
+        super().__init__(convert_charrefs=True)
+        self.text = {"h1": "", "authors": "", "abstract": ""}
+        self._open: list[str | None] = []
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        classes = (dict(attrs).get("class") or "").split()
+        part = "h1" if tag == "h1" else "authors" if "authors" in classes else \
+            "abstract" if "abstract" in classes else None
+        if tag not in ("br", "img", "meta", "link", "input", "hr"):
+            self._open.append(part)
+
+    def handle_endtag(self, tag):
+        if self._open:
+            self._open.pop()
+
+    def handle_data(self, data):
+        for part in reversed(self._open):
+            if part:
+                self.text[part] += data
+                break
+
+
+def build_pages(site, tmp_path) -> dict[str, Page]:
+    out = tmp_path / "out"
+    result = run("build", "-q", "--config", site.root / "site.yaml", "-o", out)
+    assert result.exit_code == 0, result.output
+    return {p.parent.name: Page(p.read_text()) for p in (out / "papers").glob("*/index.html")}
+
+
+def squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+# --- Seed text through the CLI -----------------------------------------------------
+
+def test_seed_reader_yields_records_with_lines():
+    items = list(read_seed(SEEDS[0]))
+    assert all(isinstance(item, Record) for item in items)
+    assert items[0].venue == "ICML 2024" and items[0].year == 2024 and items[0].line == 3
+    assert items[0].abstract.startswith("Grokking, or delayed generalization") and items[0].title == ""
+    assert sum(len(list(read_seed(p))) for p in SEEDS) == 57
+
+
+def test_seeds_import_build_and_show_their_abstracts(seeded, tmp_path):
+    result = run_import(seeded, *SEEDS)
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1] == "57 records read: 57 created, 0 updated, 0 unchanged, 0 skipped."
+    assert "added venue 'iclr-2024'" in result.output
     config = load_config(seeded.root / "site.yaml")
     assert [v.slug for v in config.venues] == ["icml-2024", "iclr-2024"]
     assert (seeded.root / "site.yaml").read_text().startswith("# my comment stays\n")
+    assert "# a comment after the venues" in (seeded.root / "site.yaml").read_text()
     papers = load_papers(config)
-    assert len(papers) == 57
     assert len({p.id for p in papers}) == 57 and len({p.slug for p in papers}) == 57
     for paper in papers:
-        assert 1 <= len(paper.topics) <= 3
-        assert paper.title and len(paper.title) <= 90 and not paper.title.startswith("We ")
-        assert paper.authors == ()
-    assert {p.venue for p in papers} == {"icml-2024", "iclr-2024"}
+        assert 1 <= len(paper.topics) <= 3 and paper.title_derived and paper.title_source.startswith("derived:") and paper.added == TODAY
+    pages = build_pages(seeded, tmp_path)
+    grokking = next(p for p in papers if p.abstract.startswith("Grokking, or delayed"))
+    assert squash(pages[grokking.slug].text["h1"]) == grokking.title
+    assert squash(pages[grokking.slug].text["abstract"]).startswith("Abstract Grokking, or delayed generalization")
 
 
-def test_reimport_changes_nothing(seeded):
-    run_import(seeded)
-    before = stamps(seeded)
-    config_before = (seeded.root / "site.yaml").read_text()
-    report = run_import(seeded)
-    assert len(report.unchanged) == 57 and not report.created and not report.updated
-    assert stamps(seeded) == before
-    assert (seeded.root / "site.yaml").read_text() == config_before
+def test_a_second_import_changes_no_byte(seeded):
+    run_import(seeded, *SEEDS)
+    before = snapshot(seeded)
+    mtimes = {p: p.stat().st_mtime_ns for p in content_files(seeded)}
+    result = run_import(seeded, *SEEDS)
+    assert result.output == "57 records read: 0 created, 0 updated, 57 unchanged, 0 skipped.\n"
+    assert snapshot(seeded) == before
+    assert {p: p.stat().st_mtime_ns for p in content_files(seeded)} == mtimes
 
 
-def test_an_edited_file_is_never_overwritten(seeded):
-    run_import(seeded)
-    target = sorted((seeded.root / "content" / "icml-2024").glob("*.md"))[0]
+def test_an_edited_file_survives_and_is_reported(seeded):
+    run_import(seeded, SEEDS[0])
+    target = content_files(seeded)[0]
     edited = target.read_text().replace("authors: []", "authors: [Ada Lovelace]")
     target.write_text(edited)
-    report = run_import(seeded)
-    assert report.skipped_edited == [target]
+    result = run_import(seeded, SEEDS[0])
+    assert result.exit_code == 0
     assert target.read_text() == edited
-    assert len(report.unchanged) == 56
+    shown = target.relative_to(seeded.root).as_posix()
+    assert re.search(rf"^{re.escape(shown)}: skipped: edited by hand, not overwritten \(the record at "
+                     rf".*000_85b5dcf3920078f0.txt:\d+\)$", result.output, re.MULTILINE)
+    assert result.output.splitlines()[-1] == ("19 records read: 0 created, 0 updated, 18 unchanged, "
+                                              "1 skipped (1 edited by hand).")
 
 
-def test_a_renamed_file_is_found_by_its_id(seeded):
-    run_import(seeded)
-    target = sorted((seeded.root / "content" / "icml-2024").glob("*.md"))[0]
+def test_a_renamed_file_is_found_by_its_id_and_still_updated(seeded, tmp_path):
+    seed = tmp_path / "s.txt"
+    seed.write_text("ICML 2024\n\nWe propose FooNet, a network for testing importers with care.\n")
+    run_import(seeded, seed)
+    [target] = content_files(seeded)
     renamed = target.with_name("my-better-name.md")
     target.rename(renamed)
-    report = run_import(seeded)
-    assert not report.created
-    assert not target.exists() and renamed.exists()
+    seed.write_text("ICML 2024\n\nWe propose FooNet, a network for testing importers with great care.\n")
+    result = run_import(seeded, seed)
+    assert result.output.splitlines()[-1].startswith("1 record read: 0 created, 1 updated")
+    assert content_files(seeded) == [renamed] and "great care" in renamed.read_text()
 
 
-def test_a_bad_header_names_the_file_and_line(seeded, tmp_path):
+def test_a_typo_fixed_seed_abstract_updates_the_paper(seeded, tmp_path):
+    seed = tmp_path / "icml.txt"
+    original = SEEDS[0].read_text()
+    seed.write_text(original)
+    run_import(seeded, seed)
+    before = {p: front(p) for p in content_files(seeded)}
+    grokking = next(p for p in before if "Grokking, or delayed" in p.read_text())
+    fixed = original.replace("Grokking, or delayed generalization", "Grokking, or delayed generalisation", 1)
+    fixed = fixed.replace("near zero training error", "near-zero training error", 1)
+    seed.write_text(fixed)
+    result = run_import(seeded, seed, "--venue", "icml-2024")
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1].startswith("19 records read: 0 created, 1 updated, 18 unchanged")
+    assert content_files(seeded) == sorted(before)
+    assert "near-zero training error" in grokking.read_text()
+    assert front(grokking)["id"] == before[grokking]["id"]  # the id stays, though the text's hash changed
+    assert run_import(seeded, seed).output.splitlines()[-1].endswith("0 updated, 19 unchanged, 0 skipped.")
+
+
+def test_the_same_seed_abstract_twice_is_one_paper(seeded, tmp_path):
+    seed = tmp_path / "twice.txt"
+    seed.write_text("ICML 2024\n\n" + "We propose FooNet, a network for testing.\n\n" * 2)
+    result = run_import(seeded, seed)
+    assert re.search(r"twice.txt:5: skipped: duplicate of .*twice.txt:3 \(same id 'icml2024-[0-9a-f]{10}'\)",
+                     result.output)
+    assert result.output.splitlines()[-1] == ("2 records read: 1 created, 0 updated, 0 unchanged, "
+                                              "1 skipped (1 duplicate).")
+    assert result.exit_code == 0 and len(content_files(seeded)) == 1
+
+
+def test_a_bad_seed_file_is_reported_and_the_others_imported(seeded, tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text("\nSome papers without a year\n\nAn abstract.\n")
-    with pytest.raises(SiteError, match=r"bad.txt:2: expected a header with a venue and year"):
-        run_import(seeded, [bad])
+    good = tmp_path / "good.txt"
+    good.write_text("ICML 2024\n\nWe propose FooNet, a network for testing importers with care.\n")
+    result = run_import(seeded, bad, good)
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    assert f"{bad}:2: expected a header with a venue and year such as 'ICML 2024 Papers'" in result.output
+    assert result.output.splitlines()[-1] == ("2 records read: 1 created, 0 updated, 0 unchanged, "
+                                              "1 skipped (1 unreadable).")
+    assert len(content_files(seeded)) == 1
 
 
-def test_a_new_venue_is_appended_to_site_yaml(seeded, tmp_path):
-    new = tmp_path / "neurips.txt"
-    new.write_text("NeurIPS 2023 Papers\n\nWe propose FooNet, a network for testing importers.\n")
-    report = run_import(seeded, [new])
-    assert report.venues_added == ["neurips-2023"]
-    config = load_config(seeded.root / "site.yaml")
-    assert config.venues[-1].name == "NeurIPS 2023" and config.venues[-1].year == 2023
-    [paper] = load_papers(config)
-    assert paper.venue == "neurips-2023" and paper.year == 2023
+@pytest.mark.parametrize("manifest, message", [
+    ('["icml-2024/a.md"]', r"content/\.imported\.json:1: expected an object mapping file paths to hashes, not a list"),
+    ('{\n "icml-2024/a.md": 3\n}', r"content/\.imported\.json:2: the hash of 'icml-2024/a.md' must be a string"),
+    ('{"icml-2024/a.md": ', r"content/\.imported\.json:1: not valid JSON \(Expecting value\)"),
+])
+def test_a_damaged_manifest_stops_the_import_before_anything_is_written(seeded, tmp_path, manifest, message):
+    seeded.write("content/.imported.json", manifest)
+    before = snapshot(seeded)
+    result = run_import(seeded, SEEDS[0])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert re.fullmatch(rf"Error: .*{message}.*: restore it from git, or delete it .*\n", result.output)
+    assert len(result.output.splitlines()) == 1
+    assert snapshot(seeded) == before
+
+
+def test_added_is_the_day_first_seen_and_is_kept(seeded, tmp_path, monkeypatch):
+    seed = tmp_path / "s.txt"
+    seed.write_text("ICML 2024\n\nWe propose FooNet, a network for testing importers with care.\n")
+    run_import(seeded, seed)
+    monkeypatch.setenv("PAPERSITE_TODAY", "2025-12-31")
+    seed.write_text("ICML 2024\n\nWe propose FooNet, a network for testing importers with more care.\n")
+    run_import(seeded, seed)
+    [path] = content_files(seeded)
+    assert front(path)["added"] == TODAY and "more care" in path.read_text()
+    monkeypatch.setenv("PAPERSITE_TODAY", "31/12/2025")
+    result = run_import(seeded, seed)
+    assert result.exit_code == 1 and result.output == ("Error: PAPERSITE_TODAY: must be a date such as 2024-07-21, "
+                                                       "not '31/12/2025'\n")
+
+
+# --- Records of other formats (as their readers yield them) --------------------------
+
+def test_records_become_pages_with_their_title_authors_and_abstract(seeded, tmp_path):
+    report = records(seeded,
+                     record(1, title="Sparse Graphs: $O(n)$ Bounds", authors=[
+                         Author("Ada Lovelace", orcid="0000-0002-1825-0097", affiliation="Analytical Engines"),
+                         Author("Alan Turing")],
+                         abstract="First paragraph about *graphs*.\n\nSecond paragraph.",
+                         ids={"arxiv": "2402.07207"}, links={"pdf": "https://example.org/a.pdf"},
+                         status="oral", date="2024-07-21", keywords=["Reinforcement Learning"]),
+                     record(2, title="<script>alert(1)</script> A Paper Without Abstract", abstract="",
+                            authors=("Grace Hopper",)))
+    assert len(report.created) == 2 and not report.problems
+    papers = {p.title: p for p in load_papers(seeded.config)}
+    sparse = papers["Sparse Graphs: $O(n)$ Bounds"]
+    assert sparse.id == "arxiv-2402.07207" and sparse.status == "oral" and sparse.date == "2024-07-21"
+    assert sparse.people[0].orcid == "0000-0002-1825-0097" and sparse.authors == ("Ada Lovelace", "Alan Turing")
+    assert dict(sparse.links) == {"pdf": "https://example.org/a.pdf", "arxiv": "https://arxiv.org/abs/2402.07207"}
+    assert sparse.topics == ("reinforcement-learning",) and sparse.title_source == "" and sparse.added == TODAY
+    assert "bibtex_key" not in front(sparse.source)
+    pages = build_pages(seeded, tmp_path)
+    page = pages[sparse.slug]
+    assert "Ada Lovelace" in page.text["authors"] and "Alan Turing" in page.text["authors"]
+    assert "First paragraph about graphs." in squash(page.text["abstract"])
+    empty = pages[papers["<script>alert(1)</script> A Paper Without Abstract"].slug]
+    assert squash(empty.text["h1"]) == "<script>alert(1)</script> A Paper Without Abstract"  # text, not markup
+    assert "No abstract is available" in empty.text["abstract"] and "Grace Hopper" in empty.text["authors"]
+
+
+def test_ids_come_from_the_strongest_identifier():
+    def rid(**ids):
+        return record_id(ids, {}, "A Title", "An abstract.", "icml-2024")
+    assert rid(openreview="AbC_12-x", arxiv="2402.07207", doi="10.1/x", key="k") == "openreview-AbC_12-x"
+    assert rid(arxiv="2402.07207v3", doi="10.1/x", key="k") == "arxiv-2402.07207"
+    assert rid(doi="https://doi.org/10.1145/ABC.12", key="k") == "doi-10.1145-abc.12"
+    assert re.fullmatch(r"doi-10.1145-abc-12-[0-9a-f]{6}", rid(doi="10.1145/abc(12)"))
+    assert rid(key="[x]") != rid(key="%x")
+    assert rid(key="smith2024:graphs") == "icml2024-smith2024-graphs"
+    assert re.fullmatch(r"icml2024-t[0-9a-f]{10}", rid())
+    assert rid() == record_id({}, {}, "a  title!", "Another abstract.", "icml-2024")  # the normalised title
+    assert rid() != record_id({}, {}, "A Title", "", "icml-2024", "Ada Lovelace")  # and the first author
+    assert record_id({}, {}, "", "Seed text.", "icml-2024") == "icml2024-" + __import__("hashlib").sha1(
+        b"seed text.").hexdigest()[:10]
+    assert record_id({}, {"arxiv": "https://arxiv.org/abs/2402.07207v1"}, "T", "", "x") == "arxiv-2402.07207"
+    assert re.fullmatch(r"icml2024-h[0-9a-f]{10}", rid(key="ключ"))  # nothing URL-safe left: a hash
+
+
+def test_an_updated_export_updates_the_file_in_place(seeded):
+    first = record(1, title="Sparse Grahp Learning", abstract="We study sparse graphs.", ids={"doi": "10.1145/sg"})
+    records(seeded, first)
+    [path] = content_files(seeded)
+    records(seeded, record(1, title="Sparse Graph Learning", abstract="We study sparse graphs and spectra.",
+                           authors=("Ada Lovelace", "Alan Turing", "Grace Hopper"), ids={"doi": "10.1145/SG"}),
+            today="2030-01-01")
+    assert content_files(seeded) == [path]
+    data = front(path)
+    assert data["title"] == "Sparse Graph Learning" and data["authors"][-1] == "Grace Hopper"
+    assert data["added"] == TODAY and data["id"] == "doi-10.1145-sg"
+    assert path.read_text().endswith("We study sparse graphs and spectra.\n")
+
+
+def test_a_fixed_title_without_identifier_updates_by_its_abstract(seeded):
+    abstract = "We study sparse graphs, their spectra and how random walks mix on them in few steps."
+    records(seeded, record(1, title="Sparse Grahp Learning", abstract=abstract))
+    report = records(seeded, record(1, title="Sparse Graph Learning", abstract=abstract))
+    assert len(report.updated) == 1 and not report.created
+    [path] = content_files(seeded)
+    assert front(path)["title"] == "Sparse Graph Learning"
+
+
+def test_duplicates_in_one_input_and_against_the_catalog_are_reported(seeded):
+    report = records(seeded,
+                     record(1, ids={"arxiv": "2401.00001"}),
+                     record(2, ids={"arxiv": "2401.00001v2"}, title="Another Title"),
+                     record(3, title="Sparse  graph LEARNING", abstract="Other words entirely, here.",
+                            authors=("A. Lovelace",)),
+                     record(4, title="Sparse Graph Learning", authors=("Someone Else",), abstract="Different."))
+    assert [s.reason for s in report.skipped] == ["duplicate", "duplicate"]
+    assert [str(s.where) for s in report.skipped] == [
+        "export.json: record 2: skipped: duplicate of export.json: record 1 (same id 'arxiv-2401.00001')",
+        "export.json: record 3: skipped: duplicate of export.json: record 1 (same title and first author)"]
+    assert len(report.created) == 2  # another first author: another paper
+    again = records(seeded, record(9, title="Sparse graph learning", abstract="Yet another text.",
+                                   ids={"doi": "10.5555/other"}))
+    [skip] = again.skipped
+    assert re.fullmatch(r"export.json: record 9: skipped: duplicate of content/icml-2024/sparse-graph-learning.md "
+                        r"\(same title and first author, another id: 'arxiv-2401.00001'\)", str(skip.where))
+    assert len(content_files(seeded)) == 2
+
+
+def test_a_real_title_replaces_a_derived_one(seeded, tmp_path):
+    seed = tmp_path / "s.txt"
+    abstract = "We propose FooNet, a network for testing importers with care and precision."
+    seed.write_text(f"ICML 2024\n\n{abstract}\n")
+    run_import(seeded, seed)
+    [path] = content_files(seeded)
+    assert front(path)["title_source"].startswith("derived:")
+    fixed = abstract.replace("care", "care,")
+    report = records(seeded, record(1, title="FooNet: Careful Importer Tests", abstract=fixed))
+    assert report.updated == [path]
+    data = front(path)
+    assert data["title"] == "FooNet: Careful Importer Tests" and "title_source" not in data
+    assert data["authors"] == ["Ada Lovelace", "Alan Turing"]
+    # and the seed text, imported again, does not take the real title back
+    result = run_import(seeded, seed)
+    assert "which has a title of its own" in result.output
+    assert front(path)["title"] == "FooNet: Careful Importer Tests"
+
+
+def test_missing_and_unreadable_records_are_reported_and_the_rest_imported(seeded):
+    report = records(seeded, record(1, title=""), Problem(Path("x.bib"), 12, "cannot decode entry 'k'"),
+                     record(3, title="Good Paper"),
+                     record(4, title="Too Long", abstract="word " * 20_000))
+    assert len(report.created) == 1
+    assert [str(p) for p in report.problems] == [
+        "x.bib:12: cannot decode entry 'k'",
+        "export.json: record 4: abstract is 99,999 characters; the limit is 64,000: is a blank line missing "
+        "between two?"]
+    assert [str(s.where) for s in report.skipped] == ["export.json: record 1: skipped: no title"]
+    assert report.summary() == ("4 records read: 1 created, 0 updated, 0 unchanged, 3 skipped "
+                                "(1 no title, 2 unreadable).")
+
+
+# --- Venues ------------------------------------------------------------------------
+
+def test_venues_match_by_name_alias_and_year_and_new_ones_are_declared(seeded):
+    report = records(seeded,
+                     record(1, title="A", venue="icml 2024"),
+                     record(2, title="B", venue="Proc. ICML, 2024"),
+                     record(3, title="C", venue="ICML", year=2024),
+                     record(4, title="D", venue="ICLR.cc/2024/Conference", year=None),
+                     record(5, title="E", venue="Journal of Machine Learning Research", venue_kind="journal",
+                            year=2021),
+                     record(6, title="F", venue="Journal of Machine Learning Research", venue_kind="journal",
+                            year=2023),
+                     record(7, title="G", venue="ICML", year=2023),
+                     record(8, title="H", venue="Proceedings of the 41st Conference on Uncertainty (UAI 2025)",
+                            year=2025))
+    assert not report.problems, report.problems
+    papers = {p.title: p for p in load_papers(seeded.config)}
+    assert {t: papers[t].venue for t in "ABC"} == {"A": "icml-2024", "B": "icml-2024", "C": "icml-2024"}
+    assert report.venues_added == ["iclr-2024", "journal-of-machine-learning-research", "icml-2023", "uai-2025"]
+    venues = {v.slug: v for v in seeded.config.venues}
+    assert (venues["iclr-2024"].name, venues["iclr-2024"].year, venues["iclr-2024"].kind) == \
+        ("ICLR 2024", 2024, "conference")
+    jmlr = venues["journal-of-machine-learning-research"]
+    assert (jmlr.year, jmlr.kind) == (None, "journal") and (papers["E"].year, papers["F"].year) == (2021, 2023)
+    assert venues["uai-2025"].full_name == "Proceedings of the 41st Conference on Uncertainty (UAI 2025)"
+    assert (venues["icml-2023"].name, venues["icml-2023"].aliases) == ("ICML 2023", ())
+    text = (seeded.root / "site.yaml").read_text()
+    assert text.startswith("# my comment stays\n") and "  # a comment after the venues\n" in text
+    before = snapshot(seeded)
+    records(seeded, record(1, title="A", venue="icml 2024"), record(7, title="G", venue="ICML", year=2023))
+    assert snapshot(seeded) == before
+
+
+def test_venue_option_assigns_every_record_and_must_exist(seeded, tmp_path):
+    report = records(seeded, record(1, title="A", venue="Somewhere Else 1999", year=1999), venue="icml-2024")
+    [path] = report.created
+    assert front(path)["venue"] == "icml-2024" and front(path)["extra"] == {"year": 1999}
+    seed = tmp_path / "s.txt"
+    seed.write_text("NeurIPS 2023\n\nWe propose FooNet.\n")
+    result = run_import(seeded, seed, "--venue", "icml-2025")
+    assert result.exit_code == 1
+    assert result.output == "Error: --venue: unknown venue 'icml-2025'; did you mean 'icml-2024'?\n"
+
+
+def test_records_without_a_venue_are_reported_once_per_file(seeded):
+    report = records(seeded, record(1, title="A", venue=""), record(2, title="B", venue=""))
+    assert [str(p) for p in report.problems] == [
+        "export.json: record 1: skipped (2 records, the first here): no venue: pass --venue SLUG to say which "
+        "venue of site.yaml these papers belong to"]
+    assert not report.created and report.summary().endswith("2 skipped (2 unreadable).")
+
+
+def test_near_identical_text_index_finds_edits_not_neighbours():
+    index = TextIndex()
+    texts = [f"Paper {n} studies topic {n * 7919 % 10007} with method {n * 104729 % 10009} and finds effect "
+             f"{n * 1299709 % 10037} on benchmark {n % 97}." for n in range(10_000)]
+    for n, text in enumerate(texts):
+        index.add("v", text, n)
+    assert index.find("v", texts[1234].replace("finds", "reports")) == 1234
+    assert index.find("w", texts[1234]) is None  # another venue
+    assert index.find("v", "Paper 1234 studies something else entirely, with no method at all.") is None
+
+
+def test_a_venue_that_cannot_be_added_automatically_is_an_error(site, tmp_path):
+    site.write("site.yaml", "title: T\nvenues: [{slug: a, name: A 2024, year: 2024}]\n")
+    seed = tmp_path / "s.txt"
+    seed.write_text("NeurIPS 2023\n\nWe propose FooNet.\n")
+    result = run_import(site, seed)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert re.fullmatch(r"Error: .*site.yaml:2: cannot add venues to this 'venues:' list automatically; "
+                        r"add: NeurIPS 2023\n", result.output)
+
+
+def test_the_manifest_is_json_of_paths_to_hashes(seeded, tmp_path):
+    seed = tmp_path / "s.txt"
+    seed.write_text("ICML 2024\n\nWe propose FooNet, a network for testing importers with care.\n")
+    run_import(seeded, seed)
+    manifest = json.loads((seeded.root / "content" / ".imported.json").read_text())
+    [path] = content_files(seeded)
+    assert list(manifest) == [path.relative_to(seeded.root / "content").as_posix()]
+    assert manifest[list(manifest)[0]] == __import__("hashlib").sha256(path.read_bytes()).hexdigest()
+
+
+def test_import_errors_name_the_option(seeded, tmp_path):
+    seed = tmp_path / "s.txt"
+    seed.write_text("ICML 2024\n\nWe propose FooNet.\n")
+    result = run_import(seeded, seed, "--column", "title")
+    assert result.exit_code == 1
+    assert result.output == "Error: --column: expected FIELD=HEADER such as title=Paper Title, not 'title'\n"
+
+
+def test_import_site_error_from_config(tmp_path):
+    (tmp_path / "site.yaml").write_text("title: [\n")
+    seed = tmp_path / "s.txt"
+    seed.write_text("ICML 2024\n\nWe propose FooNet.\n")
+    result = run("import", seed, "--config", tmp_path / "site.yaml")
+    assert result.exit_code == 1 and "Traceback" not in result.output and "site.yaml:" in result.output
+    with pytest.raises(SiteError):
+        load_config(tmp_path / "site.yaml")
+
+
+def test_a_new_paper_never_overwrites_a_file_and_never_hides_as_a_readme(seeded):
+    readme = seeded.write("content/icml-2024/README.md", "Notes about this venue.\n")
+    report = records(seeded, record(1, title="Readme"), record(2, title="Readme", authors=("Grace Hopper",)))
+    assert readme.read_text() == "Notes about this venue.\n"
+    assert sorted(p.name for p in report.created) == ["readme-2.md", "readme-3.md"]
+    assert len(load_papers(seeded.config)) == 2
+
+
+HOSTILE = ["no", "yes", "null", "~", "2024", "1e3", "0x1F", "2024-07-21", "- item", "a: b", "#hash", "[x]",
+           "{y}", "'quote'", '"double"', "back\\slash \\n", "tab\there", "ünïcödé 🙂", "*alias", "&anchor",
+           "!tag", "%x", "@at", "`tick`", "| pipe", "> fold", "  lead and trail  ", "icml-2024", "a-",
+           "<script>alert(1)</script>", "{{ jinja }}", "\u00a0nbsp", "line\u2028sep"]
+
+
+def test_front_matter_reads_back_as_written_whatever_the_text(seeded):
+    report = records(seeded, *[record(n, title=f"T{n} {text}", authors=(text.strip() or "x", f"B{n}"), status=text,
+                                      extra={"note": text, "n": n, "list": [text, None, 1.5]},
+                                      links={"url": "https://example.org/?q=" + text.strip()},
+                                      abstract=f"Abstract {n}: {text}")
+                               for n, text in enumerate(HOSTILE, 1)])
+    assert not report.problems and len(report.created) == len(HOSTILE)
+    papers = sorted(load_papers(seeded.config), key=lambda p: int(p.abstract.split(":")[0].split()[1]))
+    for n, (paper, text) in enumerate(zip(papers, HOSTILE), 1):
+        data = front(paper.source)
+        assert data["title"] == " ".join(f"T{n} {text}".split())
+        assert data["status"] == " ".join(text.split()) or "status" not in data
+        assert {k: data["extra"][k] for k in ("note", "n", "list")} == {"note": text, "n": n, "list": [text, None, 1.5]}
+        if " " in text.strip():  # not a URL: kept, under extra
+            assert data["extra"]["links"] == {"url": "https://example.org/?q=" + text.strip()}
+
+
+def test_titles_and_names_are_kept_as_the_record_gives_them(seeded):
+    title = "Junk DNA: ``Difficult\" Tasks, 80\\% of $\\textit{x}$ — ‘quoted’"
+    records(seeded, record(1, title=title + "\x07", authors=("  Tim   Rocktäschel ",)))
+    [paper] = load_papers(seeded.config)
+    assert paper.title == title and paper.authors == ("Tim Rocktäschel",)

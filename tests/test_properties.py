@@ -4,7 +4,7 @@ Documented failure modes, and nothing else:
 - split_front_matter raises ValueError (no block, or an unclosed one);
 - load_yaml raises SiteError (a Problem naming the line);
 - read_paper never raises: it returns Parsed(paper or problems);
-- read_seed_text and import_files raise SiteError;
+- the seed reader and import_files report problems (never raise anything else);
 - and whatever the importer writes, the build accepts.
 Round trip: seed text -> import -> load_papers gives back each abstract exactly
 (after the importer's documented normalisation: whitespace runs become one
@@ -22,8 +22,9 @@ from hypothesis import strategies as st
 
 from papersite.content import load_papers, read_paper, split_front_matter
 from papersite.derive import derive_title
-from papersite.errors import SiteError
-from papersite.importer import import_files, read_seed_text
+from papersite.errors import Problem, SiteError
+from papersite.importers import import_files
+from papersite.importers.seed import read_seed
 from papersite.pipeline import build_site
 from papersite.yamlsource import load_yaml
 from tests.conftest import TinySite, paper_text
@@ -125,19 +126,16 @@ def test_import_raises_only_site_error_and_writes_what_the_build_accepts(text):
     folder, site = tiny_site()
     with folder:
         seed = site.write("seed.txt", text.encode("utf-8", "surrogatepass"))
-        try:
-            entries = read_seed_text(seed)
-        except SiteError as error:
-            assert all(p.path == seed for p in error.problems)
-        else:
-            assert entries and all(e.abstract for e in entries)
-        try:
-            report = import_files([seed], site.config, site.root / "site.yaml")
-        except SiteError:
-            return
+        items = list(read_seed(seed))
+        problems = [item for item in items if isinstance(item, Problem)]
+        assert all(p.path == seed for p in problems)
+        assert all(item.abstract for item in items if not isinstance(item, Problem))
+        report = import_files([seed], site.config, site.root / "site.yaml", fmt="seed")
+        assert report.problems[:len(problems)] == problems  # then any record the build would refuse
+        assert all(p.path == seed and "\n" not in p.message for p in report.problems)
         papers = load_papers(site.config)  # the build accepts everything the importer wrote
         assert len(papers) == len(report.created)
-        again = import_files([seed], site.config, site.root / "site.yaml")
+        again = import_files([seed], site.config, site.root / "site.yaml", fmt="seed")
         assert again.created == [] and again.updated == [] and len(again.unchanged) == len(papers)
 
 

@@ -40,6 +40,9 @@ class Record:
     links: dict[str, str] = field(default_factory=dict)  # kind (model.LINK_KINDS) -> URL or bare DOI/arXiv id
     ids: dict[str, str] = field(default_factory=dict)  # "openreview", "arxiv" (no version), "doi", "key"
     extra: dict = field(default_factory=dict)  # fields of the source no other field holds (CSV columns...)
+    # Set when the source itself says this is not a paper (a workshop, tutorial or talk of an event
+    # export; a @proceedings volume): the importer counts it as skipped, with this reason.
+    skip_reason: str = ""
 
 
 Reader = Iterator[Record | Problem]

@@ -1,0 +1,132 @@
+"""How long `build.py import` takes, and how much memory, on large exports.
+
+    .venv/bin/python bench/import_speed.py [--bibtex 1500,3000] [--csv 5000,10000]
+
+Each size is a generated file imported by the real CLI (a fresh process: start-up
+included) into a fresh catalog in a temp folder, then imported a second time (every
+record unchanged). Texts come from the real ICML 2024 export
+(../shared/data/icml2024-events.json: titles, authors, abstracts), cycled with a
+numbered title when a size needs more records than it has; without it, from
+bench/synth.py. Memory is the peak RSS of the import process: it should not grow with
+the file (readers stream; the importer keeps a few strings per paper).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+EXPORT = ROOT.parent / "shared" / "data" / "icml2024-events.json"
+if not EXPORT.exists():
+    EXPORT = Path("/work/shared/data/icml2024-events.json")
+
+
+def texts(count: int) -> list[dict]:
+    """count papers {title, authors (list), abstract}, real ones when the export is here."""
+    if EXPORT.exists():
+        papers = [{"title": e["name"], "authors": [a.strip() for a in e["speakers/authors"].split(",") if a.strip()],
+                   "abstract": e.get("abstract") or ""}
+                  for e in json.loads(EXPORT.read_text(encoding="utf-8")) if e.get("type") == "Poster"]
+    else:  # the synthetic catalog's papers, read back from its files
+        sys.path.insert(0, str(ROOT / "bench"))
+        from synth import write_catalog
+        papers = []
+        with tempfile.TemporaryDirectory() as folder:
+            write_catalog(min(count, 3000), Path(folder) / "synth")
+            for path in sorted((Path(folder) / "synth" / "content").rglob("*.md")):
+                _, head, abstract = path.read_text(encoding="utf-8").split("---\n", 2)
+                front = yaml.safe_load(head)
+                papers.append({"title": front["title"], "authors": front["authors"], "abstract": abstract.strip()})
+    out = []
+    for number in range(count):
+        paper = dict(papers[number % len(papers)])
+        if number >= len(papers):  # another paper: another title and text
+            paper["title"] = f"{paper['title']} (part {number // len(papers) + 1})"
+            paper["abstract"] = f"Part {number // len(papers) + 1}. {paper['abstract']}"
+        out.append(paper)
+    return out
+
+
+def bib_escape(text: str) -> str:
+    return text.replace("{", "").replace("}", "") if text.count("{") != text.count("}") else text
+
+
+def write_bibtex(path: Path, count: int) -> None:
+    with path.open("w", encoding="utf-8") as file:
+        file.write("@string{icml = {Proceedings of the 41st International Conference on Machine Learning}}\n\n")
+        for number, paper in enumerate(texts(count)):
+            authors = " and ".join(bib_escape(a) for a in paper["authors"]) or "Anonymous"
+            file.write(f"@inproceedings{{paper{number},\n  title = {{{bib_escape(paper['title'])}}},\n"
+                       f"  author = {{{authors}}},\n  booktitle = icml,\n  year = {{2024}},\n"
+                       f"  abstract = {{{bib_escape(paper['abstract'])}}},\n}}\n\n")
+
+
+def write_csv(path: Path, count: int) -> None:
+    with path.open("w", encoding="utf-8", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(["UID", "title", "authors", "abstract", "venue", "year"])
+        for number, paper in enumerate(texts(count)):
+            writer.writerow([f"p{number}", paper["title"], "|".join(paper["authors"]), paper["abstract"],
+                             "ICML", 2024])
+
+
+def fresh_catalog(folder: Path) -> Path:
+    folder.mkdir()
+    config = yaml.safe_load((ROOT / "site.yaml").read_text(encoding="utf-8"))
+    config["venues"] = [v for v in config["venues"] if v["slug"] == "icml-2024"]
+    (folder / "site.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    (folder / "content").mkdir()
+    return folder / "site.yaml"
+
+
+def timed_import(source: Path, site_yaml: Path) -> tuple[float, float, float, str]:
+    """(seconds, CPU seconds, peak RSS in MB, summary line) of one `build.py import` process
+    (CPU and memory include its workers). CPU time says more than the clock on a busy machine."""
+    start = time.perf_counter()
+    process = subprocess.Popen([sys.executable, str(ROOT / "build.py"), "import", str(source),
+                                "--config", str(site_yaml)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env={**os.environ, "PAPERSITE_TODAY": "2025-01-01"})
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    out = process.stdout.read().decode()
+    process.stdout.close()
+    process.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"import of {source} failed:\n{out}")
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out.strip().splitlines()[-1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bibtex", default="1500,3000", help="entry counts of the BibTeX files")
+    parser.add_argument("--csv", default="5000,10000", help="row counts of the CSV files")
+    args = parser.parse_args()
+    print(f"texts from {EXPORT if EXPORT.exists() else 'bench/synth.py'}")
+    print(f"{'file':<18}{'MB':>6}{'first import':>14}{'CPU':>9}{'peak RSS':>10}{'second':>9}{'CPU':>9}"
+          f"{'peak RSS':>10}")
+    jobs = [("bib", int(n)) for n in args.bibtex.split(",") if n] + [("csv", int(n)) for n in args.csv.split(",") if n]
+    for kind, count in jobs:
+        with tempfile.TemporaryDirectory() as folder:
+            folder = Path(folder)
+            source = folder / f"papers-{count}.{kind}"
+            (write_bibtex if kind == "bib" else write_csv)(source, count)
+            site_yaml = fresh_catalog(folder / "site")
+            first, first_cpu, first_rss, summary = timed_import(source, site_yaml)
+            assert f"{count} records read: {count} created" in summary, summary
+            second, second_cpu, second_rss, summary = timed_import(source, site_yaml)
+            assert f"{count} unchanged" in summary, summary
+            print(f"{source.name:<18}{source.stat().st_size / 1e6:>6.1f}{first:>12.2f} s{first_cpu:>7.2f} s"
+                  f"{first_rss:>7.0f} MB{second:>7.2f} s{second_cpu:>7.2f} s{second_rss:>7.0f} MB", flush=True)
+
+
+if __name__ == "__main__":
+    main()

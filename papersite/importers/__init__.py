@@ -1,0 +1,438 @@
+"""Import papers from other formats into content files.
+
+    report = import_files([Path("papers.bib")], config, Path("site.yaml"), venue="icml-2024")
+
+Readers (formats.py, seed.py) turn each input file into `Record`s; this module
+decides which paper each record is (identity.py), which venue it belongs to
+(venues.py), its topics (derived.py), and writes or updates its content file
+(writer.py). Safety: a file a person edited is never overwritten, re-importing
+the same input changes nothing, and every record that is not imported is in
+the report with its file and line.
+"""
+from __future__ import annotations
+
+import datetime
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from ..config import ORCID, SiteConfig
+from ..content import DATE, MAX_ABSTRACT_CHARS, _normalise_link, find_content_files, slugify
+from ..errors import Problem, SiteError
+from ..model import LINK_KINDS, Venue
+from ..parallel import parallel_map
+from ..yamlsource import FORBIDDEN_CHARACTERS
+from .derived import Topics, title_from, title_mark
+from .identity import TextIndex, family_name, identifiers, record_id, title_key
+from .records import Record
+from .venues import Venues, append_venues
+from .writer import (MANIFEST, Existing, file_hash, one_line, read_manifest, render, scan_catalog, write_atomically,
+                     write_manifest)
+
+__all__ = ["import_files", "import_records", "ImportReport", "Skipped", "TODAY_VARIABLE"]
+
+SLUG_WORDS = 8
+BATCH = 2000  # records derived at once: enough to pay for forking workers, few enough to keep memory flat
+TODAY_VARIABLE = "PAPERSITE_TODAY"  # YYYY-MM-DD: the day recorded as `added` (tests and reproducible runs)
+
+EDITED, DUPLICATE, NO_TITLE, NOT_A_PAPER = "edited by hand", "duplicate", "no title", "not a paper"
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A record that was read but not written, and why."""
+
+    where: Problem  # the record (or the content file it would overwrite) and the reason, as one line
+    reason: str  # EDITED, DUPLICATE, NO_TITLE or NOT_A_PAPER (the source says so: a talk, a deleted record)
+
+
+@dataclass
+class ImportReport:
+    read: int = 0  # records read, the unreadable ones included
+    created: list[Path] = field(default_factory=list)
+    updated: list[Path] = field(default_factory=list)
+    unchanged: list[Path] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)  # records that could not be read or placed
+    unreadable: int = 0  # records those problems stand for (one problem may report a file's many)
+    notices: list[Problem] = field(default_factory=list)  # every skip and problem, in the order met
+    venues_added: list[str] = field(default_factory=list)
+
+    @property
+    def skipped_edited(self) -> list[Path]:
+        return [Path(s.where.path) for s in self.skipped if s.reason == EDITED]
+
+    def summary(self) -> str:
+        """One line: '12 records read: 8 created, 1 updated, 2 unchanged, 1 skipped (1 duplicate).'"""
+        reasons = {}
+        for skip in self.skipped:
+            reasons[skip.reason] = reasons.get(skip.reason, 0) + 1
+        if self.unreadable:
+            reasons["unreadable"] = self.unreadable
+        skipped = sum(reasons.values())
+        order = [EDITED, DUPLICATE, NO_TITLE, NOT_A_PAPER, "unreadable"]
+        why = " (" + ", ".join(f"{reasons[r]} {r}" for r in order if r in reasons) + ")" if reasons else ""
+        return (f"{self.read} record{'s' if self.read != 1 else ''} read: {len(self.created)} created, "
+                f"{len(self.updated)} updated, {len(self.unchanged)} unchanged, {skipped} skipped{why}.")
+
+
+def today_from_environment() -> str:
+    value = os.environ.get(TODAY_VARIABLE, "")
+    if not value:
+        return datetime.date.today().isoformat()
+    try:
+        return datetime.date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise SiteError(Problem(TODAY_VARIABLE, None, f"must be a date such as 2024-07-21, not '{value[:40]}'")) \
+            from None
+
+
+def import_files(paths: list[Path], config: SiteConfig, site_yaml: Path, *, venue: str | None = None,
+                 fmt: str | None = None, columns: dict[str, str] | None = None,
+                 today: str | None = None) -> ImportReport:
+    """Import every record of every file into config's content/ (and new venues into site_yaml).
+
+    Raises SiteError, before writing anything, for what stops the whole import (an unknown
+    --venue, a damaged manifest); problems with single records are in the report."""
+    from . import formats  # the readers load their parsers only when a file needs them
+    if fmt is not None and fmt not in formats.FORMATS:
+        raise SiteError(Problem("--format", None, f"unknown format '{fmt}' (known: {', '.join(formats.FORMATS)})"))
+    context = formats.ImportContext(columns=dict(columns or {}))
+
+    def files():
+        for path in map(Path, paths):
+            refused = _not_a_file(path)
+            if refused:
+                yield [refused], False
+                continue
+            try:
+                name = fmt or formats.detect_format(path)
+            except OSError:
+                name = None  # read_records says why
+            yield formats.read_records(path, name if fmt is None else fmt, context), name == "seed"
+
+    return import_records(files(), config, site_yaml, venue=venue, today=today)
+
+
+def _not_a_file(path: Path) -> Problem | None:
+    """Why a path cannot be read as an export, checked without opening it (a FIFO would hang)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        return Problem(path, None, f"cannot read: {exc.strerror or exc}")
+    return None if stat.S_ISREG(mode) else Problem(path, None, "not a regular file: give the export file itself")
+
+
+def import_records(files: Iterable[tuple[Iterable[Record | Problem], bool]], config: SiteConfig, site_yaml: Path,
+                   *, venue: str | None = None, today: str | None = None) -> ImportReport:
+    """Import records, given file by file as (records and problems, whether titles are derived
+    from the abstracts: seed text)."""
+    importer = _Importer(config, site_yaml, venue, today or today_from_environment())
+    try:
+        for items, seed in files:
+            for item in items:
+                importer.take(item, seed)
+            importer.end_of_file()
+    finally:  # also after Ctrl-C: what was written stays known as the importer's
+        importer.finish()
+    return importer.report
+
+
+class _Importer:
+    def __init__(self, config: SiteConfig, site_yaml: Path, venue: str | None, today: str):
+        self.config, self.site_yaml, self.today = config, site_yaml, today
+        self.venues = Venues(config.venues, venue)
+        self.content = config.content_dir
+        self.manifest = read_manifest(self.content)
+        self.owned_hashes = set(self.manifest.values())
+        self.topics = Topics(config.topics)
+        self.report = ImportReport()
+        self.by_id: dict[str, Existing] = {}
+        self.by_identifier: dict[tuple[str, str], Existing] = {}
+        self.by_title: dict[tuple[str, str, str], Existing] = {}
+        self.taken: set[str] = set()
+        self.no_venue: dict[str, list[Problem]] = {}  # reason -> the records of this file it stopped
+        self.pending: list[tuple[Record | Problem, bool]] = []
+        if self.content.is_dir():  # every URL slug in use, also those of files that do not parse
+            self.taken = {slugify(path.stem) for path in find_content_files(self.content)}
+        self.catalog = scan_catalog(self.content)
+        for paper in self.catalog:
+            self._remember(paper)
+        self.texts: TextIndex | None = None  # made when first needed: a re-import matches by id
+
+    def _remember(self, paper: Existing) -> None:
+        self.by_id.setdefault(paper.id, paper)
+        for identifier in paper.identifiers:
+            self.by_identifier.setdefault(identifier, paper)
+        if not paper.title_derived and paper.title_key:
+            self.by_title.setdefault((paper.venue, paper.title_key, paper.first_author), paper)
+
+    def shown(self, path: Path) -> str:
+        try:
+            return str(path.relative_to(self.config.root))
+        except ValueError:
+            return str(path)
+
+    def take(self, item: Record | Problem, seed: bool) -> None:
+        self.pending.append((item, seed))
+        if len(self.pending) >= BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        """Derive the titles and topics of the pending records on every core (the costly part of
+        an import: 5 ms a paper), then take the records in order (identity needs one at a time)."""
+        pending, self.pending = self.pending, []
+        work = [(item, seed) for item, seed in pending if isinstance(item, Record)]
+        derived = iter(parallel_map(self._derive, work))
+        for item, seed in pending:
+            self._take(item, seed, next(derived) if isinstance(item, Record) else None)
+
+    def _derive(self, job: tuple[Record, bool]) -> tuple[str, str, list[str]] | None:
+        """(title, abstract, topics) of a record, cleaned; None when it will be skipped anyway."""
+        record, seed = job
+        title, abstract = one_line(record.title), _clean_abstract(record.abstract)
+        if record.skip_reason or not (title or seed) or len(abstract) > MAX_ABSTRACT_CHARS:
+            return title, abstract, []
+        if seed:
+            title = title_from(abstract)
+        return title, abstract, self.topics.assign([one_line(k) for k in record.keywords], title, abstract)
+
+    def _take(self, item: Record | Problem, seed: bool, derived) -> None:
+        self.report.read += 1
+        if isinstance(item, Problem):
+            self._problem(item)
+            return
+        try:
+            self._record(item, seed, *derived)
+        except OSError as exc:
+            target = getattr(exc, "filename", None) or item.source
+            self._problem(_at(item, f"cannot write {target}: {exc.strerror or exc}"))
+
+    def end_of_file(self) -> None:
+        """Records stopped for the same venue reason are reported once per file, not once per row."""
+        self.flush()
+        for reason, stopped in self.no_venue.items():
+            first = stopped[0]
+            more = f" ({len(stopped)} records, the first here)" if len(stopped) > 1 else ""
+            self._problem(Problem(first.path, first.line, f"{first.message}{more}: {reason}"), len(stopped))
+        self.no_venue = {}
+
+    def finish(self) -> None:
+        """Save site.yaml's new venues and the manifest: also after an error or Ctrl-C, for
+        what was written (records still pending are not)."""
+        try:
+            if self.venues.added:
+                append_venues(self.site_yaml, self.venues.added)
+                self.report.venues_added = [v.slug for v in self.venues.added]
+            kept = {key: value for key, value in self.manifest.items() if (self.content / key).is_file()}
+            if kept or (self.content / MANIFEST).exists():
+                write_manifest(self.content, kept)
+        except OSError as exc:
+            raise SiteError(Problem(exc.filename or self.content / MANIFEST, None,
+                                    f"cannot write: {exc.strerror or exc}")) from None
+
+    def _problem(self, problem: Problem, records: int = 1) -> None:
+        self.report.problems.append(problem)
+        self.report.notices.append(problem)
+        self.report.unreadable += records
+
+    def _skip(self, where: Problem, reason: str) -> None:
+        self.report.skipped.append(Skipped(where, reason))
+        self.report.notices.append(where)
+
+    def _record(self, record: Record, seed: bool, title: str, abstract: str, topics: list[str]) -> None:
+        """Write, update or skip the paper of one record (title derived already for seed text)."""
+        if record.skip_reason:
+            return self._skip(_at(record, f"skipped: {record.skip_reason}"), NOT_A_PAPER)
+        if not title and not seed:
+            return self._skip(_at(record, "skipped: no title"), NO_TITLE)
+        if len(abstract) > MAX_ABSTRACT_CHARS:
+            self._problem(_at(record, f"abstract is {len(abstract):,} characters; the limit is "
+                                                    f"{MAX_ABSTRACT_CHARS:,}: is a blank line missing between two?"))
+            return
+        venue = self.venues.resolve(record.venue, record.year, record.venue_kind)
+        if isinstance(venue, str):
+            self.no_venue.setdefault(venue, []).append(_at(record, "skipped"))
+            return
+        extra = _clean_data(dict(record.extra))
+        year, date = self._dates(record, venue, extra)
+        if year is None:
+            self._problem(_at(record, f"skipped: no year or date, and venue '{venue.slug}' is a "
+                                                    f"{venue.kind} with no year of its own"))
+            return
+        links = self._links(record, extra)
+        authors = [a for a in record.authors if one_line(a.name)]
+        first = family_name(one_line(authors[0].name)) if authors else ""
+        # seed text is known by its abstract, not by the title derived from it
+        new_id = record_id(record.ids, links, "" if seed else title, abstract, venue.slug, first)
+
+        paper, how = self._match(record, new_id, links, title, abstract, venue, first)
+        if paper is not None:
+            if paper.claimed:
+                return self._skip(_at(record, f"skipped: duplicate of {paper.claimed} ({how})"), DUPLICATE)
+            if how == "same title and first author" and not paper.created:
+                return self._skip(_at(record, f"skipped: duplicate of {self.shown(paper.path)} ({how}, another "
+                                              f"id: '{paper.id}')"), DUPLICATE)
+            paper.claimed = _where(record)
+            if seed and not paper.title_derived:
+                return self._skip(_at(record, f"skipped: duplicate of {self.shown(paper.path)} ({how}), which "
+                                              "has a title of its own"), DUPLICATE)
+
+        front = {"id": paper.id if paper else new_id, "title": title}
+        if seed:
+            front.update(title_mark(title))
+        front["authors"] = [_author(a) for a in authors]
+        front["venue"] = venue.slug
+        front["year"] = year
+        if date:
+            front["date"] = date
+        front["added"] = paper.added if paper and paper.added else self.today
+        status = one_line(record.status)
+        if status:
+            front["status"] = status
+        front["topics"] = topics
+        if links:
+            front["links"] = links
+        if extra:
+            front["extra"] = extra
+        data = render(front, abstract, derived=seed)
+        if paper is not None:
+            return self._update(record, paper, data)
+        self._create(record, front, venue, data, first)
+
+    def _match(self, record: Record, new_id: str, links: dict, title: str, abstract: str, venue: Venue,
+               first: str) -> tuple[Existing | None, str]:
+        """The paper of the catalog (or of this import) a record is, and what matched."""
+        if new_id in self.by_id:
+            return self.by_id[new_id], f"same id '{new_id}'"
+        for identifier in identifiers(record.ids, links):
+            if identifier in self.by_identifier:
+                return self.by_identifier[identifier], f"same {identifier[0]} id '{identifier[1]}'"
+        if abstract and self.catalog:
+            if self.texts is None:
+                self.texts = TextIndex()
+                for paper in self.catalog:
+                    if paper.abstract:
+                        self.texts.add(paper.venue, paper.abstract, paper)
+            paper = self.texts.find(venue.slug, abstract)
+            if paper is not None:
+                return paper, "near-identical abstract"
+        if title:
+            paper = self.by_title.get((venue.slug, title_key(title), first))
+            if paper is not None:
+                return paper, "same title and first author"
+        return None, ""
+
+    def _update(self, record: Record, paper: Existing, data: bytes) -> None:
+        key = paper.path.relative_to(self.content).as_posix()
+        current = paper.path.read_bytes()
+        if current == data:
+            self.manifest[key] = file_hash(data)
+            self.report.unchanged.append(paper.path)
+            return
+        ours = self.manifest.get(key) == file_hash(current) or file_hash(current) in self.owned_hashes
+        if not ours:
+            return self._skip(Problem(self.shown(paper.path), None, f"skipped: edited by hand, not overwritten "
+                                                                    f"(the record at {_where(record)})"), EDITED)
+        write_atomically(paper.path, data)
+        self.manifest[key] = file_hash(data)
+        self.report.updated.append(paper.path)
+
+    def _create(self, record: Record, front: dict, venue: Venue, data: bytes, first: str) -> None:
+        """A new file; remembered without its abstract (near-identical text is matched against the
+        catalog as it was, so memory does not grow with the input)."""
+        words = slugify(front["title"]).split("-")[:SLUG_WORDS]
+        base = "-".join(words) or "paper"
+        folder = self.content / venue.slug
+        slug, n = base, 2
+        # a URL slug of no other paper, and never a file already there (a README the build skips)
+        while slug in self.taken or slug == "readme" or (folder / f"{slug}.md").exists():
+            slug, n = f"{base}-{n}", n + 1
+        self.taken.add(slug)
+        path = folder / f"{slug}.md"
+        write_atomically(path, data, existed=False)
+        self.manifest[path.relative_to(self.content).as_posix()] = file_hash(data)
+        self.report.created.append(path)
+        paper = Existing(path, front["id"], venue.slug, front["title"], front.get("title_source", ""), first,
+                         "", front["added"], identifiers(record.ids, front.get("links", {})),
+                         claimed=_where(record), created=True)
+        self._remember(paper)
+
+    def _dates(self, record: Record, venue: Venue, extra: dict) -> tuple[int | None, str]:
+        """(year, date) as the venue allows them; what it does not is kept in extra."""
+        date = one_line(record.date)
+        if date and not DATE.match(date):
+            extra["date"], date = date, ""
+        year = record.year if record.year is not None else int(date[:4]) if date else None
+        if venue.year is None:
+            return year, date
+        if year is not None and year != venue.year:
+            extra["year"] = year  # the venue of --venue or an alias says otherwise
+        if date and int(date[:4]) != venue.year:
+            extra["date"], date = date, ""
+        return venue.year, date
+
+    def _links(self, record: Record, extra: dict) -> dict[str, str]:
+        """Links as the build accepts them, in LINK_KINDS order; anything else goes to extra['links']."""
+        given = {kind: one_line(str(value)) for kind, value in record.links.items() if one_line(str(value))}
+        for kind, value in identifiers(record.ids, {}):
+            given.setdefault(kind, f"https://openreview.net/forum?id={value}" if kind == "openreview" else value)
+        links, unusable = {}, {}
+        for kind, value in given.items():
+            url = _normalise_link(kind, value) if kind in LINK_KINDS else value
+            if kind in LINK_KINDS and re.match(r"^https?://[^\s/]+\S*$", url, re.IGNORECASE):
+                links[kind] = url
+            else:
+                unusable[kind] = value
+        if unusable:
+            extra["links"] = {**extra.get("links", {}), **unusable} if isinstance(extra.get("links"), dict) \
+                else unusable
+        return {kind: links[kind] for kind in LINK_KINDS if kind in links}
+
+
+def _where(record: Record) -> str:
+    return f"{record.source}:{record.line}" if record.line else f"{record.source}: record {record.number}"
+
+
+def _at(record: Record, message: str) -> Problem:
+    if record.line:
+        return Problem(record.source, record.line, message)
+    return Problem(record.source, None, f"record {record.number}: {message}")
+
+
+def _author(author) -> str | dict:
+    name = one_line(author.name)
+    orcid = one_line(author.orcid).removeprefix("https://orcid.org/").removeprefix("http://orcid.org/")
+    affiliation = one_line(author.affiliation)
+    if not (orcid and ORCID.match(orcid)) and not affiliation:
+        return name
+    person = {"name": name}
+    if orcid and ORCID.match(orcid):
+        person["orcid"] = orcid
+    if affiliation:
+        person["affiliation"] = affiliation
+    return person
+
+
+def _clean_abstract(text: str) -> str:
+    """Paragraphs and line breaks kept (a Markdown list stays one), indentation and trailing
+    spaces dropped (an indented line would read as code), control characters dropped."""
+    text = FORBIDDEN_CHARACTERS.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    lines = [" ".join(line.split()) for line in text.split("\n")]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def _clean_data(value):
+    """extra from a source, as front matter can hold it: text without control characters."""
+    if isinstance(value, str):
+        return FORBIDDEN_CHARACTERS.sub("", value)
+    if isinstance(value, dict):
+        return {FORBIDDEN_CHARACTERS.sub("", str(k)): _clean_data(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean_data(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return FORBIDDEN_CHARACTERS.sub("", str(value))

@@ -1,0 +1,278 @@
+"""JSON: an array of records, an object holding one (`{"papers": [...]}`, OpenReview's
+`{"notes": [...]}`), or JSON Lines; each record a flat object (CSV column names), a CSL-JSON
+item or an OpenReview note (API v1 `content.title`, v2 `content.title.value`).
+
+Records are decoded one at a time from the text, so each gets its line number and a
+syntax error keeps the records before it.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import re
+from pathlib import Path
+
+from ..errors import Problem
+from . import csljson
+from .flat import Columns, record_from
+from .records import Author, Record, Reader
+from .text import inline, light_latex, link_for, paragraphs, status_from
+
+_DECODER = json.JSONDecoder()
+
+
+def _decode(text: str, pos: int):
+    """json's raw_decode, with nesting too deep for it reported like any other syntax error."""
+    try:
+        return _DECODER.raw_decode(text, pos)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", text, pos) from None
+_SPACE = re.compile(r"\s*")
+
+
+def flavour(path: Path) -> str:
+    """'openreview', 'csljson' or 'json', from the file's first record."""
+    for _, item in _records(path):
+        return classify(item) if isinstance(item, dict) else "json"
+    return "json"
+
+
+JSON_LINES = (".jsonl", ".ndjson")
+
+
+def _records(path: Path):
+    """(line, value or Problem) for every record of the file; JSON Lines files are streamed."""
+    if path.suffix.lower() in JSON_LINES:
+        number = 0
+        try:
+            with path.open(encoding="utf-8-sig") as file:
+                for number, raw in enumerate(file, start=1):
+                    if raw.strip():
+                        yield number, _line_value(path, number, raw)
+        except OSError as exc:
+            yield None, Problem(path, None, f"cannot read: {exc.strerror or exc}")
+        except UnicodeDecodeError as exc:
+            yield number + 1, Problem(path, number + 1, f"not UTF-8 text ({exc.reason}): save the file as UTF-8")
+        return
+    from .formats import read_text
+    text = read_text(path)
+    if isinstance(text, Problem):
+        yield text.line, text
+        return
+    yield from _items(path, text)
+
+
+def classify(item: dict) -> str:
+    content = item.get("content")
+    if isinstance(content, dict) and ("title" in content or "abstract" in content):
+        return "openreview"
+    author = item.get("author")
+    if "issued" in item or "container-title" in item or (
+            isinstance(author, list) and author and isinstance(author[0], dict)
+            and {"family", "given", "literal"} & set(author[0])):
+        return "csljson"
+    return "json"
+
+
+def read(path: Path, context, name: str) -> Reader:
+    columns = None
+    number = 0
+    for line, item in _records(path):
+        if isinstance(item, Problem):
+            yield item
+            continue
+        number += 1
+        if not isinstance(item, dict):
+            yield Problem(path, line, f"record {number} is {_kind(item)}, not an object")
+            continue
+        if name == "openreview":
+            yield from _checked(note(item, path, line, number), path, line, number, "an OpenReview note")
+        elif name == "csljson":
+            yield from _checked(csljson.record(item, path, line, number), path, line, number, "a CSL-JSON item")
+        else:
+            if columns is None:  # the first record's keys; a later record may add others
+                columns = Columns(list(item), getattr(context, "columns", None))
+                for message in columns.problems:
+                    yield Problem(path, line, message)
+                if columns.problems:
+                    return
+            unknown = [key for key in item if key not in columns.names]
+            if unknown:
+                columns = Columns(columns.names + unknown, getattr(context, "columns", None))
+            yield record_from(item, columns, path, line, number)
+
+
+def _checked(record, path, line, number, what):
+    yield record if record is not None else Problem(path, line, f"record {number} is not {what}")
+
+
+def _kind(value) -> str:
+    return {list: "a list", str: "a string", int: "a number", float: "a number", bool: "true or false",
+            type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def _items(path: Path, text: str):
+    """(line, value) for every record of the text, or (line, Problem) where it stops being JSON."""
+    lines = _Lines(text)
+    pos = _SPACE.match(text, 0).end()
+    if pos == len(text):
+        yield 1, Problem(path, 1, "empty file: expected a JSON array of records")
+        return
+    try:
+        if text[pos] == "[":
+            yield from _array(text, pos, lines)
+            return
+        first, end = _decode(text, pos)
+        rest = _SPACE.match(text, end).end()
+        if rest < len(text):  # more values follow: JSON Lines
+            yield lines.at(pos), first
+            yield from _json_lines(path, text, rest, lines)
+            return
+        if isinstance(first, dict):
+            inner = _inner_array(text, pos)
+            if inner is not None:
+                yield from _array(text, inner, lines)
+                return
+        yield lines.at(pos), first
+    except json.JSONDecodeError as exc:
+        yield exc.lineno, Problem(path, exc.lineno, f"not valid JSON: {exc.msg} (column {exc.colno})")
+
+
+def _array(text: str, pos: int, lines: "_Lines"):
+    pos = _SPACE.match(text, pos + 1).end()
+    if text.startswith("]", pos):
+        return
+    while True:
+        value, end = _decode(text, pos)
+        yield lines.at(pos), value
+        pos = _SPACE.match(text, end).end()
+        if text.startswith(",", pos):
+            pos = _SPACE.match(text, pos + 1).end()
+        elif text.startswith("]", pos):
+            return
+        else:
+            raise json.JSONDecodeError("expected ',' or ']' after a record", text, pos)
+
+
+def _inner_array(text: str, pos: int) -> int | None:
+    """Where the first member of the object at pos that is an array of objects starts."""
+    pos = _SPACE.match(text, pos + 1).end()
+    while pos < len(text) and text[pos] == '"':
+        _, pos = _decode(text, pos)
+        pos = _SPACE.match(text, pos).end() + 1  # past ':'
+        pos = _SPACE.match(text, pos).end()
+        if text.startswith("[", pos) and text.startswith("{", _SPACE.match(text, pos + 1).end()):
+            return pos
+        _, pos = _decode(text, pos)
+        pos = _SPACE.match(text, pos).end()
+        if text.startswith(",", pos):
+            pos = _SPACE.match(text, pos + 1).end()
+    return None
+
+
+def _json_lines(path: Path, text: str, pos: int, lines: "_Lines"):
+    for number, raw in enumerate(text[pos:].split("\n"), start=lines.at(pos)):
+        if raw.strip():
+            yield number, _line_value(path, number, raw)
+
+
+def _line_value(path: Path, number: int, raw: str):
+    """The one JSON value of a line of JSON Lines, or the Problem with it."""
+    raw = raw.strip()
+    try:
+        value, end = _decode(raw, 0)
+        if end != len(raw):
+            raise json.JSONDecodeError("more than one value on the line", raw, _SPACE.match(raw, end).end())
+        return value
+    except json.JSONDecodeError as exc:
+        return Problem(path, number, f"not valid JSON: {exc.msg} (column {exc.colno})")
+
+
+class _Lines:
+    """Line numbers of text positions, for positions that only grow."""
+
+    def __init__(self, text: str):
+        self.text, self.pos, self.line = text, 0, 1
+
+    def at(self, pos: int) -> int:
+        if pos < self.pos:
+            self.pos, self.line = 0, 1
+        self.line += self.text.count("\n", self.pos, pos)
+        self.pos = pos
+        return self.line
+
+
+# OpenReview notes ---------------------------------------------------------------------------
+
+OPENREVIEW = "https://openreview.net"
+
+
+def note(item: dict, path: Path, line: int | None, number: int) -> Record | None:
+    content = item.get("content")
+    if not isinstance(content, dict):
+        return None
+
+    def value(key: str, default=""):
+        found = content.get(key, default)
+        if isinstance(found, dict) and "value" in found:  # API v2
+            found = found["value"]
+        return found if found is not None else default
+
+    record = Record(source=path, line=line, number=number)
+    record.title = inline(light_latex(str(value("title"))))
+    record.abstract = paragraphs(light_latex(str(value("abstract")), markdown=True), keep_lines=True)
+    record.authors = [Author(inline(str(a))) for a in _list(value("authors", [])) if str(a).strip()]
+    profiles = [str(a) for a in _list(value("authorids", [])) if str(a).startswith("~")]
+    if profiles:  # profile ids only: e-mail addresses are private and stay out of the catalog
+        record.extra["authorids"] = profiles
+    record.keywords = [inline(str(k)) for k in _list(value("keywords", [])) if str(k).strip()]
+    venue, venueid = inline(str(value("venue"))), inline(str(value("venueid")))
+    record.venue = venueid or venue
+    if venue and venueid:
+        record.extra["venue"] = venue
+    record.status = status_from(_decision(item, content)) or status_from(venue) or status_from(venueid)
+    forum = str(item.get("forum") or item.get("id") or "")
+    if forum:
+        record.ids["openreview"] = forum
+        record.links["openreview"] = f"{OPENREVIEW}/forum?id={forum}"
+    pdf = str(value("pdf"))
+    if pdf.startswith("/"):
+        record.links["pdf"] = OPENREVIEW + pdf
+    elif link_for("pdf", pdf):
+        record.links["pdf"] = link_for("pdf", pdf)
+    for key in ("code", "html"):
+        link = link_for("url" if key == "html" else key, str(value(key)))
+        if link:
+            record.links["url" if key == "html" else key] = link
+    published = item.get("pdate") or item.get("odate")
+    if isinstance(published, (int, float)) and published > 0:
+        day = datetime.datetime.fromtimestamp(published / 1000, datetime.timezone.utc).date()
+        record.year, record.date = day.year, day.isoformat()
+    year = re.search(r"\b(19|20)\d\d\b", venueid or venue)
+    if year:
+        record.year = int(year[0])
+        if not record.date.startswith(year[0]):
+            record.date = year[0]
+    used = {"title", "abstract", "authors", "authorids", "keywords", "venue", "venueid", "pdf", "code",
+            "html", "decision"}
+    for key in content:
+        if key not in used and not key.startswith("_") and value(key) not in ("", [], None):
+            record.extra[key] = value(key)
+    return record
+
+
+def _list(found) -> list:
+    return found if isinstance(found, list) else [found] if found else []
+
+
+def _decision(item: dict, content: dict) -> str:
+    decision = content.get("decision")
+    replies = (item.get("details") or {}).get("directReplies") or (item.get("details") or {}).get("replies") or []
+    for reply in replies if decision is None else []:
+        found = (reply.get("content") or {}).get("decision") if isinstance(reply, dict) else None
+        if found is not None:
+            decision = found
+            break
+    if isinstance(decision, dict):
+        decision = decision.get("value")
+    return str(decision or "")

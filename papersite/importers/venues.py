@@ -1,0 +1,176 @@
+"""Which venue of site.yaml a record belongs to, and the venues an import adds to it.
+
+A record names its venue as its source does (a booktitle, a journal, an
+OpenReview venueid, a seed header). It is matched, ignoring case and
+punctuation, against each declared venue's slug, name, full_name and aliases,
+with the record's year appended when the name lacks one; a dated venue only
+takes records of its year. A venue not declared yet is appended to site.yaml,
+keeping the file's comments and layout.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import yaml
+
+from ..content import slugify
+from ..errors import Problem, SiteError
+from ..model import VENUE_KINDS, Venue
+from .identity import fold
+from .writer import one_line, write_atomically
+
+SLUG_WORDS = 6
+# "Proceedings of the 41st International Conference on Machine Learning": the venue is what follows
+PROCEEDINGS = re.compile(r"^(?:(?:the\s+)?proceedings\s+of\s+(?:the\s+)?)?(?:\d+(?:st|nd|rd|th)\s+)(?=\w)|"
+                         r"^(?:the\s+)?proceedings\s+of\s+(?:the\s+)?", re.IGNORECASE)
+OPENREVIEW_VENUEID = re.compile(r"^(?P<org>[A-Za-z][\w-]*)\.[a-z]{2,4}/(?P<year>(?:19|20)\d\d)(?:/(?P<rest>.*))?$")
+
+
+def openreview_venue(venueid: str) -> tuple[str, int, str] | None:
+    """'ICLR.cc/2024/Conference' -> ('ICLR 2024', 2024, 'conference');
+    'ICML.cc/2024/Workshop/GenBio' -> ('ICML 2024 Workshop GenBio', 2024, 'workshop')."""
+    match = OPENREVIEW_VENUEID.match(venueid.strip())
+    if not match:
+        return None
+    org, year, rest = match["org"], int(match["year"]), match["rest"] or ""
+    parts = [p for p in rest.split("/") if p and p.lower() not in ("conference", "track")]
+    kind = "workshop" if any(p.lower() == "workshop" for p in parts) else "conference"
+    return " ".join([org, str(year)] + [p.replace("_", " ") for p in parts]), year, kind
+
+
+def guess_kind(name: str) -> str:
+    words = fold(name)
+    if re.search(r"\bworkshops?\b", words):
+        return "workshop"
+    if re.search(r"\b(arxiv|preprints?|biorxiv|medrxiv|ssrn)\b", words):
+        return "preprint"
+    if re.search(r"\b(journal|transactions|letters|review|magazine)\b", words):
+        return "journal"
+    return "conference"
+
+
+class Venues:
+    """Resolves records to venues; remembers the venues to add to site.yaml."""
+
+    def __init__(self, venues: tuple[Venue, ...], forced: str | None = None, option: str = "--venue"):
+        self.declared = list(venues)
+        self.added: list[Venue] = []
+        self._keys: dict[str, list[Venue]] = {}
+        for venue in venues:
+            self._index(venue)
+        self.forced = None
+        if forced is not None:
+            by_slug = {v.slug: v for v in venues}
+            if forced not in by_slug:
+                hint = difflib.get_close_matches(forced, sorted(by_slug), n=1)
+                raise SiteError(Problem(option, None, f"unknown venue '{forced}'" + (
+                    f"; did you mean '{hint[0]}'?" if hint else
+                    "; declare it under 'venues:' in site.yaml first")))
+            self.forced = by_slug[forced]
+
+    def _index(self, venue: Venue) -> None:
+        for key in {fold(venue.slug), fold(venue.name), fold(venue.full_name), *map(fold, venue.aliases)}:
+            if key:
+                self._keys.setdefault(key, []).append(venue)
+
+    def resolve(self, name: str, year: int | None, kind: str) -> Venue | str:
+        """The venue for a record's venue text and year, declaring it when new; or why there is none."""
+        if self.forced:
+            return self.forced
+        name = one_line(name)
+        if not name:
+            return "no venue: pass --venue SLUG to say which venue of site.yaml these papers belong to"
+        openreview = openreview_venue(name)
+        candidates = [name]
+        if openreview:
+            candidates.insert(0, openreview[0])
+            year = year or openreview[1]
+            kind = kind or openreview[2]
+        plain = PROCEEDINGS.sub("", name)
+        if plain != name:
+            candidates.append(plain)
+        if year:
+            candidates += [f"{c} {year}" for c in candidates if str(year) not in c]
+        for candidate in candidates:
+            for venue in self._keys.get(fold(candidate), ()):
+                if year is None or venue.year is None or venue.year == year:
+                    return venue
+        return self._declare(name, year, kind, openreview)
+
+    def _declare(self, name: str, year: int | None, kind: str, openreview) -> Venue | str:
+        kind = kind if kind in VENUE_KINDS else guess_kind(name)
+        dated = kind in ("conference", "workshop")
+        if dated and year is None:
+            found = re.search(r"\b(19|20)\d\d\b", name)
+            if not found:
+                return f"no year: the venue '{name[:60]}' is a {kind}, which needs one; pass --venue SLUG"
+            year = int(found.group())
+        if openreview:
+            short, full = openreview[0], ""
+        else:
+            # "Proceedings of ... Machine Learning (ICML)" -> "ICML 2024", with the long form as full_name
+            acronym = re.search(r"\(([A-Z][A-Za-z]*[A-Z][A-Za-z-]*)[^()]*\)\s*$", name)
+            short = acronym.group(1) if acronym and len(name) > 40 else PROCEEDINGS.sub("", name)
+            if dated and str(year) not in short:
+                short = f"{short} {year}"
+            same = (fold(short), fold(f"{short} {year}"), fold(short).removesuffix(f" {year}"))
+            full = name if fold(name) not in same else ""
+        venue = Venue(self._new_slug(short), short, year if dated else None, full, kind=kind)
+        if not openreview and not any(fold(c) in (fold(venue.name), fold(full)) for c in (name, f"{name} {year}")):
+            venue = replace(venue, aliases=(name,))
+        self.added.append(venue)
+        self._index(venue)
+        return venue
+
+    def _new_slug(self, name: str) -> str:
+        base = "-".join(slugify(name).split("-")[:SLUG_WORDS]) or "venue"
+        taken = {v.slug for v in self.declared + self.added}
+        slug, n = base, 2
+        while slug in taken:
+            slug, n = f"{base}-{n}", n + 1
+        return slug
+
+
+def append_venues(site_yaml: Path, venues: list[Venue]) -> None:
+    """Add venues to site.yaml as text, after the existing venues list, keeping comments."""
+    if not venues:
+        return
+    text = site_yaml.read_text(encoding="utf-8-sig")
+    items = "".join(_venue_yaml(v) for v in venues)
+    node = yaml.compose(text, Loader=yaml.SafeLoader)
+    venues_node = next((value for key, value in (node.value if node else []) if key.value == "venues"), None)
+    if isinstance(venues_node, yaml.SequenceNode) and venues_node.value and not venues_node.flow_style:
+        at = venues_node.end_mark.index
+        prefix = text[:at] if text[:at].endswith("\n") else text[:at] + "\n"
+        text = prefix + items + text[at:]
+    elif isinstance(venues_node, yaml.SequenceNode) and not venues_node.value:  # venues: []
+        start, end = venues_node.start_mark.index, venues_node.end_mark.index
+        text = text[:start].rstrip(" ") + "\n" + items + text[end:].lstrip(" ").removeprefix("\n")
+    elif venues_node is None:
+        text = text.rstrip("\n") + "\n\nvenues:\n" + items
+    else:
+        raise SiteError(Problem(site_yaml, venues_node.start_mark.line + 1,
+                                "cannot add venues to this 'venues:' list automatically; add: "
+                                + ", ".join(v.name for v in venues)))
+    write_atomically(site_yaml, text.encode("utf-8"))
+
+
+def _venue_yaml(venue: Venue) -> str:
+    lines = [f"  - slug: {_plain_or_quoted(venue.slug)}", f"    name: {json.dumps(venue.name, ensure_ascii=False)}"]
+    if venue.year is not None:
+        lines.append(f"    year: {venue.year}")
+    if venue.full_name:
+        lines.append(f"    full_name: {json.dumps(venue.full_name, ensure_ascii=False)}")
+    lines.append(f"    kind: {venue.kind}")
+    if venue.aliases:
+        lines.append(f"    aliases: {json.dumps(list(venue.aliases), ensure_ascii=False)}")
+    return "\n".join(lines) + "\n"
+
+
+def _plain_or_quoted(text: str) -> str:
+    """A YAML scalar that reads back as this string: 'icml-2024' as is, '2024' quoted."""
+    return text if yaml.safe_load(text) == text else json.dumps(text)

@@ -1,0 +1,205 @@
+"""Content files as the importer writes them, what is already in content/, and the
+manifest that tells the importer's files from a person's edits.
+
+content/.imported.json maps each file the importer wrote (path relative to
+content/) to the SHA-256 of its bytes. A file whose bytes match is the
+importer's to update; any other file is a person's and is never overwritten.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from ..content import find_content_files, split_front_matter
+from ..derive import title_is_derived
+from ..errors import Problem, SiteError
+from ..yamlsource import FORBIDDEN_CHARACTERS, load_yaml
+from .identity import family_name, identifiers, title_key
+
+MANIFEST = ".imported.json"
+HEADER = "# Imported. Edit freely: an edited file is never overwritten by a later import.\n"
+# Files of the first importer say their title was derived only in this comment.
+DERIVED_FIRST = "---\n# Imported: title and topics were derived from the abstract."
+DERIVED_HEADER = ("# Imported: title and topics were derived from the abstract. Edit freely;\n"
+                  "# an edited file is never overwritten by a later import.\n")
+# Read back by YAML as the same string: a lower-case slug with a dash ('icml-2024'); never a
+# number, date, boolean or null, which is what a plain scalar risks.
+PLAIN = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)+")
+
+
+def render(front: dict, abstract: str, derived: bool) -> bytes:
+    """The bytes of a content file: a comment, the front matter, the abstract.
+
+    Front matter values are written as JSON, which YAML reads as the same values (strings
+    hold no control characters or line separators by then): five times faster than PyYAML's
+    representer, the costliest step of an import. `extra`, free-form, goes through PyYAML."""
+    lines = []
+    for key, value in front.items():
+        if key == "extra":
+            lines.append(yaml.dump({key: value}, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+                                   width=1000, default_flow_style=None).rstrip("\n"))
+        else:
+            lines.append(f"{key}: {_flow(value)}")
+    body = f"{abstract}\n" if abstract else ""
+    head = DERIVED_HEADER if derived else HEADER
+    return ("---\n" + head + "\n".join(lines) + "\n---\n" + body).encode("utf-8")
+
+
+def _flow(value) -> str:
+    if isinstance(value, str):
+        return value if PLAIN.fullmatch(value) else json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ", ".join(_flow(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_flow(k)}: {_flow(v)}" for k, v in value.items()) + "}"
+    return json.dumps(value)  # int
+
+
+_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml when PyYAML has it
+
+
+def one_line(text: str) -> str:
+    """Text as front matter holds a title or a name: control characters dropped, whitespace
+    runs made one space; nothing else changed (the record's text is the paper's)."""
+    return " ".join(FORBIDDEN_CHARACTERS.sub("", text).split())
+
+
+def file_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def write_atomically(path: Path, data: bytes, existed: bool | None = None) -> None:
+    """Write through a temporary file renamed over the target: an interruption leaves the
+    old file or the new one, never half of either. The file keeps its permissions."""
+    if path.is_symlink():  # write where it points; replacing the link would cut it
+        path = path.resolve()
+    if not path.parent.is_dir():
+        path.parent.mkdir(parents=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_bytes(data)
+        if existed if existed is not None else path.exists():
+            shutil.copymode(path, temporary)
+        os.replace(temporary, path)
+    finally:
+        if temporary.exists():
+            temporary.unlink()
+
+
+def read_manifest(content: Path) -> dict[str, str]:
+    """The manifest, checked: a manifest of the wrong shape is an error, never silently
+    replaced (that would make every imported file look edited, or overwrite real edits)."""
+    path = content / MANIFEST
+    shown = path
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except UnicodeDecodeError:
+        raise SiteError(Problem(shown, None, "not UTF-8 text: " + _RESTORE)) from None
+    except OSError as exc:
+        raise SiteError(Problem(shown, None, f"cannot read: {exc.strerror}")) from None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        line = getattr(exc, "lineno", None)
+        raise SiteError(Problem(shown, line, f"not valid JSON ({getattr(exc, 'msg', exc)}): {_RESTORE}")) from None
+    if not isinstance(data, dict):
+        raise SiteError(Problem(shown, 1, f"expected an object mapping file paths to hashes, not a "
+                                          f"{_json_type(data)}: {_RESTORE}"))
+    for key, value in data.items():
+        if not isinstance(value, str):
+            line = _line_of(text, key)
+            raise SiteError(Problem(shown, line, f"the hash of '{key[:60]}' must be a string, not a "
+                                                 f"{_json_type(value)}: {_RESTORE}"))
+    return data
+
+
+_RESTORE = ("restore it from git, or delete it (every imported file is then treated as edited by hand and "
+            "never updated)")
+
+
+def _json_type(value) -> str:
+    return {dict: "object", list: "list", str: "string", bool: "boolean", type(None): "null",
+            int: "number", float: "number"}.get(type(value), type(value).__name__)
+
+
+def _line_of(text: str, key: str) -> int | None:
+    at = text.find(json.dumps(key))
+    return text.count("\n", 0, at) + 1 if at >= 0 else None
+
+
+def write_manifest(content: Path, manifest: dict[str, str]) -> None:
+    data = (json.dumps(dict(sorted(manifest.items())), indent=1) + "\n").encode("utf-8")
+    path = content / MANIFEST
+    if not path.exists() or path.read_bytes() != data:
+        write_atomically(path, data)
+
+
+@dataclass(eq=False)
+class Existing:
+    """A content file already in the catalog, as much as recognising it again needs."""
+
+    path: Path
+    id: str
+    venue: str
+    title: str
+    title_source: str
+    first_author: str  # family name, folded
+    abstract: str
+    added: str
+    identifiers: list[tuple[str, str]] = field(default_factory=list)
+    claimed: str = ""  # the record of this import that took it: a later one is a duplicate
+    created: bool = False  # written by this import
+
+    @property
+    def title_key(self) -> str:
+        return title_key(self.title)
+
+    @property
+    def title_derived(self) -> bool:
+        """Still the title derived from the abstract (a person's edit of it ends that)."""
+        return title_is_derived(self.title, self.title_source)
+
+
+def scan_catalog(content: Path) -> list[Existing]:
+    """Every content file that parses far enough to have an id, in path order; the build
+    reports the others."""
+    found = []
+    if not content.is_dir():
+        return found
+    for path in find_content_files(content):
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+            front, body, _ = split_front_matter(text)
+            data, _ = load_yaml(front, path, first_line=2)
+        except (ValueError, OSError, UnicodeDecodeError, SiteError):
+            continue
+        if not isinstance(data, dict) or not isinstance(data.get("id"), (str, int)) or isinstance(data["id"], bool):
+            continue
+        authors = data.get("authors") if isinstance(data.get("authors"), list) else []
+        first = authors[0] if authors else ""
+        first = first.get("name", "") if isinstance(first, dict) else first
+        links = data.get("links") if isinstance(data.get("links"), dict) else {}
+        links = {k: v for k, v in links.items() if isinstance(v, str)}
+        kind, _, value = str(data["id"]).partition("-")  # "arxiv-2402.07207": an id made from an identifier
+        ids = {kind: value} if kind in ("openreview", "arxiv") and value else {}
+        found.append(Existing(
+            path=path, id=str(data["id"]), venue=_text(data.get("venue")), title=_text(data.get("title")),
+            title_source=_text(data.get("title_source")) or ("derived" if text.startswith(DERIVED_FIRST) else ""),
+            first_author=family_name(_text(first)),
+            abstract=body.strip(), added=_text(data.get("added")),
+            identifiers=identifiers(ids, links),
+        ))
+    return found
+
+
+def _text(value) -> str:
+    return value if isinstance(value, str) else "" if value is None else str(value)

@@ -1,0 +1,230 @@
+"""Real export files through `build.py import` into fresh catalogs that then build: what the
+pages show, what a second import changes (nothing), updates, duplicates, venues, exit codes.
+(How each format is read is tests/test_import_formats.py's subject.)"""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from papersite.content import load_papers
+from tests.test_import import build_pages, content_files, fixed_today, front, run_import, snapshot, squash  # noqa: F401
+
+BIB = r"""@string{icml = {Proceedings of the 41st International Conference on Machine Learning}}
+
+@inproceedings{lovelace24,
+  title = {{GALA3D}: Generative 3{D} Gaussians with $\mathcal{O}(n)$ Layouts},
+  author = {Lovelace, Ada and Rocht{\"a}schel, Tim and {OpenAI}},
+  booktitle = icml,
+  year = {2024},
+  doi = {10.5555/gala3d},
+  abstract = {We present GALA3D, with regret $\mathcal{O}(T^{2/3})$.
+
+A second paragraph.},
+}
+
+@inproceedings{broken24,
+  title = {Unclosed {brace,
+  author = {Nobody},
+}
+
+@inproceedings{turing24,
+  title = {Computing Machinery and Intelligence, Again},
+  author = {Turing, Alan},
+  booktitle = icml,
+  year = {2024},
+}
+"""
+
+CSV = """Paper ID,Paper Title,Speakers,Summary,keywords
+p1,Sparse Graph Learning,"Ada Lovelace|Alan Turing","We study sparse graphs, their spectra and random walks.",graph neural networks
+p2,,Grace Hopper,A row without a title.,
+p3,Sparse Graph Learning,"Ada Lovelace",Another copy of the first row.,
+p4,Optimal Transport Flows,Emmy Noether,,optimization
+"""
+
+
+@pytest.fixture
+def catalog(site):
+    """A fresh catalog: the minimal site.yaml (venue icml-2024, full_name International Conference
+    on Machine Learning) and an empty content/."""
+    return site
+
+
+def test_bibtex_imports_builds_and_shows_exact_titles_authors_abstracts(catalog, tmp_path):
+    bib = tmp_path / "papers.bib"
+    bib.write_text(BIB)
+    result = run_import(catalog, bib)
+    assert result.exit_code == 1  # one entry could not be read: the others are imported all the same
+    assert "Traceback" not in result.output
+    assert re.search(rf"^{re.escape(str(bib))}:\d+: .*", result.output, re.MULTILINE)
+    assert result.output.splitlines()[-1] == ("3 records read: 2 created, 0 updated, 0 unchanged, "
+                                              "1 skipped (1 unreadable).")
+    papers = {p.title: p for p in load_papers(catalog.config)}
+    gala = papers["GALA3D: Generative 3D Gaussians with $\\mathcal{O}(n)$ Layouts"]
+    assert gala.venue == "icml-2024"  # "Proceedings of the 41st ..." is the venue's full_name
+    assert gala.authors == ("Ada Lovelace", "Tim Rochtäschel", "OpenAI") and gala.id == "doi-10.5555-gala3d"
+    assert gala.abstract == "We present GALA3D, with regret $\\mathcal{O}(T^{2/3})$.\n\nA second paragraph."
+    turing = papers["Computing Machinery and Intelligence, Again"]
+    assert turing.abstract == "" and turing.id == "icml2024-turing24"
+    pages = build_pages(catalog, tmp_path)
+    page = pages[gala.slug]
+    assert "GALA3D: Generative 3D Gaussians with" in squash(page.text["h1"])
+    assert squash(page.text["authors"]) == "Ada Lovelace, Tim Rochtäschel, OpenAI"
+    assert "A second paragraph." in page.text["abstract"]
+    assert "No abstract is available" in pages[turing.slug].text["abstract"]
+
+
+def test_a_second_import_of_every_format_changes_nothing(catalog, tmp_path):
+    bib = tmp_path / "papers.bib"
+    bib.write_text(BIB)
+    table = tmp_path / "papers.csv"
+    table.write_text(CSV)
+    openreview = tmp_path / "notes.json"
+    openreview.write_text(json.dumps([{"id": "qWeRtY42", "content": {
+        "title": {"value": "Spotlight on Calibration"}, "authors": {"value": ["Émile Zola"]},
+        "abstract": {"value": "Calibration matters."}, "venueid": {"value": "ICLR.cc/2024/Conference"},
+        "venue": {"value": "ICLR 2024 spotlight"}}}]))
+    args = [bib, table, openreview, "--column", "title=Paper Title", "--column", "authors=Speakers",
+            "--column", "abstract=Summary", "--column", "id=Paper ID"]
+    first = run_import(catalog, *args, "--venue", "icml-2024")
+    assert first.exit_code == 1, first.output  # the broken BibTeX entry
+    before = snapshot(catalog)
+    second = run_import(catalog, *args, "--venue", "icml-2024")
+    assert second.exit_code == 1
+    assert snapshot(catalog) == before
+    assert re.search(r"read: 0 created, 0 updated, \d+ unchanged", second.output.splitlines()[-1])
+
+
+def test_csv_with_column_mapping_reports_rows_by_line(catalog, tmp_path):
+    table = tmp_path / "papers.csv"
+    table.write_text(CSV)
+    result = run_import(catalog, table, "--venue", "icml-2024", "--column", "title=Paper Title",
+                        "--column", "authors=Speakers", "--column", "abstract=Summary", "--column", "id=Paper ID")
+    assert result.exit_code == 0, result.output
+    assert f"{table}:3: skipped: no title" in result.output
+    assert re.search(rf"{re.escape(str(table))}:4: skipped: duplicate of {re.escape(str(table))}:2 "
+                     r"\(same title and first author\)", result.output)
+    assert result.output.splitlines()[-1] == ("4 records read: 2 created, 0 updated, 0 unchanged, "
+                                              "2 skipped (1 duplicate, 1 no title).")
+    papers = {p.title: p for p in load_papers(catalog.config)}
+    assert papers["Sparse Graph Learning"].id == "icml2024-p1"
+    assert papers["Optimal Transport Flows"].abstract == ""
+    pages = build_pages(catalog, tmp_path)
+    assert squash(pages[papers["Sparse Graph Learning"].slug].text["authors"]) == "Ada Lovelace, Alan Turing"
+
+
+def test_an_updated_export_updates_in_place_and_an_edit_survives(catalog, tmp_path):
+    bib = tmp_path / "papers.bib"
+    bib.write_text(BIB)
+    run_import(catalog, bib)
+    files = content_files(catalog)
+    gala = next(p for p in files if "gala3d" in p.name)
+    turing = next(p for p in files if p != gala)
+    edited = turing.read_text().replace('authors: ["Alan Turing"]', 'authors: ["Alan M. Turing"]')
+    assert edited != turing.read_text()
+    turing.write_text(edited)
+    bib.write_text(BIB.replace("$\\mathcal{O}(T^{2/3})$.", "$\\mathcal{O}(T^{1/2})$.")
+                   .replace("{OpenAI}}", "{OpenAI} and Hopper, Grace}")
+                   .replace("Alan},\n  booktitle", "Alan and Lovelace, Ada},\n  booktitle"))
+    result = run_import(catalog, bib)
+    assert content_files(catalog) == files
+    assert front(gala)["authors"][-1] == "Grace Hopper" and "T^{1/2}" in gala.read_text()
+    assert turing.read_text() == edited
+    shown = turing.relative_to(catalog.root).as_posix()
+    assert re.search(rf"^{re.escape(shown)}: skipped: edited by hand, not overwritten", result.output, re.MULTILINE)
+    assert result.output.splitlines()[-1] == ("3 records read: 0 created, 1 updated, 0 unchanged, "
+                                              "2 skipped (1 edited by hand, 1 unreadable).")
+
+
+def test_the_same_paper_from_two_exports_is_one_file(catalog, tmp_path):
+    bib = tmp_path / "papers.bib"
+    bib.write_text(BIB)
+    run_import(catalog, bib)
+    csl = tmp_path / "zotero.json"
+    csl.write_text(json.dumps([{"id": "item1", "type": "paper-conference", "title": "GALA3D, updated title",
+                                "author": [{"family": "Lovelace", "given": "Ada"}], "DOI": "10.5555/GALA3D",
+                                "container-title": "International Conference on Machine Learning",
+                                "issued": {"date-parts": [[2024, 7]]}}]))
+    result = run_import(catalog, csl, "--format", "csljson")
+    assert result.output.splitlines()[-1] == "1 record read: 0 created, 1 updated, 0 unchanged, 0 skipped."
+    [gala] = [p for p in content_files(catalog) if "gala3d" in p.name]
+    assert front(gala)["title"] == "GALA3D, updated title" and front(gala)["date"] == "2024-07"
+
+
+def test_openreview_venueids_become_venues_with_their_kind(catalog, tmp_path):
+    notes = tmp_path / "notes.json"
+    notes.write_text(json.dumps([
+        {"id": "qWeRtY42", "content": {"title": {"value": "Spotlight on Calibration"},
+                                       "authors": {"value": ["Émile Zola"]}, "abstract": {"value": "Text."},
+                                       "venueid": {"value": "ICLR.cc/2024/Conference"},
+                                       "venue": {"value": "ICLR 2024 spotlight"}}},
+        {"id": "wOrKsHoP1", "content": {"title": {"value": "A Workshop Paper"},
+                                        "authors": {"value": ["Ada Lovelace"]}, "abstract": {"value": "Text 2."},
+                                        "venueid": {"value": "ICML.cc/2024/Workshop/GenBio"}}}]))
+    result = run_import(catalog, notes)
+    assert result.exit_code == 0, result.output
+    venues = {v.slug: v for v in catalog.config.venues}
+    assert (venues["iclr-2024"].name, venues["iclr-2024"].year, venues["iclr-2024"].kind) == \
+        ("ICLR 2024", 2024, "conference")
+    assert (venues["icml-2024-workshop-genbio"].name, venues["icml-2024-workshop-genbio"].kind) == \
+        ("ICML 2024 Workshop GenBio", "workshop")
+    papers = {p.title: p for p in load_papers(catalog.config)}
+    assert papers["Spotlight on Calibration"].id == "openreview-qWeRtY42"
+    assert papers["Spotlight on Calibration"].status == "spotlight"
+    assert dict(papers["Spotlight on Calibration"].links)["openreview"] == \
+        "https://openreview.net/forum?id=qWeRtY42"
+
+
+def test_an_unknown_format_is_one_problem_and_the_other_files_import(catalog, tmp_path):
+    odd = tmp_path / "notes.xyz"
+    odd.write_text("nothing anyone exports\n")
+    seed = tmp_path / "s.txt"
+    seed.write_text("ICML 2024\n\nWe propose FooNet, a network for testing importers with care.\n")
+    result = run_import(catalog, odd, seed)
+    assert result.exit_code == 1
+    assert f"{odd}: cannot tell the format of this file: name it with --format" in result.output
+    assert result.output.splitlines()[-1] == ("2 records read: 1 created, 0 updated, 0 unchanged, "
+                                              "1 skipped (1 unreadable).")
+
+
+def test_an_unknown_format_name_stops_before_anything(catalog, tmp_path):
+    seed = tmp_path / "s.txt"
+    seed.write_text("ICML 2024\n\nWe propose FooNet.\n")
+    result = run_import(catalog, seed, "--format", "endnote")
+    assert result.exit_code == 1
+    assert re.fullmatch(r"Error: --format: unknown format 'endnote' \(known: bibtex, .*seed\)\n", result.output)
+    assert content_files(catalog) == []
+
+
+def test_a_fifo_is_refused_unopened_and_an_unwritable_file_is_a_clear_error(catalog, tmp_path):
+    import os
+    fifo = tmp_path / "papers.bib"
+    os.mkfifo(fifo)
+    seed = tmp_path / "s.txt"
+    seed.write_text("ICML 2024\n\nWe propose FooNet, a network for testing importers with care.\n")
+    result = run_import(catalog, fifo, seed)  # would hang if the FIFO were opened
+    assert result.exit_code == 1
+    assert f"{fifo}: not a regular file: give the export file itself" in result.output
+    assert len(content_files(catalog)) == 1
+    # a venue folder that is a file: the paper cannot be written (even as root), the others are
+    catalog.write("content/neurips-2023", "not a folder\n")
+    other = tmp_path / "n.txt"
+    other.write_text("NeurIPS 2023\n\nWe propose BarNet, another network.\n")
+    result = run_import(catalog, other, seed)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert re.search(rf"{re.escape(str(other))}:3: cannot write .*neurips-2023.*: (Not a directory|File exists)", result.output)
+    assert result.output.splitlines()[-1] == ("2 records read: 0 created, 0 updated, 1 unchanged, "
+                                              "1 skipped (1 unreadable).")
+
+
+def test_a_symlinked_site_yaml_stays_a_link(catalog, tmp_path):
+    real = tmp_path / "real-site.yaml"
+    real.write_text((catalog.root / "site.yaml").read_text())
+    (catalog.root / "site.yaml").unlink()
+    (catalog.root / "site.yaml").symlink_to(real)
+    seed = tmp_path / "s.txt"
+    seed.write_text("NeurIPS 2023\n\nWe propose FooNet, a network for testing importers with care.\n")
+    assert run_import(catalog, seed).exit_code == 0
+    assert (catalog.root / "site.yaml").is_symlink() and "neurips-2023" in real.read_text()
