@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from .config import SiteConfig
 from .content import split_front_matter
 from .errors import Problem, SiteError
 from .model import Paper, Topic, Venue
+from .people import Author, collect_people
 from .yamlsource import load_yaml
 
 
@@ -21,6 +22,10 @@ class Catalog:
     venue_papers: dict[str, tuple[Paper, ...]]
     topic_papers: dict[str, tuple[Paper, ...]]
     positions: dict[str, int]  # paper id -> index within its venue
+    authors: tuple[Author, ...] = ()  # everyone who wrote a paper, A-Z (see people.py)
+    bylines: dict[str, tuple[tuple[str, Author], ...]] = field(default_factory=dict)  # id -> (name as written, Author)
+    years: tuple[int, ...] = ()  # years that have papers, newest first
+    year_papers: dict[int, tuple[Paper, ...]] = field(default_factory=dict)  # in catalog order: grouped by venue
 
     @classmethod
     def build(cls, papers: list[Paper], config: SiteConfig) -> "Catalog":
@@ -39,6 +44,10 @@ class Catalog:
             for topic in paper.topics:
                 by_topic[topic].append(paper)
         venues = tuple(sorted((v for v in config.venues if v.slug in by_venue), key=lambda v: venue_order[v.slug]))
+        by_year: dict[int, list[Paper]] = defaultdict(list)
+        for paper in ordered:
+            by_year[paper.year].append(paper)
+        people = collect_people(ordered, config.authors)
         return cls(
             config=config,
             papers=ordered,
@@ -47,6 +56,10 @@ class Catalog:
             venue_papers={slug: tuple(ps) for slug, ps in by_venue.items()},
             topic_papers={slug: tuple(ps) for slug, ps in by_topic.items()},
             positions={p.id: i for ps in by_venue.values() for i, p in enumerate(ps)},
+            authors=people.authors,
+            bylines=people.bylines,
+            years=tuple(sorted(by_year, reverse=True)),
+            year_papers={year: tuple(ps) for year, ps in by_year.items()},
         )
 
     def venue(self, slug: str) -> Venue:

@@ -47,9 +47,10 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
     fresh: dict[str, tuple[tuple, Page]] = {}
     by_id = {p.id: p for p in catalog.papers}
     topics = {t.slug: t for t in catalog.config.topics}
+    bylines = bylines_of(catalog)
     pages = [
         Page(urls.HOME, "home.html", {"recent": catalog.papers[:10]}),
-        *paginate(urls.ALL_PAPERS, "papers.html", "All papers", {}, catalog.papers),
+        *paginate(urls.ALL_PAPERS, "papers.html", "All papers", {}, catalog.papers, bylines),
         Page(urls.ALL_VENUES, "venues.html", {"title": "Venues"}),
         Page(urls.ALL_TOPICS, "topics.html", {"title": "Topics"}),
         Page(urls.SEARCH, "search.html", {"title": "Search"}),
@@ -57,17 +58,20 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
     ]
     for venue in catalog.venues:
         pages += paginate(urls.path_of(venue), "venue.html", venue.name,
-                          {"venue": venue, "feed": urls.feed_of(venue)}, catalog.venue_papers[venue.slug])
+                          {"venue": venue, "feed": urls.feed_of(venue)}, catalog.venue_papers[venue.slug], bylines)
     for topic in catalog.topics:
         pages += paginate(urls.path_of(topic), "topic.html", topic.name,
-                          {"topic": topic, "feed": urls.feed_of(topic)}, catalog.topic_papers[topic.slug])
+                          {"topic": topic, "feed": urls.feed_of(topic)}, catalog.topic_papers[topic.slug], bylines)
+    pages += people_pages(catalog, bylines)
+    pages += year_pages(catalog, bylines)
     paper_of, topic_of, related_of, kept_for = by_id.__getitem__, topics.__getitem__, related.get, last.get
     for venue in catalog.venues:  # in catalog.papers order; previous and next within the venue
         siblings = catalog.venue_papers[venue.slug]
         for previous, paper, following in zip((None, *siblings[:-1]), siblings, (*siblings[1:], None)):
             others = tuple(map(paper_of, related_of(paper.id, ())))  # papers: their titles show
             shown_topics = tuple(map(topic_of, paper.topics))
-            inputs = (paper, venue, shown_topics, abstracts[paper.id], previous, following, others)
+            byline = bylines[paper.id]
+            inputs = (paper, venue, shown_topics, abstracts[paper.id], previous, following, others, byline)
             kept = kept_for(paper.id)
             if kept is None or kept[0] != inputs:  # mostly identity checks: the same objects
                 kept = (inputs, Page(urls.path_of(paper), "paper.html", {
@@ -79,6 +83,7 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
                     "previous": previous,
                     "next": following,
                     "related": list(others),
+                    "byline": byline,
                 }))
             fresh[paper.id] = kept
             pages.append(kept[1])
@@ -98,25 +103,81 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
         pages.append(Page(urls.feed_of(topic), "feed.xml", feed_context(
             f"{topic.name} · {catalog.config.title}", urls.path_of(topic), catalog.topic_papers[topic.slug],
             abstracts)))
+    for author in catalog.authors:
+        pages.append(Page(urls.feed_of(author), "feed.xml", feed_context(
+            f"{author.name} · {catalog.config.title}", urls.path_of(author), author.papers, abstracts)))
     return pages
 
 
-def paginate(path: str, template: str, title: str, context: dict[str, Any], papers: tuple[Paper, ...]) -> list[Page]:
+def bylines_of(catalog: Catalog) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Paper id -> ((name as written, author page path), ...): what a page shows of its
+    papers' authors, as strings, so that a page whose authors' pages moved (a merge, a
+    new slug) is rendered again and no other is."""
+    lines = catalog.bylines
+    return {p.id: tuple((name, f"{urls.ALL_AUTHORS}{author.slug}/") for name, author in lines.get(p.id, ()))
+            for p in catalog.papers}
+
+
+def people_pages(catalog: Catalog, bylines: dict) -> list[Page]:
+    """The authors index (A-Z, paginated, with letter jump links) and a page per author."""
+    if not catalog.authors:
+        return []
+    entries = tuple((a.name, urls.path_of(a), len(a.papers), a.letter) for a in catalog.authors)
+    letters: dict[str, str] = {}  # letter -> the index page it starts on, with its heading's anchor
+    for index, entry in enumerate(entries):
+        if entry[3] not in letters:
+            letters[entry[3]] = f"{urls.page_of(urls.ALL_AUTHORS, index // PAGE_SIZE + 1)}#letter-{entry[3]}"
+    pages = paginate(urls.ALL_AUTHORS, "authors.html", "Authors", {"letters": tuple(letters.items())},
+                     entries, key="authors")
+    for author in catalog.authors:
+        pages += paginate(urls.path_of(author), "author.html", author.name, {
+            "person": author.person,  # name, orcid, affiliation, homepage
+            "spellings": author.spellings,
+            "feed": urls.feed_of(author),
+        }, author.papers, bylines)
+    return pages
+
+
+def year_pages(catalog: Catalog, bylines: dict) -> list[Page]:
+    """A page per year, papers grouped by venue, and the years index; only for a catalog
+    spanning several years (one year's page would repeat the all-papers listing)."""
+    if len(catalog.years) < 2:
+        return []
+    summary = []
+    for year in catalog.years:
+        venues: dict[str, int] = {}
+        for paper in catalog.year_papers[year]:
+            venues[paper.venue] = venues.get(paper.venue, 0) + 1
+        summary.append((year, len(catalog.year_papers[year]), tuple(
+            (catalog.venue(slug).name, urls.path_of(catalog.venue(slug)), count) for slug, count in venues.items())))
+    pages = [Page(urls.ALL_YEARS, "years.html", {"title": "Years", "years": tuple(summary)})]
+    for year in catalog.years:
+        pages += paginate(urls.path_of(year), "year.html", str(year), {"year": year},
+                          catalog.year_papers[year], bylines)
+    return pages
+
+
+def paginate(path: str, template: str, title: str, context: dict[str, Any], papers: tuple,
+             bylines: dict | None = None, key: str = "papers") -> list[Page]:
     """A listing split into pages of PAGE_SIZE papers: path, path/page/2/, ... with prev/next links.
 
     Templates show each paper's snippet with the `snippet` filter: it is a function of
-    the paper's abstract, so the papers alone say whether the page changed.
+    the paper's abstract, so the papers alone say whether the page changed. With
+    `bylines` (see bylines_of), the page gets those of its papers, for author links.
+    `key` names the items in the context (the authors index lists people, not papers).
     """
     count = max(1, -(-len(papers) // PAGE_SIZE))
     paths = [urls.page_of(path, number) for number in range(1, count + 1)]
     pages = []
     for index, page_path in enumerate(paths):
         shown = papers[index * PAGE_SIZE:(index + 1) * PAGE_SIZE]
+        extra = {} if bylines is None else {"bylines": {p.id: bylines[p.id] for p in shown}}
         pages.append(Page(page_path, template, {
             **context,
+            **extra,
             "title": title if index == 0 else f"{title} (page {index + 1} of {count})",
             "total": len(papers),
-            "papers": shown,
+            key: shown,
             "pager": {"number": index + 1, "count": count, "first": index * PAGE_SIZE + 1,
                       "previous": paths[index - 1] if index > 0 else None,
                       "next": paths[index + 1] if index + 1 < count else None},

@@ -122,7 +122,9 @@ def _build_site(config: SiteConfig, cache: BuildCache, progress: Callable[[str],
         pages = plan_pages(catalog, abstracts, related, cache.plans)
         progress(f"rendering {len(pages)} pages")
         env = make_env(config, cache.templates, catalog=catalog, abstracts=abstracts,
-                       paper_count=len(catalog.papers))
+                       paper_count=len(catalog.papers),
+                       # which sections the navigation links to (a change re-renders every page)
+                       browse={"authors": bool(catalog.authors), "years": len(catalog.years) > 1})
         files = render_pages(env, pages, cache.pages, store)
         files[".nojekyll"] = b""
         if config.cname:

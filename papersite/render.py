@@ -72,7 +72,7 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
     venues = {v.slug: v for v in config.venues}
     abstracts = globals_.get("abstracts", {})
     topics = {t.slug: t for t in config.topics}
-    env.globals.update(site=config, urls=urls, **globals_)
+    env.globals.update({"site": config, "urls": urls, "browse": {"authors": False, "years": False}, **globals_})
     env.filters.update(
         link=link.link,
         absolute=link.absolute,
