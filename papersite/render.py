@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import jinja2
 import jinja2.meta
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from . import urls
 from .bibtex import bibtex_entry
@@ -80,6 +80,7 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
         plain=_plain,  # for <title>, meta tags
         json_ld=json_ld,  # schema.org data in a <script>, escaped so content cannot close it
         snippet=lambda paper: abstracts[paper.id].snippet,  # a function of paper.abstract
+        author_links=lambda byline, limit=None: _author_links(link.link, byline, limit),
         venue=venues.__getitem__,  # 'icml-2024' -> Venue
         topic=topics.__getitem__,  # 'learning-theory' -> Topic
         bibtex=lambda paper, venue: bibtex_entry(paper, venue, link.absolute(paper)),
@@ -87,6 +88,17 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
             paper, venue, topics_, _plain(paper.title), abstract.text, link.absolute(paper)),
     )
     return env
+
+
+def _author_links(link: Callable[[str], str], byline, limit: int | None) -> Markup:
+    """(name, author page path) pairs as linked names, comma-separated; past `limit`
+    names, "and N more". In Python: listings show it for every paper, and a macro
+    call costs as much as the rest of the paper's entry."""
+    shown = byline if limit is None else byline[:limit]
+    html = ", ".join(f'<a class="author-link" href="{escape(link(path))}">{escape(name)}</a>' for name, path in shown)
+    if len(byline) > len(shown):
+        html += f" and {len(byline) - len(shown)} more"
+    return Markup(html)
 
 
 def _plain(text: str) -> str:
