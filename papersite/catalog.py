@@ -5,6 +5,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from . import urls
 from .config import SiteConfig
 from .content import split_front_matter
 from .errors import Problem, SiteError
@@ -61,6 +62,14 @@ class Catalog:
             years=tuple(sorted(by_year, reverse=True)),
             year_papers={year: tuple(ps) for year, ps in by_year.items()},
         )
+
+    @cached_property
+    def author_paths(self) -> dict[str, tuple[tuple[str, str], ...]]:
+        """Paper id -> ((name as written, author page path), ...): what pages and search
+        results show of a paper's authors, as strings, so that what shows them is made
+        again when an author's page moves (a merge, a new slug), and only then."""
+        lines, path_of = self.bylines, urls.path_of
+        return {p.id: tuple((name, path_of(author)) for name, author in lines.get(p.id, ())) for p in self.papers}
 
     def venue(self, slug: str) -> Venue:
         return self._venues_by_slug[slug]

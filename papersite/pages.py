@@ -47,7 +47,7 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
     fresh: dict[str, tuple[tuple, Page]] = {}
     by_id = {p.id: p for p in catalog.papers}
     topics = {t.slug: t for t in catalog.config.topics}
-    bylines = bylines_of(catalog)
+    bylines = catalog.author_paths
     pages = [
         Page(urls.HOME, "home.html", {"recent": catalog.papers[:10]}),
         *paginate(urls.ALL_PAPERS, "papers.html", "All papers", {}, catalog.papers, bylines),
@@ -109,15 +109,6 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
     return pages
 
 
-def bylines_of(catalog: Catalog) -> dict[str, tuple[tuple[str, str], ...]]:
-    """Paper id -> ((name as written, author page path), ...): what a page shows of its
-    papers' authors, as strings, so that a page whose authors' pages moved (a merge, a
-    new slug) is rendered again and no other is."""
-    lines = catalog.bylines
-    return {p.id: tuple((name, f"{urls.ALL_AUTHORS}{author.slug}/") for name, author in lines.get(p.id, ()))
-            for p in catalog.papers}
-
-
 def people_pages(catalog: Catalog, bylines: dict) -> list[Page]:
     """The authors index (A-Z, paginated, with letter jump links) and a page per author."""
     if not catalog.authors:
@@ -163,7 +154,7 @@ def paginate(path: str, template: str, title: str, context: dict[str, Any], pape
 
     Templates show each paper's snippet with the `snippet` filter: it is a function of
     the paper's abstract, so the papers alone say whether the page changed. With
-    `bylines` (see bylines_of), the page gets those of its papers, for author links.
+    `bylines` (Catalog.author_paths), the page gets those of its papers, for author links.
     `key` names the items in the context (the authors index lists people, not papers).
     """
     count = max(1, -(-len(papers) // PAGE_SIZE))
