@@ -5,12 +5,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from . import urls
 from .config import SiteConfig
 from .content import split_front_matter
 from .errors import Problem, SiteError
 from .model import Paper, Topic, Venue
-from .people import Author, collect_people
+from .people import Author, PeopleCache, collect_people
 from .yamlsource import load_yaml
 
 
@@ -25,11 +24,12 @@ class Catalog:
     positions: dict[str, int]  # paper id -> index within its venue
     authors: tuple[Author, ...] = ()  # everyone who wrote a paper, A-Z (see people.py)
     bylines: dict[str, tuple[tuple[str, Author], ...]] = field(default_factory=dict)  # id -> (name as written, Author)
+    author_paths: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # id -> (name, page path)
     years: tuple[int, ...] = ()  # years that have papers, newest first
     year_papers: dict[int, tuple[Paper, ...]] = field(default_factory=dict)  # in catalog order: grouped by venue
 
     @classmethod
-    def build(cls, papers: list[Paper], config: SiteConfig) -> "Catalog":
+    def build(cls, papers: list[Paper], config: SiteConfig, people: PeopleCache | None = None) -> "Catalog":
         _check_unique(papers, config, "id", lambda p: p.id, line=_id_line)
         _check_unique(papers, config, "URL slug (from the file name)", lambda p: p.slug)
         newest: dict[str, int] = {}  # a venue without a year of its own (a journal) sorts by its newest paper
@@ -48,7 +48,7 @@ class Catalog:
         by_year: dict[int, list[Paper]] = defaultdict(list)
         for paper in ordered:
             by_year[paper.year].append(paper)
-        people = collect_people(ordered, config.authors)
+        found = collect_people(ordered, config.authors, people)
         return cls(
             config=config,
             papers=ordered,
@@ -57,19 +57,12 @@ class Catalog:
             venue_papers={slug: tuple(ps) for slug, ps in by_venue.items()},
             topic_papers={slug: tuple(ps) for slug, ps in by_topic.items()},
             positions={p.id: i for ps in by_venue.values() for i, p in enumerate(ps)},
-            authors=people.authors,
-            bylines=people.bylines,
+            authors=found.authors,
+            bylines=found.bylines,
+            author_paths=found.paths,
             years=tuple(sorted(by_year, reverse=True)),
             year_papers={year: tuple(ps) for year, ps in by_year.items()},
         )
-
-    @cached_property
-    def author_paths(self) -> dict[str, tuple[tuple[str, str], ...]]:
-        """Paper id -> ((name as written, author page path), ...): what pages and search
-        results show of a paper's authors, as strings, so that what shows them is made
-        again when an author's page moves (a merge, a new slug), and only then."""
-        lines, path_of = self.bylines, urls.path_of
-        return {p.id: tuple((name, path_of(author)) for name, author in lines.get(p.id, ())) for p in self.papers}
 
     def venue(self, slug: str) -> Venue:
         return self._venues_by_slug[slug]

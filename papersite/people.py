@@ -1,8 +1,9 @@
 """The catalog's people: every author once, however their name was spelled.
 
-    people = collect_people(papers, config.authors)   # papers in catalog order
+    people = collect_people(papers, config.authors)
     people.authors      # Author per person, A-Z by surname
     people.bylines      # paper id -> ((name as written, Author), ...)
+    people.paths        # paper id -> ((name as written, author page path), ...)
 
 Two spellings are one person when
 
@@ -26,11 +27,12 @@ names and slugs.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .model import Paper, Person
 
@@ -61,8 +63,11 @@ class Author:
 
 @dataclass(frozen=True)
 class People:
-    authors: tuple[Author, ...] = ()
-    bylines: dict[str, tuple[tuple[str, Author], ...]] = field(default_factory=dict)
+    authors: tuple[Author, ...] = ()  # A-Z
+    bylines: dict[str, tuple[tuple[str, Author], ...]] = field(default_factory=dict)  # paper id -> (name, Author)
+    # paper id -> (name as written, author page path): what pages show, as strings, so a page is made
+    # again when its authors' pages move (a merge, a new slug), and only then
+    paths: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
 
 
 def fold(text: str) -> str:
@@ -78,6 +83,7 @@ _LETTERS = str.maketrans({"ø": "o", "Ø": "O", "ł": "l", "Ł": "L", "đ": "d",
                           "œ": "oe", "Œ": "OE", "ß": "ss", "ı": "i", "þ": "th", "ð": "d"})
 
 
+@functools.lru_cache(maxsize=500_000)  # a rebuild meets the same names again; folding is the slow part
 def name_key(name: str) -> tuple[str, ...]:
     """Folded name tokens, given names first, surname last; "Last, First" reordered,
     a trailing "Jr." dropped. () for a name with no letters or digits."""
@@ -119,9 +125,74 @@ def _completeness(spelling: str, uses: int) -> tuple:
             "," not in spelling, uses, tuple(-ord(c) for c in spelling))
 
 
-def collect_people(papers: tuple[Paper, ...] | list[Paper], declared: tuple[Person, ...] = ()) -> People:
-    """Everyone who wrote one of `papers` (in catalog order: earlier papers' details win
-    after site.yaml's), merged as the module docstring says."""
+class PeopleCache:
+    """The last result, for a rebuild: while every paper has the same authors and year as
+    last time (an edit of a title or an abstract), who is who cannot have changed, and
+    only the people whose papers are new objects are made again."""
+
+    def __init__(self):
+        self.declared: tuple[Person, ...] | None = None
+        self.papers: dict[str, Paper] = {}  # id -> the paper as last seen
+        self.people: People | None = None
+
+
+def collect_people(papers: tuple[Paper, ...] | list[Paper], declared: tuple[Person, ...] = (),
+                   cache: PeopleCache | None = None) -> People:
+    """Everyone who wrote one of `papers`, merged as the module docstring says. A person's
+    details come from site.yaml, then from their papers, newest year first."""
+    people = None
+    if cache is not None and cache.people is not None and cache.declared == declared:
+        people = _refreshed(cache, papers)
+    if people is None:
+        people = _collect(papers, declared)
+    if cache is not None:
+        cache.declared, cache.people = declared, people
+        cache.papers = {paper.id: paper for paper in papers}
+    return people
+
+
+def _people_of(paper: Paper) -> tuple[Person, ...]:
+    return paper.people if len(paper.people) == len(paper.authors) else tuple(map(Person, paper.authors))
+
+
+def _paper_order(paper: Paper) -> tuple:
+    """A person's papers: newest year first, then newest date, then by title."""
+    return (-paper.year, _newest_first(paper.date), paper.title.casefold(), paper.id)
+
+
+def _refreshed(cache: PeopleCache, papers) -> People | None:
+    """The last result with the papers that are new objects put in (each of their people's
+    papers re-sorted: a title may have changed); None if who is who may have changed (a paper
+    came or went, or its authors or year changed)."""
+    last, seen = cache.people, cache.papers
+    if len(papers) != len(seen):
+        return None
+    changed = []
+    for paper in papers:
+        old = seen.get(paper.id)
+        if old is not paper:
+            if old is None or old.year != paper.year or _people_of(old) != _people_of(paper):
+                return None
+            changed.append(paper)
+    if not changed:
+        return last
+    by_id = {paper.id: paper for paper in papers}
+    renewed: dict[int, Author] = {}  # id(old Author) -> new
+    for paper in changed:
+        for _, author in last.bylines.get(paper.id, ()):
+            if id(author) not in renewed:
+                renewed[id(author)] = replace(author, papers=tuple(sorted((by_id[p.id] for p in author.papers),
+                                                                          key=_paper_order)))
+    if not renewed:
+        return last
+    bylines = dict(last.bylines)
+    for author in renewed.values():
+        for paper in author.papers:
+            bylines[paper.id] = tuple((name, renewed.get(id(a), a)) for name, a in last.bylines[paper.id])
+    return People(tuple(renewed.get(id(a), a) for a in last.authors), bylines, last.paths)
+
+
+def _collect(papers, declared: tuple[Person, ...]) -> People:
     # A group is a person in the making: site.yaml's are ("site", i), others ("name", key, orcid).
     site_orcid = {p.orcid: ("site", i) for i, p in enumerate(declared) if p.orcid}
     site_names: dict[tuple, tuple] = {}
@@ -129,11 +200,10 @@ def collect_people(papers: tuple[Paper, ...] | list[Paper], declared: tuple[Pers
         for spelling in (person.name, *person.aliases):
             site_names.setdefault(name_key(spelling), ("site", i))  # the first declaration wins a clash
 
-    mentions: list[tuple[Paper, int, Person, tuple]] = []  # (paper, position, person, group)
+    mentions: list[tuple[Paper, Person, tuple]] = []  # (paper, person, group)
     orcids_of: dict[tuple, set[str]] = defaultdict(set)  # name key -> ORCIDs its undeclared holders have
     for paper in papers:
-        people = paper.people if len(paper.people) == len(paper.authors) else tuple(map(Person, paper.authors))
-        for position, person in enumerate(people):
+        for person in _people_of(paper):
             key = name_key(person.name) or (person.name,)
             group = site_orcid.get(person.orcid) if person.orcid else None
             if group is None:
@@ -144,7 +214,7 @@ def collect_people(papers: tuple[Paper, ...] | list[Paper], declared: tuple[Pers
                 group = ("name", key, person.orcid)
                 if person.orcid:
                     orcids_of[key].add(person.orcid)
-            mentions.append((paper, position, person, group))
+            mentions.append((paper, person, group))
 
     # Groups of one name without an ORCID join its only ORCID holder.
     merged: dict[tuple, tuple] = {}
@@ -154,16 +224,16 @@ def collect_people(papers: tuple[Paper, ...] | list[Paper], declared: tuple[Pers
 
     # Initials: a group whose key abbreviates the keys of exactly one other group joins it.
     keys_of: dict[tuple, set[tuple]] = defaultdict(set)  # group -> its name keys
-    for group, key in site_names.items():
-        keys_of[key].add(group)
-    for _, _, _, group in mentions:
+    for key, group in site_names.items():
+        keys_of[group].add(key)
+    for _, _, group in mentions:
         if group[0] == "name":
             keys_of[merged.get(group, group)].add(group[1])
     by_surname: dict[str, list[tuple[tuple, tuple]]] = defaultdict(list)  # surname -> (key, group)
     for group, keys in keys_of.items():
         for key in keys:
             by_surname[key[-1]].append((key, group))
-    for group in sorted(keys_of, key=repr):
+    for group in keys_of:
         if group[0] != "name" or group in merged or group[2] or not _has_initial(group[1]):
             continue  # declared people and ORCID holders are merged by what they declare
         short = group[1]
@@ -179,35 +249,42 @@ def collect_people(papers: tuple[Paper, ...] | list[Paper], declared: tuple[Pers
             group = merged[group]
         return group
 
-    members: dict[tuple, list[tuple[Paper, int, Person]]] = defaultdict(list)
-    for paper, position, person, group in mentions:
-        members[resolve(group)].append((paper, position, person))
+    members: dict[tuple, list[tuple[Paper, Person]]] = defaultdict(list)
+    resolved = []
+    for paper, person, group in mentions:
+        group = resolve(group) if group in merged else group
+        members[group].append((paper, person))
+        resolved.append(group)
 
     made = []  # (group, shown name, sort key, details, spellings, papers)
     for group, entries in members.items():
-        uses = Counter(person.name for _, _, person in entries)
         declared_person = declared[group[1]] if group[0] == "site" else None
-        if declared_person is not None:
-            shown = declared_person.name
+        if len(entries) == 1 and declared_person is None:  # most people: one paper, one spelling
+            (paper, person), = entries
+            shown, spellings, papers_of = person.name, (person.name,), (paper,)
+            details = Person(shown, person.orcid, person.affiliation, person.url)
         else:
-            shown = max(uses, key=lambda s: _completeness(s, uses[s]))
-        details = {"orcid": "", "affiliation": "", "url": ""}
-        for source in ([declared_person] if declared_person else []) + [p for _, _, p in entries]:
-            for name in details:
-                details[name] = details[name] or getattr(source, name)
+            uses = Counter(person.name for _, person in entries)
+            shown = declared_person.name if declared_person else max(uses, key=lambda s: _completeness(s, uses[s]))
+            papers_of = tuple(sorted({paper.id: paper for paper, _ in entries}.values(), key=_paper_order))
+            sources = ([declared_person] if declared_person else []) + \
+                [person for _, person in sorted(entries, key=lambda e: (-e[0].year, e[0].id))]
+            details = Person(shown, *(next((v for source in sources if (v := getattr(source, name))), "")
+                                      for name in ("orcid", "affiliation", "url")))
+            spellings = tuple(sorted(uses))
         key = name_key(shown) or (shown,)
-        papers_of = sorted({paper.id: paper for paper, _, _ in entries}.values(),
-                           key=lambda p: (-p.year, _newest_first(p.date), p.title.casefold(), p.id))
-        made.append((group, shown, (key[-1], " ".join(key[:-1])), Person(shown, **details),
-                     tuple(sorted(uses)), tuple(papers_of)))
+        made.append((group, shown, (key[-1], " ".join(key[:-1])), details, spellings, papers_of))
     slugs = _slugs(made)
     built = {m[0]: Author(slugs[m[0]], *m[1:]) for m in made}
 
     bylines: dict[str, list[tuple[str, Author]]] = defaultdict(list)
-    for paper, position, person, group in mentions:
-        bylines[paper.id].append((person.name, built[resolve(group)]))
+    for (paper, person, _), group in zip(mentions, resolved):  # in each paper's order
+        bylines[paper.id].append((person.name, built[group]))
     authors = tuple(sorted(built.values(), key=lambda a: (a.sort_key, a.name, a.slug)))
-    return People(authors, {paper_id: tuple(line) for paper_id, line in bylines.items()})
+    lines = {paper.id: tuple(bylines.get(paper.id, ())) for paper in papers}  # every paper, authors or not
+    from .urls import path_of  # here: urls knows Author, from this module
+    paths = {paper_id: tuple((name, path_of(author)) for name, author in line) for paper_id, line in lines.items()}
+    return People(authors, lines, paths)
 
 
 def _newest_first(date: str) -> tuple:

@@ -32,6 +32,7 @@ from .markup import cut_snippet, render_abstract
 from .output import Staging, Stored, WriteReport
 from .pages import Abstract, plan_pages
 from .parallel import in_background, parallel_map
+from .people import PeopleCache
 from .related import RelatedIndex
 from .render import RenderCache, TemplateCache, make_env, render_pages
 from .search import SearchCache, search_files
@@ -46,6 +47,7 @@ class BuildCache:
     papers: PaperCache = field(default_factory=PaperCache)
     abstracts: dict[str, Abstract] = field(default_factory=dict)  # keyed by Markdown source
     related: RelatedIndex = field(default_factory=RelatedIndex)  # updated for the texts that changed
+    people: PeopleCache = field(default_factory=PeopleCache)  # who is who, while no paper's authors change
     templates: TemplateCache = field(default_factory=TemplateCache)  # checked against template sources
     plans: dict = field(default_factory=dict)  # paper id -> (inputs, page) of the last plan
     pages: RenderCache = field(default_factory=RenderCache)  # each page's bytes, by what it shows
@@ -105,7 +107,7 @@ def _build_site(config: SiteConfig, cache: BuildCache, progress: Callable[[str],
     progress("reading content")
     config = cache.settle(config)
     papers = load_papers(config, cache.papers)
-    catalog = Catalog.build(papers, config)
+    catalog = Catalog.build(papers, config, cache.people)
     stage("load")
     progress(f"rendering {len(papers)} abstracts")
     abstracts = render_abstracts(catalog, cache)

@@ -270,6 +270,9 @@ authors:
 """),
         "a status": lambda: by(site, "alpha", "icml-2024", "[Tim Rocktaschel, Diederik P. Kingma]",
                                'status: "oral"\n'),
+        "a title edit reorders an author's papers": lambda: site.write(
+            "content/icml-2024/alpha.md", (site.root / "content/icml-2024/alpha.md").read_text().replace(
+                "title: Alpha", "title: Zulu")),
         "a journal paper changes year": lambda: by(site, "gamma", "jmlr", "[Wei Chen, Tim Rocktäschel]",
                                                    "year: 2019\n"),
         "an author's last paper goes": lambda: (site.root / "content/jmlr/epsilon.md").unlink(),
