@@ -10,7 +10,7 @@ from typing import Any
 
 from . import urls
 from .catalog import Catalog
-from .feeds import feed_context
+from .feeds import FEED_ENTRIES, feed_context
 from .model import Paper
 
 PAGE_SIZE = 200  # papers per listing page: no HTML page lists 50,000 papers
@@ -39,9 +39,10 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
     A context holds what its page shows and nothing else (text derived from a
     paper, such as its BibTeX or snippet, comes from template filters), so the
     render stage can compare it with last build's to decide whether the page
-    changed. `last` (paper id -> (inputs, page), updated here) keeps a paper's
-    page from the last plan while its inputs are equal (mostly the very same
-    objects): most of a one-paper rebuild's pages are then the same Page.
+    changed. `last` (paper id -> (inputs, page), and for authors see
+    people_pages; updated here) keeps a paper's page from the last plan while
+    its inputs are equal (mostly the very same objects): most of a one-paper
+    rebuild's pages are then the same Page.
     """
     last = {} if last is None else last
     fresh: dict[str, tuple[tuple, Page]] = {}
@@ -62,7 +63,8 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
     for topic in catalog.topics:
         pages += paginate(urls.path_of(topic), "topic.html", topic.name,
                           {"topic": topic, "feed": urls.feed_of(topic)}, catalog.topic_papers[topic.slug], bylines)
-    pages += people_pages(catalog, bylines)
+    people, feeds = people_pages(catalog, bylines, abstracts, last, fresh)
+    pages += people
     pages += year_pages(catalog, bylines)
     paper_of, topic_of, related_of, kept_for = by_id.__getitem__, topics.__getitem__, related.get, last.get
     for venue in catalog.venues:  # in catalog.papers order; previous and next within the venue
@@ -103,16 +105,18 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
         pages.append(Page(urls.feed_of(topic), "feed.xml", feed_context(
             f"{topic.name} · {catalog.config.title}", urls.path_of(topic), catalog.topic_papers[topic.slug],
             abstracts)))
-    for author in catalog.authors:
-        pages.append(Page(urls.feed_of(author), "feed.xml", feed_context(
-            f"{author.name} · {catalog.config.title}", urls.path_of(author), author.papers, abstracts)))
+    pages += feeds
     return pages
 
 
-def people_pages(catalog: Catalog, bylines: dict) -> list[Page]:
-    """The authors index (A-Z, paginated, with letter jump links) and a page per author."""
+def people_pages(catalog: Catalog, bylines: dict, abstracts: dict[str, Abstract], last: dict,
+                 fresh: dict) -> tuple[list[Page], list[Page]]:
+    """The authors index (A-Z, paginated, with letter jump links) and a page per author;
+    and each author's feed. An author's pages are kept from the last plan (`last`, moved
+    to `fresh` as in plan_pages) while what they show is the same objects: a catalog
+    has three authors a paper, and most stay as they were."""
     if not catalog.authors:
-        return []
+        return [], []
     entries = tuple((a.name, urls.path_of(a), len(a.papers), a.letter) for a in catalog.authors)
     letters: dict[str, str] = {}  # letter -> the index page it starts on, with its heading's anchor
     for index, entry in enumerate(entries):
@@ -120,13 +124,24 @@ def people_pages(catalog: Catalog, bylines: dict) -> list[Page]:
             letters[entry[3]] = f"{urls.page_of(urls.ALL_AUTHORS, index // PAGE_SIZE + 1)}#letter-{entry[3]}"
     pages = paginate(urls.ALL_AUTHORS, "authors.html", "Authors", {"letters": tuple(letters.items())},
                      entries, key="authors")
+    feeds = []
+    site_title, kept_for = catalog.config.title, last.get
     for author in catalog.authors:
-        pages += paginate(urls.path_of(author), "author.html", author.name, {
-            "person": author.person,  # name, orcid, affiliation, homepage
-            "spellings": author.spellings,
-            "feed": urls.feed_of(author),
-        }, author.papers, bylines)
-    return pages
+        inputs = (author, tuple(bylines[p.id] for p in author.papers),
+                  tuple(abstracts[p.id] for p in author.papers[:FEED_ENTRIES]), site_title)
+        key = ("author", author.slug)  # beside paper ids, which are strings
+        kept = kept_for(key)
+        if kept is None or kept[0] != inputs:  # an Author is compared by identity: the same if nothing moved
+            kept = (inputs, paginate(urls.path_of(author), "author.html", author.name, {
+                "person": author.person,  # name, orcid, affiliation, homepage
+                "spellings": author.spellings,
+                "feed": urls.feed_of(author),
+            }, author.papers, bylines), Page(urls.feed_of(author), "feed.xml", feed_context(
+                f"{author.name} · {site_title}", urls.path_of(author), author.papers, abstracts)))
+        fresh[key] = kept
+        pages += kept[1]
+        feeds.append(kept[2])
+    return pages, feeds
 
 
 def year_pages(catalog: Catalog, bylines: dict) -> list[Page]:
