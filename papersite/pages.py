@@ -117,13 +117,21 @@ def people_pages(catalog: Catalog, bylines: dict, abstracts: dict[str, Abstract]
     has three authors a paper, and most stay as they were."""
     if not catalog.authors:
         return [], []
-    entries = tuple((a.name, urls.path_of(a), len(a.papers), a.letter) for a in catalog.authors)
-    letters: dict[str, str] = {}  # letter -> the index page it starts on, with its heading's anchor
-    for index, entry in enumerate(entries):
-        if entry[3] not in letters:
-            letters[entry[3]] = f"{urls.page_of(urls.ALL_AUTHORS, index // PAGE_SIZE + 1)}#letter-{entry[3]}"
-    pages = paginate(urls.ALL_AUTHORS, "authors.html", "Authors", {"letters": tuple(letters.items())},
-                     entries, key="authors")
+    # The index: an entry per person, made again only for new Author objects (ids of the last
+    # plan's are safe to reuse as keys: its inputs keep them alive).
+    last_index = last.get(("authors",))
+    known = dict(zip(map(id, last_index[0]), last_index[1])) if last_index else {}
+    entries = tuple(known.get(id(a)) or (a.name, urls.path_of(a), len(a.papers), a.letter) for a in catalog.authors)
+    if last_index and last_index[1] == entries:
+        pages = list(last_index[2])
+    else:
+        letters: dict[str, str] = {}  # letter -> the index page it starts on, with its heading's anchor
+        for index, entry in enumerate(entries):
+            if entry[3] not in letters:
+                letters[entry[3]] = f"{urls.page_of(urls.ALL_AUTHORS, index // PAGE_SIZE + 1)}#letter-{entry[3]}"
+        pages = paginate(urls.ALL_AUTHORS, "authors.html", "Authors", {"letters": tuple(letters.items())},
+                         entries, key="authors")
+    fresh[("authors",)] = (catalog.authors, entries, tuple(pages))
     feeds = []
     site_title, kept_for = catalog.config.title, last.get
     for author in catalog.authors:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -13,6 +15,7 @@ from papersite.model import Paper, Person
 from papersite.people import collect_people, name_key
 from tests.htmlcheck import page_url, parse, resolve
 from tests.test_search_files import search
+from tests.test_vnu import VNU
 
 SITE = """\
 title: People Catalog
@@ -308,3 +311,16 @@ def test_many_authors_are_shortened_in_listings_and_results(site, tmp_path):
     assert main_text(out / "papers/big/index.html").count('class="author-link"') == 14
     record = json.loads(build.files["search/d/0.json"])["0"]
     assert len(record["authors"]) == 10 and record["more"] == 4
+
+
+@pytest.mark.skipif(shutil.which("java") is None, reason="vnu needs Java (CI has Java 17)")
+def test_new_page_kinds_are_valid_html(built):
+    out, _ = built
+    assert VNU.is_file(), "vnu.jar is missing: run 'npm ci'"
+    files = [str(out / path) for path in ("index.html", "papers/alpha/index.html", "authors/index.html",
+                                          "authors/alan-m-turing/index.html", "years/index.html",
+                                          "years/2022/index.html")]
+    result = subprocess.run(["java", "-jar", str(VNU), "--errors-only", "--format", "json", "--stdout", *files],
+                            capture_output=True, text=True, timeout=300)
+    messages = json.loads(result.stdout)["messages"]
+    assert [f"{m.get('url', '').split(str(out))[-1]}:{m.get('lastLine')}: {m['message']}" for m in messages] == []
