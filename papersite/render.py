@@ -67,6 +67,9 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        # An environment lives for one build: without this, every page's templates (layout,
+        # partials, macros) are checked on disk again, four stat calls a page.
+        auto_reload=False,
     )
     link = urls.Urls(config.base_url)
     venues = {v.slug: v for v in config.venues}
