@@ -313,7 +313,7 @@ def _slugs(made: list) -> dict[tuple, str]:
             slugs[entries[0][0]] = base
             continue
         # The declared person, else the one without an ORCID, else the first by ORCID keeps the plain slug.
-        entries.sort(key=lambda e: (e[0][0] != "site", bool(e[3].orcid), e[3].orcid, e[1]))
+        entries.sort(key=lambda e: (e[0][0] != "site", bool(e[3].orcid), e[3].orcid, e[1], repr(e[0])))
         slugs[entries[0][0]] = base
         for entry in entries[1:]:
             orcid = entry[3].orcid
