@@ -10,7 +10,7 @@ from typing import Any
 
 from . import urls
 from .catalog import Catalog
-from .feeds import FEED_ENTRIES, feed_context
+from .feeds import feed_context
 from .model import Paper
 
 PAGE_SIZE = 200  # papers per listing page: no HTML page lists 50,000 papers
@@ -135,11 +135,12 @@ def people_pages(catalog: Catalog, bylines: dict, abstracts: dict[str, Abstract]
     feeds = []
     site_title, kept_for = catalog.config.title, last.get
     for author in catalog.authors:
-        inputs = (author, tuple(bylines[p.id] for p in author.papers),
-                  tuple(abstracts[p.id] for p in author.papers[:FEED_ENTRIES]), site_title)
+        # An Author is made again whenever who is who or one of its papers changed (people.py),
+        # so the same object stands for the same papers, abstracts and co-authors' pages.
+        inputs = (author, site_title)
         key = ("author", author.slug)  # beside paper ids, which are strings
         kept = kept_for(key)
-        if kept is None or kept[0] != inputs:  # an Author is compared by identity: the same if nothing moved
+        if kept is None or kept[0][0] is not author or kept[0][1] != site_title:
             kept = (inputs, paginate(urls.path_of(author), "author.html", author.name, {
                 "person": author.person,  # name, orcid, affiliation, homepage
                 "spellings": author.spellings,
