@@ -78,6 +78,34 @@ class Language:
         return " ".join(words).rstrip(",;:") + "."
 
 
+class People:
+    """Authors as real catalogs have them: about three new people per paper, a
+    few prolific ones (preferential attachment), and some written differently
+    from paper to paper (initials, "Last, First"). Drawn from a random stream of
+    their own, so titles and abstracts are the same as without it."""
+
+    def __init__(self, seed: int):
+        self.rng = random.Random(seed * 1_000_003 + 7)
+        self.mentions: list[tuple[str, str]] = []  # (first, last) of every authorship so far
+
+    def author(self) -> str:
+        rng = self.rng
+        if not self.mentions or rng.random() < 0.85:
+            surname = rng.choice(LAST) if rng.random() < 0.3 else \
+                "".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 3))).capitalize()
+            person = (rng.choice(FIRST), surname)
+        else:
+            person = rng.choice(self.mentions)
+        self.mentions.append(person)
+        first, last = person
+        spelling = rng.random()
+        if spelling < 0.05:
+            return f"{first[0]}. {last}"
+        if spelling < 0.08:
+            return f"{last}, {first}"
+        return f"{first} {last}"
+
+
 class Vocabulary:
     """Made-up words with Zipf frequencies. Its size follows Heaps' law (about 25 * sqrt(tokens)),
     so a bigger catalog has a bigger vocabulary, as real corpora do."""
@@ -114,7 +142,7 @@ def site_yaml(topics: list[dict]) -> str:
 
 
 def paper(rng: random.Random, index: int, topics: list[dict], language: Language,
-          vocabulary: Vocabulary, fields: list[list[str]]) -> tuple[str, str]:
+          vocabulary: Vocabulary, fields: list[list[str]], people: People | None = None) -> tuple[str, str]:
     """(relative path, file text) of paper number `index`."""
     slug, _, _ = rng.choice(VENUES)
     year = rng.choice(YEARS)
@@ -122,6 +150,8 @@ def paper(rng: random.Random, index: int, topics: list[dict], language: Language
     title = f"{jargon[0]}: {rng.choice(ADJECTIVES)} {rng.choice(NOUNS)} for {rng.choice(TASKS)}"
     title += f" ({index})"  # keeps titles, and so slugs, unique without hiding the pattern
     authors = [f"{rng.choice(FIRST)} {rng.choice(LAST)}" for _ in range(rng.randint(1, 6))]
+    if people is not None:
+        authors = [people.author() for _ in authors]
     chosen = rng.sample([t["slug"] for t in topics], k=min(len(topics), rng.randint(1, 3)))
     front = {"id": f"synth-{index:06d}", "title": title, "authors": authors, "venue": f"{slug}-{year}",
              "year": year, "topics": chosen}
@@ -135,12 +165,13 @@ def write_catalog(count: int, root: Path, seed: int = 1) -> Path:
     topics, language = taxonomy(), Language(SEEDS)
     vocabulary = Vocabulary(rng, max(500, int(25 * math.sqrt(170 * count))))
     fields = [vocabulary.subfield(rng) for _ in range(max(5, count // 40))]  # ~40 papers a subfield
+    people = People(seed)
     root.mkdir(parents=True, exist_ok=True)
     (root / "site.yaml").write_text(site_yaml(topics), encoding="utf-8")
     for folder in ("templates", "static"):
         (root / folder).mkdir(exist_ok=True)
     for index in range(count):
-        relative, text = paper(rng, index, topics, language, vocabulary, fields)
+        relative, text = paper(rng, index, topics, language, vocabulary, fields, people)
         path = root / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")

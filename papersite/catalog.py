@@ -10,6 +10,7 @@ from .config import SiteConfig
 from .content import split_front_matter
 from .errors import Problem, SiteError
 from .model import Paper, Topic, Venue
+from .people import Author, PeopleCache, collect_people
 from .yamlsource import load_yaml
 
 
@@ -23,9 +24,14 @@ class Catalog:
     topic_papers: dict[str, tuple[Paper, ...]]
     positions: dict[str, int]  # paper id -> index within its venue
     citation_keys: dict[str, str] = field(default_factory=dict)  # paper id -> BibTeX key, unique in the catalog
+    authors: tuple[Author, ...] = ()  # everyone who wrote a paper, A-Z (see people.py)
+    bylines: dict[str, tuple[tuple[str, Author], ...]] = field(default_factory=dict)  # id -> (name as written, Author)
+    author_paths: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # id -> (name, page path)
+    years: tuple[int, ...] = ()  # years that have papers, newest first
+    year_papers: dict[int, tuple[Paper, ...]] = field(default_factory=dict)  # in catalog order: grouped by venue
 
     @classmethod
-    def build(cls, papers: list[Paper], config: SiteConfig) -> "Catalog":
+    def build(cls, papers: list[Paper], config: SiteConfig, people: PeopleCache | None = None) -> "Catalog":
         _check_unique(papers, config, "id", lambda p: p.id, line=_id_line)
         _check_unique(papers, config, "URL slug (from the file name)", lambda p: p.slug)
         # BibTeX finds duplicate keys ignoring case; the message shows the key as written
@@ -44,6 +50,10 @@ class Catalog:
             for topic in paper.topics:
                 by_topic[topic].append(paper)
         venues = tuple(sorted((v for v in config.venues if v.slug in by_venue), key=lambda v: venue_order[v.slug]))
+        by_year: dict[int, list[Paper]] = defaultdict(list)
+        for paper in ordered:
+            by_year[paper.year].append(paper)
+        found = collect_people(ordered, config.authors, people)
         return cls(
             config=config,
             papers=ordered,
@@ -53,6 +63,11 @@ class Catalog:
             topic_papers={slug: tuple(ps) for slug, ps in by_topic.items()},
             positions={p.id: i for ps in by_venue.values() for i, p in enumerate(ps)},
             citation_keys=assign_keys(ordered),
+            authors=found.authors,
+            bylines=found.bylines,
+            author_paths=found.paths,
+            years=tuple(sorted(by_year, reverse=True)),
+            year_papers={year: tuple(ps) for year, ps in by_year.items()},
         )
 
     def venue(self, slug: str) -> Venue:

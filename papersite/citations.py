@@ -221,12 +221,13 @@ class Citations:
 
     def files(self) -> dict[str, bytes]:
         """Output path -> bytes: each paper's RIS and CSL-JSON, and the .bib of the catalog,
-        of each venue and of each topic."""
+        of each venue, topic and author."""
         catalog = self.catalog
         files = dict(self.cache.files)
         listings = [(urls.bibtex_of(), catalog.papers)]
         listings += [(urls.bibtex_of(venue), catalog.venue_papers[venue.slug]) for venue in catalog.venues]
         listings += [(urls.bibtex_of(topic), catalog.topic_papers[topic.slug]) for topic in catalog.topics]
+        listings += [(urls.bibtex_of(author), author.papers) for author in catalog.authors]
         for path, papers in listings:
             files[path] = self.bib(papers, path)
         self.cache.listings = self.listings  # listings that are gone are forgotten

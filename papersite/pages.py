@@ -39,17 +39,19 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
     A context holds what its page shows and nothing else (text derived from a
     paper, such as its BibTeX or snippet, comes from template filters), so the
     render stage can compare it with last build's to decide whether the page
-    changed. `last` (paper id -> (inputs, page), updated here) keeps a paper's
-    page from the last plan while its inputs are equal (mostly the very same
-    objects): most of a one-paper rebuild's pages are then the same Page.
+    changed. `last` (paper id -> (inputs, page), and for authors see
+    people_pages; updated here) keeps a paper's page from the last plan while
+    its inputs are equal (mostly the very same objects): most of a one-paper
+    rebuild's pages are then the same Page.
     """
     last = {} if last is None else last
     fresh: dict[str, tuple[tuple, Page]] = {}
     by_id = {p.id: p for p in catalog.papers}
     topics = {t.slug: t for t in catalog.config.topics}
+    bylines = catalog.author_paths
     pages = [
         Page(urls.HOME, "home.html", {"recent": catalog.papers[:10]}),
-        *paginate(urls.ALL_PAPERS, "papers.html", "All papers", {}, catalog.papers),
+        *paginate(urls.ALL_PAPERS, "papers.html", "All papers", {}, catalog.papers, bylines),
         Page(urls.ALL_VENUES, "venues.html", {"title": "Venues"}),
         Page(urls.ALL_TOPICS, "topics.html", {"title": "Topics"}),
         Page(urls.SEARCH, "search.html", {"title": "Search"}),
@@ -57,17 +59,21 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
     ]
     for venue in catalog.venues:
         pages += paginate(urls.path_of(venue), "venue.html", venue.name,
-                          {"venue": venue, "feed": urls.feed_of(venue)}, catalog.venue_papers[venue.slug])
+                          {"venue": venue, "feed": urls.feed_of(venue)}, catalog.venue_papers[venue.slug], bylines)
     for topic in catalog.topics:
         pages += paginate(urls.path_of(topic), "topic.html", topic.name,
-                          {"topic": topic, "feed": urls.feed_of(topic)}, catalog.topic_papers[topic.slug])
+                          {"topic": topic, "feed": urls.feed_of(topic)}, catalog.topic_papers[topic.slug], bylines)
+    people, feeds = people_pages(catalog, bylines, abstracts, last, fresh)
+    pages += people
+    pages += year_pages(catalog, bylines)
     paper_of, topic_of, related_of, kept_for = by_id.__getitem__, topics.__getitem__, related.get, last.get
     for venue in catalog.venues:  # in catalog.papers order; previous and next within the venue
         siblings = catalog.venue_papers[venue.slug]
         for previous, paper, following in zip((None, *siblings[:-1]), siblings, (*siblings[1:], None)):
             others = tuple(map(paper_of, related_of(paper.id, ())))  # papers: their titles show
             shown_topics = tuple(map(topic_of, paper.topics))
-            inputs = (paper, venue, shown_topics, abstracts[paper.id], previous, following, others,
+            byline = bylines[paper.id]
+            inputs = (paper, venue, shown_topics, abstracts[paper.id], previous, following, others, byline,
                       catalog.citation_keys[paper.id])
             kept = kept_for(paper.id)
             if kept is None or kept[0] != inputs:  # mostly identity checks: the same objects
@@ -81,6 +87,7 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
                     "previous": previous,
                     "next": following,
                     "related": list(others),
+                    "byline": byline,
                 }))
             fresh[paper.id] = kept
             pages.append(kept[1])
@@ -101,25 +108,95 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
         pages.append(Page(urls.feed_of(topic), "feed.xml", feed_context(
             f"{topic.name} · {catalog.config.title}", urls.path_of(topic), catalog.topic_papers[topic.slug],
             abstracts, order)))
+    pages += feeds
     return pages
 
 
-def paginate(path: str, template: str, title: str, context: dict[str, Any], papers: tuple[Paper, ...]) -> list[Page]:
+def people_pages(catalog: Catalog, bylines: dict, abstracts: dict[str, Abstract], last: dict,
+                 fresh: dict) -> tuple[list[Page], list[Page]]:
+    """The authors index (A-Z, paginated, with letter jump links) and a page per author;
+    and each author's feed. An author's pages are kept from the last plan (`last`, moved
+    to `fresh` as in plan_pages) while what they show is the same objects: a catalog
+    has three authors a paper, and most stay as they were."""
+    if not catalog.authors:
+        return [], []
+    # The index: an entry per person, made again only for new Author objects (ids of the last
+    # plan's are safe to reuse as keys: its inputs keep them alive).
+    last_index = last.get(("authors",))
+    known = dict(zip(map(id, last_index[0]), last_index[1])) if last_index else {}
+    entries = tuple(known.get(id(a)) or (a.name, urls.path_of(a), len(a.papers), a.letter) for a in catalog.authors)
+    if last_index and last_index[1] == entries:
+        pages = list(last_index[2])
+    else:
+        letters: dict[str, str] = {}  # letter -> the index page it starts on, with its heading's anchor
+        for index, entry in enumerate(entries):
+            if entry[3] not in letters:
+                letters[entry[3]] = f"{urls.page_of(urls.ALL_AUTHORS, index // PAGE_SIZE + 1)}#letter-{entry[3]}"
+        pages = paginate(urls.ALL_AUTHORS, "authors.html", "Authors", {"letters": tuple(letters.items())},
+                         entries, key="authors")
+    fresh[("authors",)] = (catalog.authors, entries, tuple(pages))
+    feeds = []
+    site_title, kept_for = catalog.config.title, last.get
+    for author in catalog.authors:
+        # An Author is made again whenever who is who or one of its papers changed (people.py),
+        # so the same object stands for the same papers, abstracts and co-authors' pages.
+        inputs = (author, site_title)
+        key = ("author", author.slug)  # beside paper ids, which are strings
+        kept = kept_for(key)
+        if kept is None or kept[0][0] is not author or kept[0][1] != site_title:
+            kept = (inputs, paginate(urls.path_of(author), "author.html", author.name, {
+                "person": author.person,  # name, orcid, affiliation, homepage
+                "spellings": author.spellings,
+                "feed": urls.feed_of(author),
+                "bib": urls.bibtex_of(author),
+            }, author.papers, bylines), Page(urls.feed_of(author), "feed.xml", feed_context(
+                f"{author.name} · {site_title}", urls.path_of(author), author.papers, abstracts)))
+        fresh[key] = kept
+        pages += kept[1]
+        feeds.append(kept[2])
+    return pages, feeds
+
+
+def year_pages(catalog: Catalog, bylines: dict) -> list[Page]:
+    """A page per year, papers grouped by venue, and the years index; only for a catalog
+    spanning several years (one year's page would repeat the all-papers listing)."""
+    if len(catalog.years) < 2:
+        return []
+    summary = []
+    for year in catalog.years:
+        venues: dict[str, int] = {}
+        for paper in catalog.year_papers[year]:
+            venues[paper.venue] = venues.get(paper.venue, 0) + 1
+        summary.append((year, len(catalog.year_papers[year]), tuple(
+            (catalog.venue(slug).name, urls.path_of(catalog.venue(slug)), count) for slug, count in venues.items())))
+    pages = [Page(urls.ALL_YEARS, "years.html", {"title": "Years", "years": tuple(summary)})]
+    for year in catalog.years:
+        pages += paginate(urls.path_of(year), "year.html", str(year), {"year": year},
+                          catalog.year_papers[year], bylines)
+    return pages
+
+
+def paginate(path: str, template: str, title: str, context: dict[str, Any], papers: tuple,
+             bylines: dict | None = None, key: str = "papers") -> list[Page]:
     """A listing split into pages of PAGE_SIZE papers: path, path/page/2/, ... with prev/next links.
 
     Templates show each paper's snippet with the `snippet` filter: it is a function of
-    the paper's abstract, so the papers alone say whether the page changed.
+    the paper's abstract, so the papers alone say whether the page changed. With
+    `bylines` (Catalog.author_paths), the page gets those of its papers, for author links.
+    `key` names the items in the context (the authors index lists people, not papers).
     """
     count = max(1, -(-len(papers) // PAGE_SIZE))
     paths = [urls.page_of(path, number) for number in range(1, count + 1)]
     pages = []
     for index, page_path in enumerate(paths):
         shown = papers[index * PAGE_SIZE:(index + 1) * PAGE_SIZE]
+        extra = {} if bylines is None else {"bylines": {p.id: bylines[p.id] for p in shown}}
         pages.append(Page(page_path, template, {
             **context,
+            **extra,
             "title": title if index == 0 else f"{title} (page {index + 1} of {count})",
             "total": len(papers),
-            "papers": shown,
+            key: shown,
             "pager": {"number": index + 1, "count": count, "first": index * PAGE_SIZE + 1,
                       "previous": paths[index - 1] if index > 0 else None,
                       "next": paths[index + 1] if index + 1 < count else None},

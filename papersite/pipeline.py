@@ -34,6 +34,7 @@ from .markup import MarkupError, cut_snippet, render_abstract
 from .output import Staging, Stored, WriteReport
 from .pages import Abstract, plan_pages
 from .parallel import in_background, parallel_map
+from .people import PeopleCache
 from .related import RelatedIndex
 from .render import RenderCache, TemplateCache, make_env, render_pages
 from .search import SearchCache, search_files
@@ -49,6 +50,7 @@ class BuildCache:
     papers: PaperCache = field(default_factory=PaperCache)
     abstracts: dict[str, Abstract] = field(default_factory=dict)  # keyed by Markdown source
     related: RelatedIndex = field(default_factory=RelatedIndex)  # updated for the texts that changed
+    people: PeopleCache = field(default_factory=PeopleCache)  # who is who, while no paper's authors change
     templates: TemplateCache = field(default_factory=TemplateCache)  # checked against template sources
     plans: dict = field(default_factory=dict)  # paper id -> (inputs, page) of the last plan
     pages: RenderCache = field(default_factory=RenderCache)  # each page's bytes, by what it shows
@@ -112,7 +114,7 @@ def _build_site(config: SiteConfig, cache: BuildCache, progress: Callable[[str],
     problems = unreadable(config.templates_dir, config.root)
     if problems:
         raise SiteError(problems)
-    catalog = Catalog.build(papers, config)
+    catalog = Catalog.build(papers, config, cache.people)
     stage("load")
     progress(f"rendering {len(papers)} abstracts")
     abstracts = render_abstracts(catalog, cache)
@@ -129,7 +131,9 @@ def _build_site(config: SiteConfig, cache: BuildCache, progress: Callable[[str],
         pages = plan_pages(catalog, abstracts, related, cache.plans)
         progress(f"rendering {len(pages)} pages")
         env = make_env(config, cache.templates, catalog=catalog, abstracts=abstracts,
-                       paper_count=len(catalog.papers))
+                       paper_count=len(catalog.papers),
+                       # which sections the navigation links to (a change re-renders every page)
+                       browse={"authors": bool(catalog.authors), "years": len(catalog.years) > 1})
         files = render_pages(env, pages, cache.pages, store)
         files.update(Citations(catalog, abstracts, cache.citations, store).files())
         files[".nojekyll"] = b""

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import jinja2
 import jinja2.meta
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from . import urls
 from .bibtex import base_key, bibtex_entry
@@ -67,12 +67,15 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        # An environment lives for one build: without this, every page's templates (layout,
+        # partials, macros) are checked on disk again, four stat calls a page.
+        auto_reload=False,
     )
     link = urls.Urls(config.base_url)
     venues = {v.slug: v for v in config.venues}
     abstracts = globals_.get("abstracts", {})
     topics = {t.slug: t for t in config.topics}
-    env.globals.update(site=config, urls=urls, **globals_)
+    env.globals.update({"site": config, "urls": urls, "browse": {"authors": False, "years": False}, **globals_})
     catalog = globals_.get("catalog")
 
     def _key(paper):
@@ -84,6 +87,7 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
         plain=_plain,  # for <title>, meta tags
         json_ld=json_ld,  # schema.org data in a <script>, escaped so content cannot close it
         snippet=lambda paper: abstracts[paper.id].snippet,  # a function of paper.abstract
+        author_links=lambda byline, limit=None: _author_links(link.link, byline, limit),
         venue=venues.__getitem__,  # 'icml-2024' -> Venue
         topic=topics.__getitem__,  # 'learning-theory' -> Topic
         # the key is the catalog's (unique); pages pass it so a renamed key re-renders the page
@@ -93,6 +97,17 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
             paper, venue, topics_, _plain(paper.title), abstract.text, link.absolute(paper)),
     )
     return env
+
+
+def _author_links(link: Callable[[str], str], byline, limit: int | None) -> Markup:
+    """(name, author page path) pairs as linked names, comma-separated; past `limit`
+    names, "and N more". In Python: listings show it for every paper, and a macro
+    call costs as much as the rest of the paper's entry."""
+    shown = byline if limit is None else byline[:limit]
+    html = ", ".join(f'<a class="author-link" href="{escape(link(path))}">{escape(name)}</a>' for name, path in shown)
+    if len(byline) > len(shown):
+        html += f" and {len(byline) - len(shown)} more"
+    return Markup(html)
 
 
 def _plain(text: str) -> str:

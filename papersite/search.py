@@ -18,6 +18,8 @@ shards and why they give exactly lunr's scores).
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from bisect import bisect_left, insort
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -37,6 +39,8 @@ FIELDS = [
     {"field_name": "body"},
 ]
 DOCS_PER_FILE = 4  # a result page of 50 spread-out papers fetches ~50 files of this many
+_COMBINING = re.compile("[\u0300-\u036f]")  # the combining diacritical marks
+RESULT_AUTHORS = 10  # names a result shows (and its record holds); past them, "and N more"
 SHARDS = "search/t/"
 DOC_FILES = "search/d/"
 ORDER = "search/order.json"
@@ -57,6 +61,7 @@ class SearchCache:
     keys: tuple[str, ...] = ()  # paper ids by number
     papers: list = field(default_factory=list)  # by number: Paper
     abstracts: list = field(default_factory=list)  # Abstract
+    bylines: list = field(default_factory=list)  # ((name, author page path), ...)
     texts: list = field(default_factory=list)  # field texts to index
     records: list = field(default_factory=list)  # document-store record
     doc_files: dict[str, bytes] = field(default_factory=dict)  # path -> bytes
@@ -81,15 +86,19 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
     # would make those words match every paper. Venue filters are facets anyway.
     venue_names = {v.slug: v.name for v in catalog.venues}
     names = (catalog.config.base_url, tuple(topics.items()), tuple(venue_names.items()))
-    changed = _changed(catalog, abstracts, cache) if names == cache.names else None
+    bylines = catalog.author_paths
+    changed = _changed(catalog, abstracts, bylines, cache) if names == cache.names else None
     link = urls.Urls(catalog.config.base_url)
 
     def made(paper: Paper) -> tuple[tuple, tuple]:
         """(field texts to index, document-store record)"""
-        title, abstract = _title(paper), abstracts[paper.id]
-        return ((title, " ".join(paper.authors), " ".join(topics[t][1] for t in paper.topics),
-                 venue_names[paper.venue], abstract.text),
-                (paper.id, title, link.link(paper), paper.year, abstract.snippet))
+        title, abstract, byline = _title(paper), abstracts[paper.id], bylines[paper.id]
+        record = (paper.id, title, link.link(paper), paper.year, abstract.snippet,
+                  [[name, link.link(path)] for name, path in byline[:RESULT_AUTHORS]])
+        if len(byline) > RESULT_AUTHORS:
+            record += (len(byline) - RESULT_AUTHORS,)
+        return ((title, _author_text(paper.authors), " ".join(topics[t][1] for t in paper.topics),
+                 venue_names[paper.venue], abstract.text), record)
 
     if changed is None:  # number the papers: by venue, in catalog order, then by id
         venue_rank = {v.slug: i for i, v in enumerate(catalog.venues)}
@@ -99,6 +108,7 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
         cache.keys = tuple(p.id for p in papers)
         cache.numbers = {paper_id: n for n, paper_id in enumerate(cache.keys)}
         cache.abstracts = [abstracts[p.id] for p in papers]
+        cache.bylines = [bylines[p.id] for p in papers]
         cache.texts, cache.records = [m[0] for m in made_all], [m[1] for m in made_all]
         facets_changed = order_changed = True
         cache.doc_files = {}
@@ -107,10 +117,12 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
         old = {n: cache.papers[n] for n in changed}
         cache.papers, cache.abstracts = list(cache.papers), list(cache.abstracts)
         cache.texts, cache.records = list(cache.texts), list(cache.records)  # new lists: the index compares
+        cache.bylines = list(cache.bylines)
         for n, paper in changed.items():
-            cache.papers[n], cache.abstracts[n] = paper, abstracts[paper.id]
+            cache.papers[n], cache.abstracts[n], cache.bylines[n] = paper, abstracts[paper.id], bylines[paper.id]
             cache.texts[n], cache.records[n] = made(paper)
-        facets_changed = any(old[n].topics != paper.topics for n, paper in changed.items())
+        facets_changed = any((old[n].topics, old[n].year, old[n].status) != (paper.topics, paper.year, paper.status)
+                             for n, paper in changed.items())
         order_changed = any(old[n].title != paper.title for n, paper in changed.items())
         files_changed = sorted({n // DOCS_PER_FILE for n in changed})
     count = len(cache.papers)
@@ -137,6 +149,10 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
             "topics": [[t.slug, t.name] for t in catalog.topics],
             # Each paper's topics as base-36 topic numbers joined by ".", papers joined by ",".
             "paperTopics": ",".join(".".join(_base36(topics[t][0]) for t in p.topics) for p in cache.papers),
+            # Years and statuses by paper number, as runs [value, count]: papers are numbered by
+            # venue, and a venue's papers mostly share both ("" for no status).
+            "years": _runs(p.year for p in cache.papers),
+            "statuses": _runs(p.status for p in cache.papers),
         })
     if changed is None:
         cache.by_title = sorted((r[1].casefold(), r[0], n) for n, r in enumerate(cache.records))
@@ -152,7 +168,7 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
     for chunk in files_changed:
         start = chunk * DOCS_PER_FILE
         cache.doc_files[f"{DOC_FILES}{chunk}.json"] = _json({
-            str(n): dict(zip(("id", "title", "url", "year", "snippet"), cache.records[n]))
+            str(n): dict(zip(("id", "title", "url", "year", "snippet", "authors", "more"), cache.records[n]))
             for n in range(start, min(start + DOCS_PER_FILE, count))})
     files.update(cache.doc_files)
     if store is not None:
@@ -160,17 +176,43 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
     return files
 
 
-def _changed(catalog: Catalog, abstracts: dict[str, Abstract], cache: SearchCache) -> dict[int, Paper] | None:
+def _changed(catalog: Catalog, abstracts: dict[str, Abstract], bylines: dict,
+             cache: SearchCache) -> dict[int, Paper] | None:
     """Paper number -> paper, for the papers that changed since the last
-    build; None if papers must be renumbered (one came, went or changed venue)."""
+    build (or whose authors' pages moved); None if papers must be renumbered
+    (one came, went or changed venue)."""
     if len(catalog.papers) != len(cache.papers):
         return None
-    number, papers, kept = cache.numbers.get, cache.papers, cache.abstracts
+    number, papers, kept, lines = cache.numbers.get, cache.papers, cache.abstracts, cache.bylines
     changed = [(n, p) for p in catalog.papers  # one pass over the catalog, as quick as Python goes
-               if (n := number(p.id)) is None or papers[n] is not p or kept[n] is not abstracts[p.id]]
+               if (n := number(p.id)) is None or papers[n] is not p or kept[n] is not abstracts[p.id]
+               or lines[n] != bylines[p.id]]
     if any(n is None or papers[n].venue != p.venue for n, p in changed):
         return None
     return dict(changed)
+
+
+def _author_text(names: tuple[str, ...]) -> str:
+    """The names, and those with accents also without them: "Rocktäschel" is found
+    by "rocktaschel" too, and search.js also looks up a query word without its
+    accents, so "rocktäschel" finds "Rocktaschel" (lunr.js folds no accents)."""
+    text = " ".join(names)
+    if text.isascii():
+        return text
+    words = text.split()
+    bare = [_COMBINING.sub("", unicodedata.normalize("NFD", w)) for w in words]  # as search.js's bare()
+    return " ".join(words + [b for w, b in zip(words, bare) if b != w])
+
+
+def _runs(values) -> list[list]:
+    """[[value, how many in a row], ...]"""
+    runs: list[list] = []
+    for value in values:
+        if runs and runs[-1][0] == value:
+            runs[-1][1] += 1
+        else:
+            runs.append([value, 1])
+    return runs
 
 
 def _title(paper: Paper) -> str:

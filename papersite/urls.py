@@ -10,11 +10,14 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from .model import Paper, Topic, Venue
+from .people import Author
 
 HOME = ""
 ALL_PAPERS = "papers/"
 ALL_VENUES = "venues/"
 ALL_TOPICS = "topics/"
+ALL_AUTHORS = "authors/"
+ALL_YEARS = "years/"
 SEARCH = "search/"
 SEARCH_INDEX = "search/index.json"
 SEARCH_DOCS = "search/docs.json"
@@ -24,14 +27,18 @@ BIBTEX = "papers.bib"  # every paper of a listing, for reference managers
 CITE_FORMATS = ("bib", "ris", "json")  # a paper's own citation files: BibTeX, RIS, CSL-JSON
 
 
-def path_of(target: Paper | Venue | Topic | str) -> str:
-    """The site-relative path of a paper, venue, topic, or a path given as is."""
+def path_of(target: Paper | Venue | Topic | Author | int | str) -> str:
+    """The site-relative path of a paper, venue, topic, author, year (an int), or a path given as is."""
     if isinstance(target, Paper):
         return f"papers/{target.slug}/"
     if isinstance(target, Venue):
         return f"venues/{target.slug}/"
     if isinstance(target, Topic):
         return f"topics/{target.slug}/"
+    if isinstance(target, Author):
+        return f"{ALL_AUTHORS}{target.slug}/"
+    if isinstance(target, int) and not isinstance(target, bool):
+        return f"{ALL_YEARS}{target}/"
     return target
 
 
@@ -40,8 +47,8 @@ def page_of(listing: str, number: int) -> str:
     return listing if number == 1 else f"{listing}page/{number}/"
 
 
-def feed_of(target: Venue | Topic | None = None) -> str:
-    """The Atom feed of the whole catalog, or of one venue or topic ('venues/<slug>/feed.xml')."""
+def feed_of(target: Venue | Topic | Author | None = None) -> str:
+    """The Atom feed of the whole catalog, or of one venue, topic or author ('venues/<slug>/feed.xml')."""
     return (path_of(target) if target else "") + FEED
 
 
@@ -70,10 +77,10 @@ class Urls:
         self.base_url = base_url
         self.base_path = urlsplit(base_url).path or "/"
 
-    def link(self, target: Paper | Venue | Topic | str) -> str:
+    def link(self, target: Paper | Venue | Topic | Author | int | str) -> str:
         """Root-relative link, e.g. /repo/papers/x/."""
         return self.base_path + path_of(target)
 
-    def absolute(self, target: Paper | Venue | Topic | str) -> str:
+    def absolute(self, target: Paper | Venue | Topic | Author | int | str) -> str:
         """Absolute URL, e.g. https://user.github.io/repo/papers/x/."""
         return self.base_url + path_of(target)

@@ -230,3 +230,55 @@ def tree(folder: Path) -> dict[str, bytes]:
 def stamps(folder: Path) -> dict[str, tuple[int, int]]:
     return {p.relative_to(folder).as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns)
             for p in folder.rglob("*") if p.is_file()} | {".": (folder.stat().st_ino, 0)}
+
+
+PEOPLE_VENUES = TWO_VENUES + """\
+  - slug: jmlr
+    name: JMLR
+    kind: journal
+"""
+
+
+def by(site, name, venue, authors, extra=""):
+    """A paper with these authors (YAML flow list) and front matter lines."""
+    return site.write(f"content/{venue}/{name}.md", f"---\nid: {name}\ntitle: {name.title()}\nauthors: {authors}\n"
+                      f"venue: {venue}\n{extra}topics: [learning-theory]\n---\nAbout {name}.\n")
+
+
+def test_author_edits(site):
+    """Who wrote what moves author pages, slugs and the links to them on unchanged papers' pages."""
+    site.write("site.yaml", PEOPLE_VENUES)
+    by(site, "alpha", "icml-2024", "[Tim Rocktaschel, Diederik P. Kingma]")
+    by(site, "beta", "iclr-2024", "[Ada Lovelace, Tim Rocktaschel]")
+    by(site, "gamma", "jmlr", "[Wei Chen]", "year: 2021\n")
+    rebuilder = Rebuilder(site.root / "site.yaml")
+    steps = {
+        "add an author": lambda: by(site, "beta", "iclr-2024", "[Ada Lovelace, Tim Rocktaschel, Grace Hopper]"),
+        "an accented spelling becomes the name shown": lambda: by(
+            site, "gamma", "jmlr", "[Wei Chen, Tim Rocktäschel]", "year: 2021\n"),
+        "initials merge into the one full name": lambda: by(site, "delta", "jmlr", '["Kingma, D."]', "year: 2022\n"),
+        "a second candidate undoes the merge": lambda: by(site, "epsilon", "jmlr", "[Durk Kingma]", "year: 2022\n"),
+        "an ORCID splits one name into two people": lambda: by(
+            site, "delta", "jmlr", '["Kingma, D.", {name: Wei Chen, orcid: 0000-0001-0000-0002}]', "year: 2022\n"),
+        "details from front matter": lambda: by(
+            site, "gamma", "jmlr", "[{name: Wei Chen, affiliation: Lab A}, Tim Rocktäschel]", "year: 2021\n"),
+        "site.yaml merges two people": lambda: site.write("site.yaml", PEOPLE_VENUES + """\
+authors:
+  - name: Diederik P. Kingma
+    aliases: [Durk Kingma, "Kingma, D."]
+    url: https://example.org/dpk
+"""),
+        "a status": lambda: by(site, "alpha", "icml-2024", "[Tim Rocktaschel, Diederik P. Kingma]",
+                               'status: "oral"\n'),
+        "a title edit reorders an author's papers": lambda: site.write(
+            "content/icml-2024/alpha.md", (site.root / "content/icml-2024/alpha.md").read_text().replace(
+                "title: Alpha", "title: Zulu")),
+        "a journal paper changes year": lambda: by(site, "gamma", "jmlr", "[Wei Chen, Tim Rocktäschel]",
+                                                   "year: 2019\n"),
+        "an author's last paper goes": lambda: (site.root / "content/jmlr/epsilon.md").unlink(),
+        "everyone leaves a paper": lambda: by(site, "beta", "iclr-2024", "[]"),
+    }
+    assert_same_as_clean(rebuilder, site)
+    for name, edit in steps.items():
+        edit()
+        assert_same_as_clean(rebuilder, site, name)

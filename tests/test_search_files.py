@@ -110,7 +110,8 @@ def test_doc_store_describes_every_paper(built):
     store = read_store(built.files)
     for paper in catalog.papers:
         doc = store[paper.id]
-        assert set(doc) == {"id", "title", "url", "year", "snippet", "ref", "venue", "topics"}
+        assert set(doc) == {"id", "title", "url", "year", "snippet", "authors", "ref", "venue", "topics"}
+        assert doc["authors"] == [[name, link.link(path)] for name, path in catalog.author_paths[paper.id]]
         assert doc["title"] == (plain_text(paper.title) if "$" in paper.title else paper.title)
         assert doc["year"] == paper.year
         assert doc["url"] == link.link(paper)

@@ -24,6 +24,9 @@
     function trim(word) { return word.replace(/^\W+/, "").replace(/\W+$/, ""); }
     function stem(word) { return lunr.stemmer(new lunr.Token(word)).toString(); }
     function isStopWord(word) { return !lunr.stopWordFilter(new lunr.Token(word)); }
+    // The word without its accents: author names are indexed both ways (papersite/search.py),
+    // so "rocktäschel" also finds papers that spell it "Rocktaschel".
+    function bare(word) { return word.normalize("NFD").replace(/[\u0300-\u036f]/g, ""); }
 
     // The query as "groups": one per word the visitor typed. A plain word expands
     // into several lunr clauses (the whole word through the stemmer, boosted; the
@@ -84,6 +87,7 @@
           return;
         }
         if (!isStopWord(term)) needs.exact.push(stem(term));
+        if (bare(term) !== term) needs.exact.push(stem(bare(term)));
         if (!group.plain) return;
         if (term.length >= 2) needs.prefixes.push(stem(term), term);
         for (var end = 4; end <= term.length; end++) needs.exact.push(term.slice(0, end)); // indexedPrefix
@@ -222,6 +226,11 @@
       if (!isStopWord(group.term)) {
         clause(group.term, { usePipeline: true, boost: EXACT_BOOST * group.boost });
         group.exact.push(stemmed);
+        var unaccented = bare(group.term);
+        if (unaccented !== group.term) {
+          clause(unaccented, { usePipeline: true, boost: EXACT_BOOST * group.boost });
+          group.exact.push(stem(unaccented));
+        }
       }
       if (!group.plain) return; // +word / -word: the whole word only
       if (group.term.length >= 2) {
@@ -346,7 +355,9 @@
   var INDEX_CACHE = 8; // lunr indexes kept, one per query's terms
   var FACETS = [
     { param: "venue", label: "Venue" },
-    { param: "topic", label: "Topic" }
+    { param: "topic", label: "Topic" },
+    { param: "year", label: "Year", newestFirst: true },
+    { param: "status", label: "Status" }
   ];
   var indexUrl = app.getAttribute("data-index");
   var base = indexUrl.slice(0, indexUrl.lastIndexOf("/") + 1); // the search/ folder, with the site's base path
@@ -416,10 +427,11 @@
     console.warn("search:", error);
   }
 
-  // docs.json -> names and, per paper number, venue and topic slugs. Papers are
-  // numbered venue by venue, so a venue is a run of numbers.
+  // docs.json -> names and, per paper number, venue and topic slugs, year and
+  // status. Papers are numbered venue by venue, so a venue is a run of numbers
+  // (and years and statuses come as runs too).
   function unpack(data) {
-    var venueOf = [], topicsOf = [], names = { venue: {}, topic: {} };
+    var venueOf = [], topicsOf = [], names = { venue: {}, topic: {}, year: {}, status: {} };
     data.venues.forEach(function (venue) {
       names.venue[venue[0]] = venue[1];
       for (var i = 0; i < venue[2]; i++) venueOf.push(venue[0]);
@@ -429,7 +441,19 @@
     codes.forEach(function (code) {
       topicsOf.push(code ? code.split(".").map(function (n) { return data.topics[parseInt(n, 36)][0]; }) : []);
     });
-    return { count: data.count, perFile: data.perFile, names: names, venue: venueOf, topic: topicsOf };
+    function expand(runs, name) {
+      var of = [];
+      runs.forEach(function (run) {
+        var value = String(run[0]);
+        if (value) names[name][value] = value;
+        for (var i = 0; i < run[1]; i++) of.push(value ? [value] : []);
+      });
+      return of;
+    }
+    var yearOf = expand(data.years || [], "year"), statusOf = expand(data.statuses || [], "status");
+    if (Object.keys(names.year).length < 2) names.year = {}; // one year: nothing to choose
+    return { count: data.count, perFile: data.perFile, names: names, venue: venueOf, topic: topicsOf,
+             year: yearOf, status: statusOf };
   }
 
   // A lunr index holding every term these groups may touch.
@@ -500,7 +524,8 @@
 
   function readUrl() {
     var params = new URLSearchParams(location.search);
-    return { q: params.get("q") || "", venue: params.getAll("venue"), topic: params.getAll("topic") };
+    return { q: params.get("q") || "", venue: params.getAll("venue"), topic: params.getAll("topic"),
+             year: params.getAll("year"), status: params.getAll("status") };
   }
 
   function writeUrl(forcePush) {
@@ -586,7 +611,7 @@
   }
 
   function valuesOf(ref, param) {
-    return param === "venue" ? [catalog.venue[ref]] : catalog.topic[ref];
+    return param === "venue" ? [catalog.venue[ref]] : catalog[param][ref];
   }
 
   function resultItem(result, groups) {
@@ -604,8 +629,21 @@
     catalog.topic[result.ref].forEach(function (slug) {
       meta.appendChild(el("span", "tag", catalog.names.topic[slug] || slug));
     });
+    catalog.status[result.ref].forEach(function (value) { meta.appendChild(el("span", "status-badge", value)); });
     item.appendChild(heading);
     item.appendChild(meta);
+    if (doc.authors && doc.authors.length) {
+      // Each name links to its author page; matched words are marked, as in the title.
+      var byline = item.appendChild(el("p", "paper-item-authors"));
+      doc.authors.forEach(function (author, i) {
+        if (i) byline.appendChild(document.createTextNode(", "));
+        var name = el("a", "author-link");
+        name.href = author[1];
+        name.appendChild(highlighted(author[0], terms, marked));
+        byline.appendChild(name);
+      });
+      if (doc.more) byline.appendChild(document.createTextNode(" and " + doc.more + " more"));
+    }
     item.appendChild(el("p", "paper-item-snippet")).appendChild(highlighted(doc.snippet, terms, marked));
     var unseen = groups.length ? unseenWords(result, groups, marked) : [];
     if (unseen.length) {
@@ -646,7 +684,7 @@
       var names = catalog.names[facet.param];
       var options = Object.keys(names).filter(function (slug) {
         return counts[slug] || state[facet.param].indexOf(slug) !== -1;
-      }).sort(function (a, b) {
+      }).sort(facet.newestFirst ? function (a, b) { return Number(b) - Number(a); } : function (a, b) {
         return (counts[b] || 0) - (counts[a] || 0) || names[a].localeCompare(names[b]);
       });
       if (!options.length) return;
