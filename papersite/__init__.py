@@ -2,7 +2,7 @@
 
 The pipeline, in order (see pipeline.py):
     config.load_config -> content.load_papers -> catalog.Catalog.build
-    -> pages.plan_pages -> render.render_pages (+ search, static) -> output.write_site
+    -> pages.plan_pages -> render.render_pages (+ search, static) -> output.Staging
 """
 from .config import SiteConfig, load_config
 from .errors import Problem, SiteError

@@ -1,10 +1,10 @@
 """The spine: content -> catalog -> pages -> files.
 
     load_papers -> Catalog.build -> render abstracts -> related papers
-    -> plan_pages -> render_pages + search index + static files -> write_site
+    -> plan_pages -> render_pages + search index + static files -> output.Staging
 
-Everything before write_site is a function of the input files and returns
-values, so the preview server can serve a Build straight from memory.
+Everything before the output is written is a function of the input files and
+returns values, so the preview server can serve a Build straight from memory.
 
 A rebuild runs the same pipeline on a warm BuildCache: parsed files (by
 stamp), rendered abstracts (by source), related papers (updated for the
