@@ -7,4 +7,5 @@ The pipeline, in order (see pipeline.py):
 from .config import SiteConfig, load_config
 from .errors import Problem, SiteError
 
-__all__ = ["SiteConfig", "load_config", "Problem", "SiteError"]
+__version__ = "0.2.0"  # pyproject.toml reads it from here
+__all__ = ["SiteConfig", "load_config", "Problem", "SiteError", "__version__"]

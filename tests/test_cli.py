@@ -1,10 +1,14 @@
 """The CLI contract: command names, help, one-line errors, exit codes, summary line."""
+import os
 import re
+import shutil
+import subprocess
+import sys
 
 from click.testing import CliRunner
 
 from build import cli
-from tests.conftest import ROOT, paper_text
+from tests.conftest import ROOT, TinySite, paper_text
 
 
 def run(*args, cwd=None):
@@ -66,3 +70,33 @@ def test_readme_test_command_is_what_ci_runs():
     assert "build.py serve" in main and "pytest" in tests
     ci = (ROOT / ".ci" / "run").read_text()
     assert "grep -E '^python3 -m venv .*pytest' README.md" in ci and 'eval "$test_command"' in ci
+
+
+def test_python_m_papersite_is_the_same_cli(tmp_path):
+    import papersite
+    via_module = subprocess.run([sys.executable, "-m", "papersite", "--help"], cwd=ROOT, capture_output=True, text=True)
+    via_script = subprocess.run([sys.executable, "build.py", "--help"], cwd=ROOT, capture_output=True, text=True)
+    assert via_module.returncode == 0 and via_script.returncode == 0
+    assert via_module.stdout.replace("Usage: papersite", "Usage: build.py") == via_script.stdout
+    version = subprocess.run([sys.executable, "-m", "papersite", "--version"], cwd=ROOT, capture_output=True, text=True)
+    assert version.stdout == f"papersite {papersite.__version__}\n"
+
+
+def test_pip_install_gives_a_papersite_command_that_builds(tmp_path):
+    """`pip install .` packages the engine with its theme and data files: the installed
+    command builds a catalog from another folder, with nothing of the checkout on its path."""
+    source, target = tmp_path / "source", tmp_path / "installed"  # a copy: setuptools writes build/ into it
+    shutil.copytree(ROOT / "papersite", source / "papersite", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "requirements.txt", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
+                           str(source)], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    site = TinySite(tmp_path / "site")
+    site.paper("a-paper")
+    shutil.copytree(ROOT / "node_modules" / "lunr", site.root / "node_modules" / "lunr")
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    built = subprocess.run([str(target / "bin" / "papersite"), "build", "-q"], cwd=site.root, env=env,
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    assert "An abstract about" in (site.root / "_site" / "papers" / "a-paper" / "index.html").read_text()

@@ -1,0 +1,266 @@
+"""papersite's command line: `python build.py`, `python -m papersite`, or `papersite` once installed.
+
+A thin CLI: each command loads site.yaml, calls the library and turns a
+SiteError into one clear message and exit code 1. Whatever else goes wrong
+ends the same way, in one line (PAPERSITE_TRACEBACK=1 shows the traceback);
+Ctrl-C ends with status 130 and SIGTERM with 143, quietly.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .config import load_config
+from .deploy import deploy_site
+from .errors import SiteError
+from .importers import import_files
+from .importers.formats import FORMATS
+from .pipeline import build_and_write
+from .serve import Preview, exposure_warning
+from .watch import watch_and_build
+
+config_option = click.option("--config", "config_path", default="site.yaml", show_default=True,
+                             type=click.Path(dir_okay=False, path_type=Path), help="The site.yaml to use.")
+base_url_option = click.option("--base-url", help="Override base_url from site.yaml, e.g. https://me.github.io/repo/.")
+
+
+def fail(error: SiteError):
+    raise click.ClickException(str(error))
+
+
+class Progress:
+    """One updating status line on a terminal; silent otherwise or with -q."""
+
+    def __init__(self, quiet: bool):
+        self.live = not quiet and sys.stderr.isatty()
+
+    def __call__(self, stage: str) -> None:
+        if self.live:
+            click.echo(f"\r\033[K{stage}...", nl=False, err=True)
+
+    def done(self) -> None:
+        if self.live:
+            click.echo("\r\033[K", nl=False, err=True)
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised like KeyboardInterrupt so that every build cleans up on its way out."""
+
+
+class SafeGroup(click.Group):
+    """The last safety net: every command ends in one line and a non-zero status."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            with signals_handled():
+                return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("Interrupted.", err=True)
+            ctx.exit(130)
+        except Terminated:
+            click.echo("Terminated.", err=True)
+            ctx.exit(143)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as error:  # a bug nobody found yet: still no traceback for the user
+            if os.environ.get("PAPERSITE_TRACEBACK"):
+                raise
+            click.echo(f"Error: {describe(error)} (unexpected: rerun with PAPERSITE_TRACEBACK=1 for the "
+                       "details, and please report it)", err=True)
+            ctx.exit(1)
+
+
+def describe(error: Exception) -> str:
+    """One line for an unexpected exception."""
+    if isinstance(error, OSError) and error.strerror:
+        return f"{error.filename}: {error.strerror}" if error.filename else error.strerror
+    if isinstance(error, MemoryError):
+        return "out of memory"
+    text = " ".join(str(error).split())
+    text = text if len(text) <= 300 else text[:297] + "..."
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+@contextlib.contextmanager
+def signals_handled():
+    """Ctrl-C and SIGTERM end the command in the process that runs it, with its clean-up.
+
+    Forked workers inherit these handlers from the moment they exist (before their
+    own set-up runs): there, Ctrl-C is ignored, for the parent stops them, and
+    SIGTERM ends them at once, silently.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals reach only the main thread's handlers; leave them alone
+        return
+    parent = os.getpid()
+
+    def on_interrupt(signum, frame):
+        if os.getpid() == parent:
+            raise KeyboardInterrupt
+
+    def on_terminate(signum, frame):
+        if os.getpid() != parent:
+            os._exit(128 + signum)
+        raise Terminated
+
+    previous = signal.signal(signal.SIGINT, on_interrupt), signal.signal(signal.SIGTERM, on_terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous[0])
+        signal.signal(signal.SIGTERM, previous[1])
+
+
+@click.group(cls=SafeGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="papersite", message="%(prog)s %(version)s")
+def cli():
+    """Build a static website from a catalog of research-paper abstracts."""
+
+
+@cli.command("import")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--venue", metavar="SLUG", help="Put every record in this venue of site.yaml (else each record's own).")
+@click.option("--format", "fmt", metavar="NAME",
+              help=f"Read the files as this format: {', '.join(FORMATS)} (else detected from each file).")
+@click.option("--column", "columns", metavar="FIELD=HEADER", multiple=True,
+              help="CSV/TSV: read FIELD (title, authors, abstract, ...) from the column named HEADER. Repeatable.")
+@config_option
+def import_command(paths, venue, fmt, columns, config_path):
+    """Import papers from PATHS into content/.
+
+    Reads BibTeX, CSL-JSON, RIS, CSV/TSV, JSON records and OpenReview notes,
+    arXiv Atom and OAI-PMH XML, and the seed text format (a header line such
+    as "ICML 2024 Papers", then abstracts separated by blank lines; titles and
+    topics are derived). One Markdown file per paper; re-importing updates
+    papers in place and changes nothing when nothing changed; a file you
+    edited is never overwritten. New venues are added to site.yaml. Exits 1
+    when a record could not be read, after importing the others.
+    """
+    mapping = {}
+    for column in columns:
+        name, sep, header = column.partition("=")
+        if not sep or not name.strip() or not header.strip():
+            fail(SiteError(f"--column: expected FIELD=HEADER such as title=Paper Title, not '{column}'"))
+        mapping[name.strip()] = header.strip()
+    try:
+        config = load_config(config_path)
+        report = import_files(list(paths), config, config_path, venue=venue, fmt=fmt, columns=mapping)
+    except SiteError as error:
+        fail(error)
+    for notice in report.notices:
+        click.echo(str(notice), err=True)
+    for slug in report.venues_added:
+        click.echo(f"added venue '{slug}' to {config_path}: check its name and full_name")
+    click.echo(report.summary())
+    if report.problems:
+        sys.exit(1)
+
+
+@cli.command()
+@click.option("-o", "--output", default="_site", show_default=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Folder to write the site into: a new or empty folder, or a previous output "
+                   "(it is replaced as a whole).")
+@base_url_option
+@config_option
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+@click.option("--watch", is_flag=True, help="Keep running: rebuild and write on every change to the sources.")
+def build(output, base_url, config_path, quiet, watch):
+    """Build the site into OUTPUT."""
+    if watch:
+        try:
+            watch_and_build(config_path, output, base_url, echo=click.echo)
+        except SiteError as error:
+            fail(error)
+        return
+    start = time.perf_counter()
+    progress = Progress(quiet)
+    try:
+        config = load_config(config_path).with_base_url(base_url)
+        result, written = build_and_write(config, output, progress=progress,
+                                          notify=(lambda message: None) if quiet else None)
+    except SiteError as error:
+        progress.done()
+        fail(error)
+    except (KeyboardInterrupt, Terminated) as stop:
+        progress.done()
+        why = "Interrupted" if isinstance(stop, KeyboardInterrupt) else "Terminated"
+        click.echo(f"{why}: the build stopped; {output}/ was left as it was.", err=True)
+        raise click.exceptions.Exit(130 if isinstance(stop, KeyboardInterrupt) else 143) from None
+    progress.done()
+    if not result.catalog.papers:
+        click.echo(f"warning: no papers in {config.content_dir}/: built an empty catalog "
+                   "(import abstracts with 'python build.py import FILE')", err=True)
+    if not quiet:
+        click.echo(f"Built {len(result.catalog.papers)} papers, {result.pages} pages into {output}/: "
+                   f"{written.written} files written, {written.removed} removed, "
+                   f"{written.total - written.written} unchanged, in {time.perf_counter() - start:.2f} s")
+
+
+def port_number(ctx, param, value: str) -> int:
+    """--port as a number; out of range it is one clear error (exit 1), not a socket traceback."""
+    try:
+        port = int(value)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise click.ClickException(f"--port must be a whole number from 0 to 65535, not '{value}'")
+    return port
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default="8000", show_default=True, metavar="PORT", callback=port_number,
+              help="Port to listen on (0: any free port).")
+@click.option("--open", "open_browser", is_flag=True, help="Open the site in a web browser.")
+@base_url_option
+@config_option
+def serve(host, port, open_browser, base_url, config_path):
+    """Preview the site: serve it from memory under its base path, rebuild on
+    every change to content/, templates/, static/ or site.yaml, and reload
+    open tabs. A broken edit keeps the last good build and shows the error."""
+    if not config_path.is_file():  # nothing to preview here (the wrong folder?); a broken one is shown live
+        try:
+            load_config(config_path)
+        except SiteError as error:
+            fail(error)
+    warning = exposure_warning(host)
+    if warning:
+        click.echo(warning, err=True)
+    try:
+        preview = Preview(config_path, base_url, host, port, log=click.echo)
+    except OSError as error:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {error.strerror or error}")
+    preview.serve_forever(open_browser)
+
+
+@cli.command()
+@click.option("--remote", default="origin", show_default=True, help="Git remote to push to.")
+@click.option("--branch", default="gh-pages", show_default=True, help="Branch that receives the built site.")
+@click.option("-m", "--message", help="Commit message (default: 'Deploy <commit> with papersite').")
+@click.option("--force", is_flag=True, help="Deploy even with uncommitted changes to the sources.")
+@base_url_option
+@config_option
+def deploy(remote, branch, message, force, base_url, config_path):
+    """Build the site and publish it to BRANCH of the current repository,
+    for GitHub Pages' "Deploy from a branch". Refuses while content/,
+    site.yaml, templates/ or static/ have uncommitted changes, unless --force."""
+    try:
+        config = load_config(config_path).with_base_url(base_url)
+        result = deploy_site(config, remote, branch, message, force, config_name=config_path.name)
+    except SiteError as error:
+        fail(error)
+    state = "published" if result.changed else "unchanged, already published"
+    click.echo(f"{result.files} files {state}: {remote}/{branch} at {result.commit[:12]}, for {config.base_url}")
+
+
+def main() -> None:
+    """The `papersite` command and `python -m papersite`."""
+    cli(prog_name="papersite")
