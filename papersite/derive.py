@@ -71,19 +71,35 @@ def _mask_math(text: str) -> tuple[str, list[str]]:
     return re.sub(r"\$([^$]+)\$", repl, text), spans
 
 
+_MD_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_URL = re.compile(r"https?://\S+")
+_BACKTICK_QUOTE = re.compile(r"`([^`'\"]+)'")
+_STRONG = re.compile(r"\*\*(.+?)\*\*")
+_EMPHASIS = re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])")
+_QUOTES = (("’’", '"'), ("''", '"'), ("``", '"'), ("“", '"'), ("”", '"'),
+           ("‘", "'"), ("’", "'"), ("—", " — "), ("–", " – "))
+
+
 def _clean(abstract: str) -> tuple[str, list[str]]:
+    # Each step runs only when its text can match: most abstracts have no math, link or emphasis.
     text = " ".join(abstract.split())
-    text, spans = _mask_math(text)
-    text = text.replace("$", "")  # an unbalanced dollar left over from broken math
-    text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", text)  # markdown links
-    text = re.sub(r"https?://\S+", "", text)
+    spans: list[str] = []
+    if "$" in text:
+        text, spans = _mask_math(text)
+        text = text.replace("$", "")  # an unbalanced dollar left over from broken math
+    if "](" in text:
+        text = _MD_LINK.sub(r"\1", text)  # markdown links
+    if "http" in text:
+        text = _URL.sub("", text)
     # Quotes and emphasis become plain double quotes: they often mark a name.
-    for a, b in (("’’", '"'), ("''", '"'), ("``", '"'), ("“", '"'), ("”", '"'),
-                 ("‘", "'"), ("’", "'"), ("—", " — "), ("–", " – ")):
-        text = text.replace(a, b)
-    text = re.sub(r"`([^`'\"]+)'", r'"\1"', text)
-    text = re.sub(r"\*\*(.+?)\*\*", r'"\1"', text)
-    text = re.sub(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])", r'"\1"', text)
+    for a, b in _QUOTES:
+        if a in text:
+            text = text.replace(a, b)
+    if "`" in text:
+        text = _BACKTICK_QUOTE.sub(r'"\1"', text)
+    if "*" in text:
+        text = _STRONG.sub(r'"\1"', text)
+        text = _EMPHASIS.sub(r'"\1"', text)
     return " ".join(text.split()), spans
 
 
@@ -92,14 +108,31 @@ _ABBREV_END = re.compile(
 )
 
 
+# The space between two sentences (group 1). Matching the punctuation itself, rather than
+# looking behind for it, lets the regex engine skip ahead to the next "." "!" or "?".
+_SENTENCE_GAP = re.compile(r"[.!?](\s+)(?=[A-Z\"(\[\ue000])")
+
+
+def _ends_in_abbreviation(s: str) -> bool:
+    # The longest abbreviation is 7 characters; \b still sees the character before pos.
+    return _ABBREV_END.search(s, max(0, len(s) - 8)) is not None
+
+
 def _split_sentences(text: str) -> list[str]:
-    parts = re.split(r"(?<=[.!?])\s+(?=[A-Z\"(\[\ue000])", text)
     out: list[str] = []
-    for p in parts:
-        if out and _ABBREV_END.search(out[-1]):
-            out[-1] += " " + p
+    prev = 0
+    for m in _SENTENCE_GAP.finditer(text):
+        part = text[prev:m.start(1)]
+        if out and _ends_in_abbreviation(out[-1]):
+            out[-1] += " " + part
         else:
-            out.append(p)
+            out.append(part)
+        prev = m.end(1)
+    part = text[prev:]
+    if out and _ends_in_abbreviation(out[-1]):
+        out[-1] += " " + part
+    else:
+        out.append(part)
     return out
 
 
