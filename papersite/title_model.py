@@ -73,6 +73,10 @@ _BROKEN_HYPHEN = re.compile(r"[A-Za-z]- (?!(?:and|or|to|vs)\b)[A-Za-z]")
 _NUMBER_ONLY = re.compile(r"[\W\d_]*|[ivxlcdm]+\.?", re.I)
 
 
+_TITLE_WORD = re.compile(r"[\w'-]+")
+_AND_BEYOND = re.compile(r"\band beyond$", re.I)
+
+
 def degenerate_reason(title: str) -> str | None:
     """Why a title is degenerate, or None. The rule of issue #15:
     fewer than 3 content words; broken hyphenation ("A Com- Plete Theory");
@@ -82,8 +86,8 @@ def degenerate_reason(title: str) -> str | None:
         return "number"
     if _BROKEN_HYPHEN.search(t):
         return "broken hyphenation"
-    words = re.findall(r"[\w'-]+", t)
-    if words and words[-1].lower() in _DANGLING and not re.search(r"\band beyond$", t, re.I):
+    words = _TITLE_WORD.findall(t)
+    if words and words[-1].lower() in _DANGLING and not _AND_BEYOND.search(t):
         return "dangling end"
     if len(content_words(t)) < 3:
         return "fewer than 3 content words"
@@ -166,13 +170,16 @@ def _analyse(tok: str) -> tuple:
     if len(_CACHE) >= _CACHE_SIZE:
         _CACHE.clear()
     bare = tok.strip(_TOKEN_EDGE)
-    stems = tuple(dict.fromkeys(w[:5] for w in content_words(bare)))
+    low = bare.lower()
+    words = [w for w in _WORD.findall(low) if len(w) > 2 and w not in STOP_WORDS]  # content_words
+    stems = tuple(dict.fromkeys(w[:5] for w in words)) if len(words) > 1 else tuple(w[:5] for w in words)
     name_like, cap = _name_like(bare), bare[:1].isupper()
-    piece = _make_piece(tok, bare, stems)
+    piece = _make_piece(tok, bare, stems, low)
     code = "(" if tok[:1] in ("(", "[") else "012"[piece[4]]
+    depth = (tok.count("(") + tok.count("[") - tok.count(")") - tok.count("]")
+             if "(" in tok or "[" in tok or ")" in tok or "]" in tok else 0)
     record = _CACHE[tok] = piece + (
-        stems, stems if name_like else (), stems if cap else (), code,
-        tok.count("(") + tok.count("[") - tok.count(")") - tok.count("]"),
+        stems, stems if name_like else (), stems if cap else (), code, depth,
         (bare, stems, name_like, cap), piece)
     return record
 
@@ -187,7 +194,8 @@ def _token(tok: str) -> tuple[str, tuple[str, ...], bool, bool]:
 
 
 def _word_initials(word: str) -> list[str]:
-    return [part[0].lower() for part in _INITIAL_SPLIT.split(word) if part[:1].isalnum()]
+    parts = _INITIAL_SPLIT.split(word) if "-" in word or "/" in word else (word,)
+    return [part[0].lower() for part in parts if part[:1].isalnum()]
 
 
 def _initials(words: list[str]) -> list[str]:
@@ -213,6 +221,13 @@ def _long_form(acr: str, words: list[str]) -> list[str] | None:
     return None
 
 
+@lru_cache(maxsize=1)
+def _text_preparation():
+    """derive's text clean-up, shared by all title code (imported late: derive imports this module)."""
+    from .derive import _clean, _split_sentences
+    return _clean, _split_sentences
+
+
 # A run of tokens a title phrase may be cut from, in the codes of _analyse.
 _RUN = re.compile("0*1|0+")
 
@@ -225,8 +240,7 @@ class Doc:
     the hot path of the importer."""
 
     def __init__(self, abstract: str):
-        from .derive import _clean, _split_sentences  # one text clean-up for all title code
-
+        _clean, _split_sentences = _text_preparation()
         text, self.math = _clean(abstract)
         sentence_texts = _split_sentences(text) if text else []
         self.sentences = sentences = [t.split() for t in sentence_texts]
@@ -240,7 +254,9 @@ class Doc:
                 letters = sum(c.isupper() for c in m.group(1))
                 if letters >= 2:
                     before = text[max(0, m.start() - 160):m.start()].split()
-                    self.expansions.update(chain.from_iterable(map(content_stems, before[-letters - 2:])))
+                    # content_stems of each word, which its record holds already
+                    self.expansions.update(chain.from_iterable(
+                        _record(w)[_STEMS] for w in before[-letters - 2:]))
                     long = _long_form(m.group(1), before[-letters - 4:])
                     if long and not _PUNCTUATION.search(" ".join(long)[:-1]):
                         self.acronyms.append((m.group(1), long, text.count(". ", 0, m.start())))
@@ -271,21 +287,26 @@ class Doc:
         self._capitalised = set(chain.from_iterable(cap_stems))
         # Runs: token spans [a, b) that a title phrase may be cut from (see chunks).
         codes = "".join(map(_get_code, records))
-        spans: list[tuple[int, int]] = []
-        for start, end in zip(starts, starts[1:]):
-            aside = codes.find("(", start, end)
-            if aside < 0:
-                spans += [m.span() for m in _RUN.finditer(codes, start, end)]
-                continue
+        if "(" in codes:
             # An aside in parentheses is never part of a title: from its opening to where
-            # its brackets close, every token breaks runs.
-            marked = list(codes[start:end])
-            depth = 0
-            for k in range(aside, end):
-                if depth or marked[k - start] == "(":
-                    depth = max(0, depth + records[k][_DEPTH])
-                    marked[k - start] = "2"
-            spans += [(start + m.start(), start + m.end()) for m in _RUN.finditer("".join(marked))]
+            # its brackets close (or its sentence ends), every token breaks runs.
+            marked = list(codes)
+            for start, end in zip(starts, starts[1:]):
+                aside = codes.find("(", start, end)
+                if aside < 0:
+                    continue
+                depth = 0
+                for k in range(aside, end):
+                    if depth or marked[k] == "(":
+                        depth = max(0, depth + records[k][_DEPTH])
+                        marked[k] = "2"
+            codes = "".join(marked)
+        # A sentence ends on a token ending in ".", "!" or "?", which ends or breaks a run, so
+        # one scan of the whole abstract finds the runs of each sentence.
+        if all(codes[end - 1] != "0" for end in starts[1:-1] if end):
+            spans = [m.span() for m in _RUN.finditer(codes)]
+        else:
+            spans = [m.span() for start, end in zip(starts, starts[1:]) for m in _RUN.finditer(codes, start, end)]
         self._spans = spans
         self._stats = self._runs = None
 
@@ -429,8 +450,7 @@ def _piece(tok: str) -> tuple[str, tuple[str, ...], bool, bool, int]:
     return _record(tok)[_PIECE]
 
 
-def _make_piece(tok: str, bare: str, stems: tuple[str, ...]) -> tuple[str, tuple[str, ...], bool, bool, int]:
-    low = bare.lower()
+def _make_piece(tok: str, bare: str, stems: tuple[str, ...], low: str) -> tuple[str, tuple[str, ...], bool, bool, int]:
     if not bare or low in _BREAK_WORDS or low in _verbs() or "(" in tok or "[" in tok:
         return bare, (), False, False, 2
     ends = tok[-1:] in ",.;:!?\"”)]" or tok[:1] in "\"“"
