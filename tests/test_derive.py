@@ -188,6 +188,34 @@ def test_word_statistics_match_a_plain_count():
         assert list(doc.stats.items()) == list(expected.items())
 
 
+@pytest.mark.parametrize("extra", [
+    "A (nested (aside) here) and more words here. Next (open aside never closed. New sentence here.",
+    "We study [bracketed f(x) words] then (DAB) Distance Aware Bottleneck; fast methods.",
+])
+def test_phrase_runs_match_a_plain_scan(extra):
+    """Doc's runs (one regex over per-token codes) against a token-by-token scan: asides in
+    brackets, clause words and verbs break runs; a token ending in punctuation ends one."""
+    for abstract in ABSTRACTS + [extra]:
+        doc = title_model.Doc(abstract)
+        expected = []
+        for sent in doc.sentences:
+            run, depth = [], 0
+            for tok in sent:
+                piece = title_model._piece(tok)
+                if depth or tok[0] in "([":
+                    depth = max(0, depth + tok.count("(") + tok.count("[") - tok.count(")") - tok.count("]"))
+                elif piece[4] != 2:
+                    run.append(piece)
+                    if not piece[4]:
+                        continue
+                if run:
+                    expected.append(run)
+                run = []
+            if run:
+                expected.append(run)
+        assert title_model.chunks(doc) == expected
+
+
 def test_fast_word_model_matches_its_definition():
     """word_probabilities (precomputed) equals the logistic model over Doc.features."""
     data = title_model.model()
