@@ -194,13 +194,9 @@ def _token(tok: str) -> tuple[str, tuple[str, ...], bool, bool]:
 
 
 def _word_initials(word: str) -> list[str]:
+    """First letters of a word and of its hyphenated parts, lower-cased."""
     parts = _INITIAL_SPLIT.split(word) if "-" in word or "/" in word else (word,)
     return [part[0].lower() for part in parts if part[:1].isalnum()]
-
-
-def _initials(words: list[str]) -> list[str]:
-    """First letters of words and of their hyphenated parts, lower-cased."""
-    return [c for w in words for c in _word_initials(w)]
 
 
 def _long_form(acr: str, words: list[str]) -> list[str] | None:
