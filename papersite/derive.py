@@ -71,20 +71,42 @@ def _mask_math(text: str) -> tuple[str, list[str]]:
     return re.sub(r"\$([^$]+)\$", repl, text), spans
 
 
+_MD_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_URL = re.compile(r"https?://\S+")
+_BACKTICK_QUOTE = re.compile(r"`([^`'\"]+)'")
+_STRONG = re.compile(r"\*\*(.+?)\*\*")
+_EMPHASIS = re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])")
+_QUOTES = (("’’", '"'), ("''", '"'), ("``", '"'), ("“", '"'), ("”", '"'),
+           ("‘", "'"), ("’", "'"), ("—", " — "), ("–", " – "))
+
+
 def _clean(abstract: str) -> tuple[str, list[str]]:
+    # Each step runs only when its text can match: most abstracts have no math, link or emphasis.
+    # Only the steps that can leave double spaces call for spacing the text again.
     text = " ".join(abstract.split())
-    text, spans = _mask_math(text)
-    text = text.replace("$", "")  # an unbalanced dollar left over from broken math
-    text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", text)  # markdown links
-    text = re.sub(r"https?://\S+", "", text)
+    spans: list[str] = []
+    respace = False
+    if "$" in text:
+        text, spans = _mask_math(text)
+        text = text.replace("$", "")  # an unbalanced dollar left over from broken math
+        respace = True
+    if "](" in text:
+        text = _MD_LINK.sub(r"\1", text)  # markdown links
+        respace = True
+    if "http" in text:
+        text = _URL.sub("", text)
+        respace = True
     # Quotes and emphasis become plain double quotes: they often mark a name.
-    for a, b in (("’’", '"'), ("''", '"'), ("``", '"'), ("“", '"'), ("”", '"'),
-                 ("‘", "'"), ("’", "'"), ("—", " — "), ("–", " – ")):
-        text = text.replace(a, b)
-    text = re.sub(r"`([^`'\"]+)'", r'"\1"', text)
-    text = re.sub(r"\*\*(.+?)\*\*", r'"\1"', text)
-    text = re.sub(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])", r'"\1"', text)
-    return " ".join(text.split()), spans
+    for a, b in _QUOTES:
+        if a in text:
+            text = text.replace(a, b)
+            respace = respace or " " in b
+    if "`" in text:
+        text = _BACKTICK_QUOTE.sub(r'"\1"', text)
+    if "*" in text:
+        text = _STRONG.sub(r'"\1"', text)
+        text = _EMPHASIS.sub(r'"\1"', text)
+    return (" ".join(text.split()) if respace else text), spans
 
 
 _ABBREV_END = re.compile(
@@ -92,24 +114,44 @@ _ABBREV_END = re.compile(
 )
 
 
+# The space between two sentences (group 1). Matching the punctuation itself, rather than
+# looking behind for it, lets the regex engine skip ahead to the next "." "!" or "?".
+_SENTENCE_GAP = re.compile(r"[.!?](\s+)(?=[A-Z\"(\[\ue000])")
+
+
+def _ends_in_abbreviation(s: str) -> bool:
+    # The longest abbreviation is 7 characters; \b still sees the character before pos.
+    return _ABBREV_END.search(s, max(0, len(s) - 8)) is not None
+
+
 def _split_sentences(text: str) -> list[str]:
-    parts = re.split(r"(?<=[.!?])\s+(?=[A-Z\"(\[\ue000])", text)
     out: list[str] = []
-    for p in parts:
-        if out and _ABBREV_END.search(out[-1]):
-            out[-1] += " " + p
+    prev = 0
+    for m in _SENTENCE_GAP.finditer(text):
+        part = text[prev:m.start(1)]
+        if out and _ends_in_abbreviation(out[-1]):
+            out[-1] += " " + part
         else:
-            out.append(p)
+            out.append(part)
+        prev = m.end(1)
+    part = text[prev:]
+    if out and _ends_in_abbreviation(out[-1]):
+        out[-1] += " " + part
+    else:
+        out.append(part)
     return out
+
+
+_HYPHEN = re.compile(r"(-)")
 
 
 def _case_word(word: str, force_cap: bool) -> str:
     """Title-case one word, part by part across hyphens ("layout-guided")."""
-    parts = re.split(r"(-)", word)
+    parts = _HYPHEN.split(word) if "-" in word else [word]
     out = []
     for i, p in enumerate(parts):
         bare = p.strip("\"',.;:")
-        if not bare or p == "-" or _PH_OPEN in p or any(c.isupper() for c in p):
+        if not bare or p == "-" or _PH_OPEN in p or any(map(str.isupper, p)):
             out.append(p)  # acronyms, names, math: keep as written
         elif bare.lower() in _SMALL_WORDS and (i > 0 or (not force_cap and len(parts) == 1)):
             out.append(p.lower())  # "with", "text-to-music", "state-of-the-art"
@@ -128,14 +170,16 @@ def _title_case(s: str) -> str:
     return " ".join(out)
 
 
+_MIXED_CASE = re.compile(r"\b([A-Z])([A-Z])([a-z]{3,})")
+
+
 def _unmix_case(s: str) -> str:
     """'GAussians with LAyout-guided' -> 'Gaussians with Layout-guided'.
 
     Papers highlight the letters of their acronym inside the expansion; a title
     should not.
     """
-    return re.sub(r"\b([A-Z])([A-Z])([a-z]{3,})",
-                  lambda m: m.group(1) + m.group(2).lower() + m.group(3), s)
+    return _MIXED_CASE.sub(lambda m: m.group(1) + m.group(2).lower() + m.group(3), s)
 
 
 
@@ -145,6 +189,8 @@ def _unmix_case(s: str) -> str:
 
 
 def _restore(s: str, math: list[str]) -> str:
+    if _PH_OPEN not in s:
+        return s
     return _PH.sub(lambda m: math[int(m.group(1))], s)
 
 
@@ -160,8 +206,12 @@ def _shape(tokens: list[str], math: list[str], budget: int) -> str:
             words.pop()
 
 
+_NON_WORD = re.compile(r"\W+")
+_WE = re.compile(r"we\b", re.I)
+
+
 def _norm(s: str) -> str:
-    return re.sub(r"\W+", " ", s).strip().lower()
+    return _NON_WORD.sub(" ", s).strip().lower()
 
 
 def derive_title(abstract: str) -> str:
@@ -176,14 +226,15 @@ def derive_title(abstract: str) -> str:
     doc = Doc(abstract)
     if not doc.sentences:
         return "Untitled"
-    position = " position paper" in " ".join(abstract.lower().split())  # ICML's "Position: ..." convention
+    low = abstract.lower()
+    position = "position" in low and " position paper" in " ".join(low.split())  # ICML's "Position: ..." convention
     prefix = "Position: " if position else ""
     name, tokens = rank(doc)
     if name:
         prefix += _restore(_unmix_case(name), doc.math) + ": "
     title = (prefix + _shape(tokens, doc.math, MAX_TITLE_LEN - len(prefix))) if tokens else ""
     first = _norm(_restore(" ".join(doc.sentences[0]), doc.math))
-    if not title or _norm(title) == first or degenerate_reason(title) or re.match(r"we\b", title, re.I):
+    if not title or _norm(title) == first or degenerate_reason(title) or _WE.match(title):
         title = _fallback(doc)
     return title
 

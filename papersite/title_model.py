@@ -16,8 +16,11 @@ from __future__ import annotations
 import json
 import math
 import re
+from bisect import bisect_right
 from collections import Counter
 from functools import lru_cache
+from itertools import accumulate, chain, compress, repeat
+from operator import itemgetter
 from pathlib import Path
 
 DATA_FILE = Path(__file__).with_name("derive_data.json")
@@ -70,6 +73,10 @@ _BROKEN_HYPHEN = re.compile(r"[A-Za-z]- (?!(?:and|or|to|vs)\b)[A-Za-z]")
 _NUMBER_ONLY = re.compile(r"[\W\d_]*|[ivxlcdm]+\.?", re.I)
 
 
+_TITLE_WORD = re.compile(r"[\w'-]+")
+_AND_BEYOND = re.compile(r"\band beyond$", re.I)
+
+
 def degenerate_reason(title: str) -> str | None:
     """Why a title is degenerate, or None. The rule of issue #15:
     fewer than 3 content words; broken hyphenation ("A Com- Plete Theory");
@@ -79,8 +86,8 @@ def degenerate_reason(title: str) -> str | None:
         return "number"
     if _BROKEN_HYPHEN.search(t):
         return "broken hyphenation"
-    words = re.findall(r"[\w'-]+", t)
-    if words and words[-1].lower() in _DANGLING and not re.search(r"\band beyond$", t, re.I):
+    words = _TITLE_WORD.findall(t)
+    if words and words[-1].lower() in _DANGLING and not _AND_BEYOND.search(t):
         return "dangling end"
     if len(content_words(t)) < 3:
         return "fewer than 3 content words"
@@ -91,6 +98,7 @@ def degenerate_reason(title: str) -> str | None:
 # Features
 # ---------------------------------------------------------------------------
 
+
 FEATURES = ("bias", "prior", "unseen", "count", "first_sentence", "position", "contribution",
             "name_like", "capitalised", "expansion", "rarity", "in_first_words")
 
@@ -98,9 +106,30 @@ _CONTRIB = re.compile(
     r"\b(?:we|this (?:paper|work|study|article)|our (?:paper|work|method|approach|framework))\b"
     r"(?:\s+\w+){0,2}?\s+(?:propos|introduc|present|develop|design|stud|investigat|"
     r"analy[sz]|explor|establish|show|provid|call|nam|dub)\w*", re.I)
+# _CONTRIB on an ASCII sentence, lower-cased: the same matches, found several times faster,
+# since each of the three starts with a literal the regex engine can scan for. The
+# lookbehinds are the leading \b (no word character before "we", "this", "our").
+_CONTRIB_VERB = (r"\b(?:\s+\w+){0,2}?\s+(?:propos|introduc|present|develop|design|stud|investigat|"
+                 r"analy[sz]|explor|establish|show|provid|call|nam|dub)\w*")
+_CONTRIB_LOWER = tuple(re.compile(head + _CONTRIB_VERB).search for head in (
+    r"we(?<!\w..)", r"this(?<!\w....) (?:paper|work|study|article)",
+    r"our(?<!\w...) (?:paper|work|method|approach|framework)"))
+
+
+def _is_contribution(sentence: str) -> bool:
+    """Whether a sentence states the contribution ("we propose ...", "this paper studies ...")."""
+    if sentence.isascii():
+        low = sentence.lower()
+        we, this, our = _CONTRIB_LOWER
+        return bool(we(low) or this(low) or our(low))
+    return _CONTRIB.search(sentence) is not None
+
+
 _ACRONYM = re.compile(r"\(([A-Za-z][\w-]{1,15})\)")
 _PLACEHOLDER = "\ue000"  # start of masked $math$ (derive._mask_math)
 _TOKEN_EDGE = "\"'()[]{},.;:!?“”‘’*"
+_PUNCTUATION = re.compile(r"[,;:.!?]")
+_INITIAL_SPLIT = re.compile(r"[-/]")
 
 
 def _name_like(tok: str) -> bool:
@@ -108,38 +137,66 @@ def _name_like(tok: str) -> bool:
     core = tok.replace("-", "")
     if len(core) < 2 or not core.isalnum():
         return False
-    inner_upper = any(c.isupper() for c in core[1:])
-    return inner_upper or (any(c.isdigit() for c in core) and any(c.isalpha() for c in core))
+    inner_upper = any(map(str.isupper, core[1:]))
+    return inner_upper or (any(map(str.isdigit, core)) and any(map(str.isalpha, core)))
 
 
-# token -> (_token(token), _piece(token)). Tokens repeat across abstracts; a plain dict,
-# emptied when full, is several times cheaper to consult than lru_cache.
-_CACHE: dict[str, tuple[tuple, tuple]] = {}
+# ---------------------------------------------------------------------------
+# Tokens
+# ---------------------------------------------------------------------------
+
+# token -> its record (_analyse). Tokens repeat across abstracts; a plain dict, emptied
+# when full, is several times cheaper to consult than lru_cache.
+_CACHE: dict[str, tuple] = {}
 _CACHE_SIZE = 200_000
+
+# A record starts with the token's phrase piece (see _piece), so that a slice of records is
+# a run of pieces; then what Doc reads for every token, which it fetches with C-level getters.
+_SHOWN, _PIECE_STEMS, _MAY_START, _MAY_END, _KIND = range(5)
+_STEMS, _NAME_STEMS, _CAP_STEMS, _CODE, _DEPTH, _INFO, _PIECE = range(5, 12)
+_get_stems, _get_name_stems, _get_cap_stems, _get_code = (
+    itemgetter(_STEMS), itemgetter(_NAME_STEMS), itemgetter(_CAP_STEMS), itemgetter(_CODE))
 
 
 def clear_caches() -> None:
     _CACHE.clear()
 
 
-def _analyse(tok: str) -> tuple[tuple, tuple]:
+def _analyse(tok: str) -> tuple:
+    """A token's record: the five fields of its piece (_piece); its content stems; the stems
+    again if it is name-like, and again if it is capitalised (else ()); its code for the run
+    scan in Doc ("0" inside a run, "1" ending one, "2" breaking one, "(" opening an aside);
+    its opening minus closing brackets; the _token tuple; the _piece tuple."""
     if len(_CACHE) >= _CACHE_SIZE:
         _CACHE.clear()
     bare = tok.strip(_TOKEN_EDGE)
-    stems = tuple(dict.fromkeys(w[:5] for w in content_words(bare)))
-    info = (bare, stems, _name_like(bare), bare[:1].isupper())
-    entry = _CACHE[tok] = (info, _make_piece(tok, bare, stems))
-    return entry
+    low = bare.lower()
+    words = [w for w in _WORD.findall(low) if len(w) > 2 and w not in STOP_WORDS]  # content_words
+    stems = tuple(dict.fromkeys(w[:5] for w in words)) if len(words) > 1 else tuple(w[:5] for w in words)
+    name_like, cap = _name_like(bare), bare[:1].isupper()
+    piece = _make_piece(tok, bare, stems, low)
+    code = "(" if tok[:1] in ("(", "[") else "012"[piece[4]]
+    depth = (tok.count("(") + tok.count("[") - tok.count(")") - tok.count("]")
+             if "(" in tok or "[" in tok or ")" in tok or "]" in tok else 0)
+    record = _CACHE[tok] = piece + (
+        stems, stems if name_like else (), stems if cap else (), code, depth,
+        (bare, stems, name_like, cap), piece)
+    return record
+
+
+def _record(tok: str) -> tuple:
+    return _CACHE.get(tok) or _analyse(tok)
 
 
 def _token(tok: str) -> tuple[str, tuple[str, ...], bool, bool]:
     """(bare token, its content stems, name-like?, capitalised?)."""
-    return (_CACHE.get(tok) or _analyse(tok))[0]
+    return _record(tok)[_INFO]
 
 
-def _initials(words: list[str]) -> list[str]:
-    """First letters of words and of their hyphenated parts, lower-cased."""
-    return [part[0].lower() for w in words for part in re.split(r"[-/]", w) if part[:1].isalnum()]
+def _word_initials(word: str) -> list[str]:
+    """First letters of a word and of its hyphenated parts, lower-cased."""
+    parts = _INITIAL_SPLIT.split(word) if "-" in word or "/" in word else (word,)
+    return [part[0].lower() for part in parts if part[:1].isalnum()]
 
 
 def _long_form(acr: str, words: list[str]) -> list[str] | None:
@@ -147,11 +204,12 @@ def _long_form(acr: str, words: list[str]) -> list[str] | None:
     capitals in order, starting with its first: "Low-Rank Adaptation (LoRA)"."""
     letters = [c.lower() for c in acr if c.isupper()]
     words = [w.strip(_TOKEN_EDGE) for w in words]
+    initials = [_word_initials(w) for w in words]
     for start in range(len(words) - 1, -1, -1):
-        first = _initials(words[start:start + 1])
+        first = initials[start]
         if not first or first[0] != letters[0]:
             continue
-        it = iter(_initials(words[start:]))
+        it = chain.from_iterable(initials[start:])
         if all(c in it for c in letters):
             long = words[start:]
             ok_start = _piece(long[0])[2] or (_PLACEHOLDER in long[0] and _token(long[0])[1])
@@ -159,75 +217,115 @@ def _long_form(acr: str, words: list[str]) -> list[str] | None:
     return None
 
 
+@lru_cache(maxsize=1)
+def _text_preparation():
+    """derive's text clean-up, shared by all title code (imported late: derive imports this module)."""
+    from .derive import _clean, _split_sentences
+    return _clean, _split_sentences
+
+
+# A run of tokens a title phrase may be cut from, in the codes of _analyse.
+_RUN = re.compile("0*1|0+")
+
+
 class Doc:
-    """One abstract, tokenised: sentences of tokens, and per content stem its features."""
+    """One abstract, tokenised: sentences of tokens, and per content stem its features.
+
+    Everything per token is done in a few passes over whole lists (map, chain, Counter,
+    a regex over one code character per token) rather than in a loop per token: this is
+    the hot path of the importer."""
 
     def __init__(self, abstract: str):
-        from .derive import _clean, _split_sentences  # one text clean-up for all title code
-
+        _clean, _split_sentences = _text_preparation()
         text, self.math = _clean(abstract)
-        self.sentences = [s.split() for s in _split_sentences(text)] if text else []
-        self.contrib = [bool(_CONTRIB.search(" ".join(s))) for s in self.sentences]
+        sentence_texts = _split_sentences(text) if text else []
+        self.sentences = sentences = [t.split() for t in sentence_texts]
+        # _clean leaves single spaces, so a sentence's text is its tokens joined.
+        self.contrib = contrib = list(map(_is_contribution, sentence_texts))
         self.expansions: set[str] = set()
         # "Distance Aware Bottleneck (DAB)": (acronym, the words it abbreviates, where).
         self.acronyms: list[tuple[str, list[str], int]] = []
-        for m in _ACRONYM.finditer(text):
-            letters = sum(c.isupper() for c in m.group(1))
-            if letters >= 2:
-                before = text[max(0, m.start() - 160):m.start()]
-                words = before.split()[-letters - 2:]
-                self.expansions.update(stem for w in words for stem in content_stems(w))
-                long = _long_form(m.group(1), before.split()[-letters - 4:])
-                if long and not re.search(r"[,;:.!?]", " ".join(long)[:-1]):
-                    self.acronyms.append((m.group(1), long, text.count(". ", 0, m.start())))
-        # One pass over the tokens gathers the word statistics and the runs a title phrase
-        # may be cut from (see chunks).
-        total = sum(len(sent) for sent in self.sentences) or 1
-        first: dict[str, tuple[int, int]] = {}  # stem -> (sentence, token position) where first seen
-        every: list[str] = []
-        in_contrib: set[str] = set()
-        names: set[str] = set()
-        capitalised: set[str] = set()
-        runs: list[list] = []
-        pos = 0
+        if "(" in text:
+            for m in _ACRONYM.finditer(text):
+                letters = sum(c.isupper() for c in m.group(1))
+                if letters >= 2:
+                    before = text[max(0, m.start() - 160):m.start()].split()
+                    # content_stems of each word, which its record holds already
+                    self.expansions.update(chain.from_iterable(
+                        _record(w)[_STEMS] for w in before[-letters - 2:]))
+                    long = _long_form(m.group(1), before[-letters - 4:])
+                    if long and not _PUNCTUATION.search(" ".join(long)[:-1]):
+                        self.acronyms.append((m.group(1), long, text.count(". ", 0, m.start())))
+        # The records of all tokens, in order; the first token of each sentence.
         get = _CACHE.get
-        for si, sent in enumerate(self.sentences):
-            run: list = []
-            depth = 0
-            start = len(every)
-            for ti, tok in enumerate(sent):
-                info, piece = get(tok) or _analyse(tok)
-                stems = info[1]
-                if stems:
-                    every.extend(stems)
-                    for stem in stems:
-                        if stem not in first:
-                            first[stem] = (si, pos)
-                    if info[2]:
-                        names.update(stems)
-                    if ti and info[3]:
-                        capitalised.update(stems)
-                pos += 1
-                if depth or tok[0] in "([":  # an aside in parentheses is never part of a title
-                    depth = max(0, depth + tok.count("(") + tok.count("[") - tok.count(")") - tok.count("]"))
-                elif piece[4] != 2:
-                    run.append(piece)
-                    if not piece[4]:
-                        continue
-                if run:
-                    runs.append(run)
-                run = []
-            if run:
-                runs.append(run)
-            if self.contrib[si]:
-                in_contrib.update(every[start:])
-        counts = Counter(every)
-        # Per stem: count, first sentence, first position, in a contribution sentence,
-        # name-like, capitalised inside a sentence.
-        stats = {stem: [counts[stem], si, p / total, stem in in_contrib, stem in names, stem in capitalised]
-                 for stem, (si, p) in first.items()}
-        self.stats = stats
-        self.runs = runs
+        self._tokens = tokens = list(chain.from_iterable(sentences))
+        self._records = records = [get(tok) or _analyse(tok) for tok in tokens]
+        self._starts = starts = list(accumulate(map(len, sentences), initial=0))
+        self._total = starts[-1] or 1
+        # Content stems, one entry per occurrence; the occurrences before each token.
+        token_stems = list(map(_get_stems, records))
+        self._every = every = list(chain.from_iterable(token_stems))
+        self._before = before = list(accumulate(map(len, token_stems), initial=0))
+        # Per stem, in order of first occurrence: its count, and the token it first occurs in.
+        self._counts = counts = Counter(every)
+        first = dict(zip(reversed(every), range(len(every) - 1, -1, -1)))
+        # The token holding occurrence i is the first whose running total of stems exceeds i.
+        self._first = list(map(bisect_right, repeat(before[1:]), map(first.__getitem__, counts)))
+        self._first_sentence_end = starts[1] if len(starts) > 1 else 0
+        self._in_contrib = in_contrib = set()
+        for si in compress(range(len(sentences)), contrib):
+            in_contrib.update(every[before[starts[si]]:before[starts[si + 1]]])
+        self._names = set(chain.from_iterable(map(_get_name_stems, records)))
+        cap_stems = list(map(_get_cap_stems, records))
+        for start, end in zip(starts, starts[1:]):
+            if start < end:
+                cap_stems[start] = ()  # capitalised because it starts the sentence
+        self._capitalised = set(chain.from_iterable(cap_stems))
+        # Runs: token spans [a, b) that a title phrase may be cut from (see chunks).
+        codes = "".join(map(_get_code, records))
+        if "(" in codes:
+            # An aside in parentheses is never part of a title: from its opening to where
+            # its brackets close (or its sentence ends), every token breaks runs.
+            marked = list(codes)
+            for start, end in zip(starts, starts[1:]):
+                aside = codes.find("(", start, end)
+                if aside < 0:
+                    continue
+                depth = 0
+                for k in range(aside, end):
+                    if depth or marked[k] == "(":
+                        depth = max(0, depth + records[k][_DEPTH])
+                        marked[k] = "2"
+            codes = "".join(marked)
+        # A sentence ends on a token ending in ".", "!" or "?", which ends or breaks a run, so
+        # one scan of the whole abstract finds the runs of each sentence.
+        if all(codes[end - 1] != "0" for end in starts[1:-1] if end):
+            spans = [m.span() for m in _RUN.finditer(codes)]
+        else:
+            spans = [m.span() for start, end in zip(starts, starts[1:]) for m in _RUN.finditer(codes, start, end)]
+        self._spans = spans
+        self._stats = self._runs = None
+
+    @property
+    def stats(self) -> dict[str, list]:
+        """Per content stem, in order of first occurrence: [count, first sentence, first
+        position (as a fraction of the tokens), in a contribution sentence, name-like,
+        capitalised inside a sentence]."""
+        if self._stats is None:
+            starts, total = self._starts, self._total
+            self._stats = {
+                stem: [count, bisect_right(starts, pos) - 1, pos / total, stem in self._in_contrib,
+                       stem in self._names, stem in self._capitalised]
+                for (stem, count), pos in zip(self._counts.items(), self._first)}
+        return self._stats
+
+    @property
+    def runs(self) -> list[list[tuple[str, tuple[str, ...], bool, bool, int]]]:
+        """Runs of tokens that a title phrase may be cut from (_piece tuples)."""
+        if self._runs is None:
+            records = self._records
+            self._runs = [[r[_PIECE] for r in records[a:b]] for a, b in self._spans]
+        return self._runs
 
     def features(self, stem: str, prior: tuple[float, float] | None, global_rate: float) -> list[float]:
         """The feature vector of FEATURES; prior is (in-title count, in-abstract count)."""
@@ -267,16 +365,40 @@ def _static() -> tuple[dict[str, float], float, list[float]]:
     return z, unseen, w
 
 
+_LOG1P = [math.log1p(n) for n in range(64)]
+
+
 def word_probabilities(doc: Doc) -> dict[str, float]:
     """Probability that each content stem of the abstract is in its title (same as the
     model over Doc.features, computed without building the vectors)."""
     static, unseen, w = _static()
-    expansions, out = doc.expansions, {}
-    for stem, (count, first_sent, first_pos, contrib, name_like, cap) in doc.stats.items():
-        z = (static.get(stem, unseen) + w[3] * math.log1p(count) + w[5] * first_pos
-             + (w[4] if first_sent == 0 else 0) + (w[6] if contrib else 0) + (w[7] if name_like else 0)
-             + (w[8] if cap else 0) + (w[9] if stem in expansions else 0) + (w[11] if first_pos < 0.06 else 0))
-        out[stem] = 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
+    w3, w4, w5, w6, w7, w8, w9, w11 = w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[11]
+    static_get, exp, log1p, table = static.get, math.exp, math.log1p, _LOG1P
+    in_contrib, names, capitalised, expansions = doc._in_contrib, doc._names, doc._capitalised, doc.expansions
+    first_sentence_end, total = doc._first_sentence_end, doc._total
+    out = {}
+    for (stem, count), pos in zip(doc._counts.items(), doc._first):
+        first_pos = pos / total
+        # The terms in the order of FEATURES, each added only when its feature is on: adding
+        # 0 changes nothing, so the sum is the same to the last bit.
+        z = static_get(stem, unseen) + w3 * (table[count] if count < 64 else log1p(count)) + w5 * first_pos
+        if pos < first_sentence_end:
+            z += w4
+        if stem in in_contrib:
+            z += w6
+        if stem in names:
+            z += w7
+        if stem in capitalised:
+            z += w8
+        if stem in expansions:
+            z += w9
+        if first_pos < 0.06:
+            z += w11
+        if z > 30.0:
+            z = 30.0
+        elif z < -30.0:
+            z = -30.0
+        out[stem] = 1 / (1 + exp(-z))
     return out
 
 
@@ -306,7 +428,7 @@ def _modifiers() -> frozenset[str]:
 
 # Suffixes of adjectives ("Convolutional", "Layout-Guided", "Reward-Free"), and the nouns
 # among words with them, which a title may end on.
-_ADJECTIVE_END = re.compile(r"(?:al|ive|ous|ic|able|ible|less|ful|ary|ed|free|like|wise)$")
+_ADJECTIVE_ENDS = ("al", "ive", "ous", "ic", "able", "ible", "less", "ful", "ary", "ed", "free", "like", "wise")
 _NOUNS_LIKE_ADJECTIVES = frozenset("""
 signal proposal retrieval removal interval potential trial survival tutorial terminal material
 animal rehearsal arrival approval renewal reversal disposal withdrawal referral principal
@@ -321,11 +443,10 @@ gaussian
 def _piece(tok: str) -> tuple[str, tuple[str, ...], bool, bool, int]:
     """A token as a phrase piece: (text shown, stems, may start, may end, 1 if it ends a run,
     2 if it breaks one, 0 otherwise)."""
-    return (_CACHE.get(tok) or _analyse(tok))[1]
+    return _record(tok)[_PIECE]
 
 
-def _make_piece(tok: str, bare: str, stems: tuple[str, ...]) -> tuple[str, tuple[str, ...], bool, bool, int]:
-    low = bare.lower()
+def _make_piece(tok: str, bare: str, stems: tuple[str, ...], low: str) -> tuple[str, tuple[str, ...], bool, bool, int]:
     if not bare or low in _BREAK_WORDS or low in _verbs() or "(" in tok or "[" in tok:
         return bare, (), False, False, 2
     ends = tok[-1:] in ",.;:!?\"”)]" or tok[:1] in "\"“"
@@ -335,13 +456,13 @@ def _make_piece(tok: str, bare: str, stems: tuple[str, ...]) -> tuple[str, tuple
     modifiers = _modifiers()
     end = (bool(stems) and low not in _DANGLING and low not in modifiers and last not in modifiers
            and not bare.endswith(("-", "'s")) and not low.startswith(("non-", "multi-", "cross-", "semi-"))
-           and (last in _NOUNS_LIKE_ADJECTIVES or not _ADJECTIVE_END.search(last)))
+           and (last in _NOUNS_LIKE_ADJECTIVES or not last.endswith(_ADJECTIVE_ENDS)))
     return shown, stems, start, end, int(ends)
 
 
 def phrase_may_end(tok: str) -> bool:
     """Whether a title phrase may end on this token (a content word, not "for" or "fast")."""
-    return _piece(tok)[3]
+    return _record(tok)[_MAY_END]
 
 
 def chunks(doc: Doc) -> list[list[tuple[str, tuple[str, ...], bool, bool, int]]]:
@@ -350,44 +471,55 @@ def chunks(doc: Doc) -> list[list[tuple[str, tuple[str, ...], bool, bool, int]]]
     return doc.runs
 
 
+# Pruning skips the phrases of a start whose score is at most an upper bound; the bound is
+# summed in another order than the score, so it must fall short by more than rounding can.
+_MARGIN = 1e-9
+
+
 def best_phrase(doc: Doc, probs: dict[str, float], expected_len: float, max_words: int = 12,
                 exclude: frozenset = frozenset()) -> tuple[float, list[str]]:
     """The phrase with the highest expected content-word F1 (score, tokens); the stems
     of exclude (a name put in front) count as already in the title."""
     best_key, best_toks = (-1.0, 0, 0), []  # (score, -run, -start): ties go to the earliest phrase
     base_gain, base_n = sum(probs.get(s, 0.0) for s in exclude), len(exclude)
-    # No phrase of a run scores above 2 * (all its gain) / (3 + expected_len): try the
-    # richest runs first and stop when no remaining run can win.
-    ranked = []
     get = probs.get
-    for index, run in enumerate(chunks(doc)):
-        if len(run) < 2:
-            continue
-        # With repeated words counted again: still an upper bound, and cheaper.
-        gain = sum(get(s, 0.0) for piece in run for s in piece[1] if s not in exclude)
-        ranked.append((base_gain + gain, index, run))
-    ranked.sort(key=lambda r: (-r[0], r[1]))
+    # The gain of each stem occurrence, in token order; an excluded stem gains 0.0, which
+    # leaves every sum below as it would be without it.
+    gains = list(map(get, doc._every, repeat(0.0)))
+    if exclude:
+        gains = [0.0 if s in exclude else g for s, g in zip(doc._every, gains)]
+    before, records = doc._before, doc._records
+    # No phrase of a run scores above 2 * (all its gain) / (3 + expected_len): try the
+    # richest runs first and stop when no remaining run can win. (With repeated words
+    # counted again: still an upper bound, and cheaper.)
+    ranked = sorted((-(base_gain + sum(gains[before[a]:before[b]])), index, a, b)
+                    for index, (a, b) in enumerate(doc._spans) if b - a >= 2)
     floor = 3 + expected_len
-    for bound, index, run in ranked:
-        if 2 * bound / floor < best_key[0]:
+    for neg_bound, index, a, b in ranked:
+        if 2 * -neg_bound / floor < best_key[0]:
             break
-        for i in range(len(run)):
-            if not run[i][2]:
+        run = records[a:b]
+        length = b - a
+        for i in range(length):
+            if not run[i][_MAY_START]:
+                continue
+            stop = min(length, i + max_words)
+            # The same bound for the phrases starting here.
+            if 2 * (base_gain + sum(gains[before[a + i]:before[a + stop]])) / floor + _MARGIN < best_key[0]:
                 continue
             seen = set(exclude)
             gain, n = base_gain, base_n
-            for j in range(i, min(len(run), i + max_words)):
-                for stem in run[j][1]:
+            for j in range(i, stop):
+                for stem in run[j][_PIECE_STEMS]:
                     if stem not in seen:
                         seen.add(stem)
                         gain += get(stem, 0.0)
                         n += 1
-                if j > i and n >= 3 and run[j][3]:
+                if j > i and n >= 3 and run[j][_MAY_END]:
                     key = (2 * gain / (n + expected_len), -index, -i)
                     if key > best_key:
-                        best_key, best_toks = key, [piece[0] for piece in run[i:j + 1]]
-    best = (best_key[0], best_toks)
-    return best
+                        best_key, best_toks = key, [piece[_SHOWN] for piece in run[i:j + 1]]
+    return best_key[0], best_toks
 
 
 # ---------------------------------------------------------------------------
@@ -399,11 +531,12 @@ def _names(doc: Doc, probs: dict[str, float]) -> list[str]:
     """Coined names the abstract introduces ("we present GALA3D, ..."), most likely first."""
     found: dict[str, float] = {}
     common = model()["priors"]
-    for si, sent in enumerate(doc.sentences):
-        if not doc.contrib[si]:
-            continue
-        for tok in sent:
-            bare, stems, name_like, _ = _token(tok)
+    tokens, records, starts = doc._tokens, doc._records, doc._starts
+    for si in compress(range(len(doc.sentences)), doc.contrib):
+        a, b = starts[si], starts[si + 1]
+        # Only name-like tokens with content stems can qualify.
+        for tok, record in compress(zip(tokens[a:b], records[a:b]), map(_get_name_stems, records[a:b])):
+            bare, stems, name_like, _ = record[_INFO]
             # A coined name is rare: "LLMs" or "GPT-4" are in many abstracts and name nothing new.
             if (name_like and stems and "\ue000" not in tok and bare[:1].isalpha() and len(bare) <= 24
                     and all(common.get(s, (0, 0))[1] < 4 for s in stems)):

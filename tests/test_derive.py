@@ -153,6 +153,69 @@ def test_content_f1_compares_sets_of_five_letter_stems():
     assert content_f1("Learning Sparse Graphs", "Sparse Graphs") == pytest.approx(0.8)
 
 
+SEED_TITLES = Path(__file__).parent / "fixtures" / "seed_titles.txt"
+
+
+def test_seed_titles_are_the_saved_ones():
+    """The titles of the 57 seeds, byte for byte, as the derivation gave them before it was
+    made faster (tests/fixtures/seed_titles.txt, in read_seeds order): with the token cache
+    empty, and again with it full, in the other order."""
+    saved = SEED_TITLES.read_text(encoding="utf-8").splitlines()
+    assert len(saved) == len(ABSTRACTS) == 57
+    title_model.clear_caches()
+    assert [derive_title(a) for a in ABSTRACTS] == saved
+    assert [derive_title(a) for a in reversed(ABSTRACTS)] == saved[::-1]
+
+
+def test_word_statistics_match_a_plain_count():
+    """Doc's per-stem statistics (gathered with whole-list operations) against a direct count
+    over the tokens, on every seed."""
+    for abstract in ABSTRACTS:
+        doc = title_model.Doc(abstract)
+        total = sum(map(len, doc.sentences))
+        expected: dict[str, list] = {}
+        pos = 0
+        for si, sent in enumerate(doc.sentences):
+            for ti, tok in enumerate(sent):
+                bare, stems, name_like, cap = title_model._token(tok)
+                for stem in stems:
+                    entry = expected.setdefault(stem, [0, si, pos / total, False, False, False])
+                    entry[0] += 1
+                    entry[3] |= doc.contrib[si]
+                    entry[4] |= name_like
+                    entry[5] |= bool(ti and cap)
+                pos += 1
+        assert list(doc.stats.items()) == list(expected.items())
+
+
+@pytest.mark.parametrize("extra", [
+    "A (nested (aside) here) and more words here. Next (open aside never closed. New sentence here.",
+    "We study [bracketed f(x) words] then (DAB) Distance Aware Bottleneck; fast methods.",
+])
+def test_phrase_runs_match_a_plain_scan(extra):
+    """Doc's runs (one regex over per-token codes) against a token-by-token scan: asides in
+    brackets, clause words and verbs break runs; a token ending in punctuation ends one."""
+    for abstract in ABSTRACTS + [extra]:
+        doc = title_model.Doc(abstract)
+        expected = []
+        for sent in doc.sentences:
+            run, depth = [], 0
+            for tok in sent:
+                piece = title_model._piece(tok)
+                if depth or tok[0] in "([":
+                    depth = max(0, depth + tok.count("(") + tok.count("[") - tok.count(")") - tok.count("]"))
+                elif piece[4] != 2:
+                    run.append(piece)
+                    if not piece[4]:
+                        continue
+                if run:
+                    expected.append(run)
+                run = []
+            if run:
+                expected.append(run)
+        assert title_model.chunks(doc) == expected
+
+
 def test_fast_word_model_matches_its_definition():
     """word_probabilities (precomputed) equals the logistic model over Doc.features."""
     data = title_model.model()
