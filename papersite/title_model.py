@@ -481,7 +481,8 @@ def best_phrase(doc: Doc, probs: dict[str, float], expected_len: float, max_word
     """The phrase with the highest expected content-word F1 (score, tokens); the stems
     of exclude (a name put in front) count as already in the title."""
     best_key, best_toks = (-1.0, 0, 0), []  # (score, -run, -start): ties go to the earliest phrase
-    base_gain, base_n = sum(probs.get(s, 0.0) for s in exclude), len(exclude)
+    # sorted: a set's order varies from process to process, and so would the sum's last bit
+    base_gain, base_n = sum(probs.get(s, 0.0) for s in sorted(exclude)), len(exclude)
     get = probs.get
     # The gain of each stem occurrence, in token order; an excluded stem gains 0.0, which
     # leaves every sum below as it would be without it.
