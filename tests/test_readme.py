@@ -153,7 +153,7 @@ def pipeline_diagram(block: Block, tmp_path: Path):
     names = [name for name in re.findall(r"\b([a-z_]+)\.([A-Za-z_]+(?:\.[a-z_]+)?)\b", block.text)
              if name != ("site", "yaml")]
     assert len(names) >= 5
-    spine = (ROOT / "papersite" / "pipeline.py").read_text(encoding="utf-8") + (ROOT / "build.py").read_text()
+    spine = "".join((ROOT / "papersite" / name).read_text(encoding="utf-8") for name in ("pipeline.py", "cli.py"))
     for module, attribute in names:
         target = importlib.import_module(f"papersite.{module}")
         for part in attribute.split("."):
