@@ -369,7 +369,7 @@ class _Importer:
         folder = self.content / venue.slug
         slug, n = base, 2
         # a URL slug of no other paper, and never a file already there (a README the build skips)
-        while slug in self.taken or slug == "readme" or (folder / f"{slug}.md").exists():
+        while slug in self.taken or slug == "readme" or os.path.lexists(folder / f"{slug}.md"):
             slug, n = f"{base}-{n}", n + 1
         self.taken.add(slug)
         path = folder / f"{slug}.md"
