@@ -22,7 +22,7 @@ from functools import lru_cache
 
 from .title_model import Doc, degenerate_reason, phrase_may_end, rank
 
-__all__ = ["derive_title", "assign_topics", "title_mark", "title_is_derived", "MAX_TITLE_LEN"]
+__all__ = ["derive_title", "assign_topics", "topic_matcher", "TopicMatcher", "title_mark", "title_is_derived", "MAX_TITLE_LEN"]
 
 MAX_TITLE_LEN = 90
 
@@ -329,13 +329,19 @@ class _Text:
     where: dict[str, list[int]]  # stem or raw token -> positions
 
 
-def _tokens(text: str) -> _Text:
-    raw = re.findall(r"[A-Za-z0-9]+", text)
-    stems = [_stem(t) for t in raw]
+_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+def _tokens(text: str, keys=None) -> _Text:
+    """text tokenised; where holds only the tokens in keys when keys is given
+    (the only ones a lookup will ask for), each with the same positions."""
+    raw = _WORD.findall(text)
+    stems = list(map(_stem, raw))
     where: dict[str, list[int]] = {}
     for i, (st, r) in enumerate(zip(stems, raw)):
-        where.setdefault(st, []).append(i)
-        if r != st:
+        if keys is None or st in keys:
+            where.setdefault(st, []).append(i)
+        if r != st and (keys is None or r in keys):
             where.setdefault(r, []).append(i)
     return _Text(stems, raw, where)
 
@@ -393,14 +399,72 @@ def _hits(keywords: tuple[_Keyword, ...], text: _Text) -> list[int]:
     return counts
 
 
-def _topic_score(topic: dict, title: _Text, abstract: _Text) -> float:
-    keywords = _prepare(tuple(str(k) for k in topic.get("keywords") or ()))
-    in_title = _hits(keywords, title)
-    in_abstract = _hits(keywords, abstract)
-    return sum(
-        kw.weight * (TITLE_WEIGHT * t + min(a, 3))
-        for kw, t, a in zip(keywords, in_title, in_abstract)
-    )
+class TopicMatcher:
+    """A taxonomy prepared for assign_topics, built once per taxonomy.
+
+    Its index maps each token a keyword can start with (the first stem of a
+    phrase; an acronym as written, and its plural) to the keywords that start
+    with it, so a text costs in proportion to its own words, not to the
+    taxonomy's size. A keyword whose first token is not in the text has no
+    occurrence, and dropping it changes neither another keyword's hits (it
+    claims no tokens) nor a score (its term is 0), so the result is the same
+    as trying every keyword.
+    """
+
+    def __init__(self, topics: list[dict]):
+        self.slugs = tuple(str(t["slug"]) for t in topics)
+        self.keywords = tuple(_prepare(tuple(str(k) for k in t.get("keywords") or ())) for t in topics)
+        self.generic = next((slug for slug in self.slugs if any(g in slug for g in _GENERIC_SLUGS)), None)
+        index: dict[str, list[tuple[int, int]]] = {}
+        for ti, keywords in enumerate(self.keywords):
+            for ki, kw in enumerate(keywords):
+                for start in ((kw.text, kw.text + "s") if kw.acronym else (kw.stems[0],)):
+                    index.setdefault(start, []).append((ti, ki))
+        self.index = {start: tuple(entries) for start, entries in index.items()}
+
+    def _candidates(self, text: _Text, into: dict[int, set[int]]) -> None:
+        index = self.index
+        for token in text.where:  # only index keys (see assign)
+            for ti, ki in index[token]:
+                into.setdefault(ti, set()).add(ki)
+
+    def assign(self, title: str, abstract: str) -> list[str]:
+        """assign_topics(title, abstract, the taxonomy this matcher was built from)."""
+        if not self.slugs:
+            return []
+        t_tok = _tokens(title or "", self.index)
+        a_tok = _tokens(abstract or "", self.index)
+        candidates: dict[int, set[int]] = {}
+        self._candidates(t_tok, candidates)
+        self._candidates(a_tok, candidates)
+        scores = [0.0] * len(self.slugs)
+        for ti, kis in candidates.items():
+            keywords = tuple(self.keywords[ti][ki] for ki in sorted(kis))  # the topic's order
+            in_title = _hits(keywords, t_tok)
+            in_abstract = _hits(keywords, a_tok)
+            scores[ti] = sum(
+                kw.weight * (TITLE_WEIGHT * t + min(a, 3))
+                for kw, t, a in zip(keywords, in_title, in_abstract)
+            )
+        scored = sorted(zip(scores, self.slugs), key=lambda st: (-st[0], st[1]))
+        best_score, best_slug = scored[0]
+        if best_score <= _MIN_SCORE:
+            return [self.generic] if self.generic is not None else []
+        picked = [best_slug]
+        for score, slug in scored[1:3]:
+            if score >= _MIN_EXTRA_SCORE and score >= _EXTRA_RATIO * best_score:
+                picked.append(slug)
+        return picked
+
+
+@lru_cache(maxsize=16)
+def _matcher(key: tuple) -> TopicMatcher:
+    return TopicMatcher([{"slug": slug, "keywords": list(keywords)} for slug, keywords in key])
+
+
+def topic_matcher(topics: list[dict]) -> TopicMatcher:
+    """The matcher for a taxonomy, shared by every caller with an equal taxonomy."""
+    return _matcher(tuple((str(t["slug"]), tuple(str(k) for k in t.get("keywords") or ())) for t in topics))
 
 
 def assign_topics(title: str, abstract: str, topics: list[dict]) -> list[str]:
@@ -412,24 +476,9 @@ def assign_topics(title: str, abstract: str, topics: list[dict]) -> list[str]:
     _MIN_SCORE is no confident topic: the generic topic (slug containing
     "general"/"other"/"misc") if the taxonomy has one, else []. Extra topics
     must reach both an absolute and a relative threshold. Ties break by slug,
-    so the result is deterministic.
+    so the result is deterministic. A caller with many texts should keep
+    topic_matcher(topics) and call its assign.
     """
     if not topics:
         return []
-    t_tok = _tokens(title or "")
-    a_tok = _tokens(abstract or "")
-    scored = sorted(
-        ((_topic_score(t, t_tok, a_tok), str(t["slug"])) for t in topics),
-        key=lambda st: (-st[0], st[1]),
-    )
-    best_score, best_slug = scored[0]
-    if best_score <= _MIN_SCORE:
-        for t in topics:
-            if any(g in str(t["slug"]) for g in _GENERIC_SLUGS):
-                return [str(t["slug"])]
-        return []
-    picked = [best_slug]
-    for score, slug in scored[1:3]:
-        if score >= _MIN_EXTRA_SCORE and score >= _EXTRA_RATIO * best_score:
-            picked.append(slug)
-    return picked
+    return topic_matcher(topics).assign(title, abstract)

@@ -339,3 +339,38 @@ def test_extra_topics_need_a_meaningful_score():
     topics = SMALL + [{"slug": "reinforcement", "name": "RL", "description": "RL.",
                        "keywords": ["reinforcement learning"]}]
     assert assign_topics("Reinforcement Learning", abstract, topics) == ["reinforcement"]
+
+
+def _every_keyword_topics(title: str, abstract: str, topics: list[dict]) -> list[str]:
+    """assign_topics by the definition: every keyword of every topic tried against the text
+    (what the indexed matcher must reproduce exactly)."""
+    from papersite import derive as d
+    t_tok, a_tok = d._tokens(title), d._tokens(abstract)
+    scores = []
+    for topic in topics:
+        keywords = d._prepare(tuple(str(k) for k in topic.get("keywords") or ()))
+        score = sum(kw.weight * (d.TITLE_WEIGHT * t + min(a, 3))
+                    for kw, t, a in zip(keywords, d._hits(keywords, t_tok), d._hits(keywords, a_tok)))
+        scores.append((score, str(topic["slug"])))
+    scored = sorted(scores, key=lambda st: (-st[0], st[1]))
+    if scored[0][0] <= d._MIN_SCORE:
+        return [s for _, s in scores if any(g in s for g in d._GENERIC_SLUGS)][:1]
+    return [scored[0][1]] + [s for score, s in scored[1:3]
+                             if score >= d._MIN_EXTRA_SCORE and score >= d._EXTRA_RATIO * scored[0][0]]
+
+
+@pytest.mark.parametrize("taxonomy", ["site", "default"])
+def test_indexed_topics_equal_trying_every_keyword(taxonomy):
+    root = Path(__file__).parent.parent
+    topics = yaml.safe_load((root / "site.yaml" if taxonomy == "site" else TAXONOMY).read_text())["topics"]
+    # Texts where order and overlap matter: a phrase and its first word, acronyms and plurals,
+    # case, a keyword split across a sentence, and the seeds with and without a title.
+    texts = [("", a) for a in ABSTRACTS] + [(derive_title(a), a) for a in ABSTRACTS] + [
+        ("Diffusion Models for RL", "diffusion models diffusion model. Diffusion RLs rl GNNs gnn"),
+        ("", "LLMs and LLM agents; large language models, language model, language. Models"),
+        ("Graph neural networks", "graph neural network graph neural graph"),
+        ("", ""), ("Nothing", "no keyword at all here"),
+    ]
+    got = [assign_topics(t, a, topics) for t, a in texts]
+    assert got == [_every_keyword_topics(t, a, topics) for t, a in texts]
+    assert sum(bool(g) for g in got) > len(texts) // 2  # the comparison is not between empty lists

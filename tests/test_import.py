@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import logging
+import os
 import re
+import subprocess
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -514,3 +518,40 @@ def test_titles_and_names_are_kept_as_the_record_gives_them(seeded):
     records(seeded, record(1, title=title + "\x07", authors=("  Tim   Rocktäschel ",)))
     [paper] = load_papers(seeded.config)
     assert paper.title == title and paper.authors == ("Tim Rocktäschel",)
+
+
+FRAC_BIB = """@inproceedings{half,
+  title = {Rates of \\frac{1}{2} and \\frac Order},
+  author = {Ada Lovelace},
+  booktitle = {ICML 2024},
+  year = {2024},
+  abstract = {We prove \\frac{a}{b} bounds and a \\frac rate.},
+}
+"""
+
+
+def test_latex_the_decoder_cannot_convert_logs_nothing_during_an_import(seeded, caplog):
+    """pylatexenc logs a warning for a \\frac it cannot substitute; where logging is configured
+    (here pytest's handler on the root logger) the user would see it."""
+    seeded.write("papers.bib", FRAC_BIB)
+    with caplog.at_level(logging.DEBUG):
+        result = run_import(seeded, seeded.root / "papers.bib")
+    assert result.exit_code == 0, result.output
+    assert result.output == "1 record read: 1 created, 0 updated, 0 unchanged, 0 skipped.\n"
+    assert [r for r in caplog.records if r.name.startswith("pylatexenc")] == []
+    [paper] = load_papers(seeded.config)
+    assert paper.title.startswith("Rates of 1/2 and ")
+    # Scoped to the import: pylatexenc's logger is as it was.
+    assert logging.getLogger("pylatexenc").level == logging.NOTSET
+
+
+def test_import_with_logging_configured_prints_only_the_summary(seeded):
+    seeded.write("papers.bib", FRAC_BIB)
+    code = ("import logging, sys; logging.basicConfig(); from build import cli; "
+            "cli(sys.argv[1:], standalone_mode=True)")
+    done = subprocess.run([sys.executable, "-c", code, "import", str(seeded.root / "papers.bib"),
+                           "--config", str(seeded.root / "site.yaml")], cwd=ROOT, capture_output=True,
+                          text=True, env={**os.environ, "PAPERSITE_TODAY": TODAY})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "1 record read: 1 created, 0 updated, 0 unchanged, 0 skipped.\n"
+    assert done.stderr == ""

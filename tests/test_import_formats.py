@@ -416,6 +416,16 @@ def test_unknown_format_unreadable_and_undetectable_files_are_one_problem(tmp_pa
     assert (problem.line, problem.message.split(" (")[0]) == (2, "not UTF-8 text")
 
 
+@pytest.mark.parametrize("content", ["", "\n \n\t\n", "\ufeff"])
+def test_empty_seed_text_says_it_is_empty_not_json(tmp_path, content):
+    path = tmp_path / "abstracts.txt"
+    path.write_text(content, encoding="utf-8")
+    assert detect_format(path) == "seed"
+    records, [problem] = read(path)
+    assert records == []
+    assert (problem.line, problem.message) == (1, "empty file: expected a header such as 'ICML 2024 Papers'")
+
+
 @pytest.mark.parametrize("name, content, message", [
     ("deep.json", "[" * 100_000, "1: not valid JSON: nested too deeply (column 2)"),
     ("deep.jsonl", '{"title": "kept"}\n' + "[" * 100_000 + "\n", "2: not valid JSON: nested too deeply (column 1)"),

@@ -11,7 +11,9 @@ the report with its file and line.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime
+import logging
 import os
 import re
 import stat
@@ -131,14 +133,32 @@ def import_records(files: Iterable[tuple[Iterable[Record | Problem], bool]], con
     """Import records, given file by file as (records and problems, whether titles are derived
     from the abstracts: seed text)."""
     importer = _Importer(config, site_yaml, venue, today or today_from_environment())
-    try:
-        for items, seed in files:
-            for item in items:
-                importer.take(item, seed)
-            importer.end_of_file()
-    finally:  # also after Ctrl-C: what was written stays known as the importer's
-        importer.finish()
+    with _quiet_parsers():
+        try:
+            for items, seed in files:
+                for item in items:
+                    importer.take(item, seed)
+                importer.end_of_file()
+        finally:  # also after Ctrl-C: what was written stays known as the importer's
+            importer.finish()
     return importer.report
+
+
+@contextlib.contextmanager
+def _quiet_parsers():
+    """Keep the parsers' log lines (pylatexenc's "macro '\\frac' failed its substitution!"
+    for each macro it cannot convert) off the user's screen when logging is configured:
+    the text is kept as written and what matters is in the report. Only these loggers,
+    and only for the import."""
+    loggers = [logging.getLogger(name) for name in ("pylatexenc", "bibtexparser")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
 
 
 class _Importer:
@@ -349,7 +369,7 @@ class _Importer:
         folder = self.content / venue.slug
         slug, n = base, 2
         # a URL slug of no other paper, and never a file already there (a README the build skips)
-        while slug in self.taken or slug == "readme" or (folder / f"{slug}.md").exists():
+        while slug in self.taken or slug == "readme" or os.path.lexists(folder / f"{slug}.md"):
             slug, n = f"{base}-{n}", n + 1
         self.taken.add(slug)
         path = folder / f"{slug}.md"

@@ -7,7 +7,7 @@ from the text.
 from __future__ import annotations
 
 from .. import derive
-from ..derive import assign_topics, derive_title
+from ..derive import derive_title, topic_matcher
 from ..model import Topic
 from .identity import fold
 
@@ -36,6 +36,7 @@ class Topics:
             for keyword in topic.keywords:
                 self.by_word.setdefault(fold(str(keyword)), topic.slug)
         self.by_word.pop("", None)
+        self.matcher = topic_matcher(self.taxonomy)  # prepared once, not per record
 
     def assign(self, keywords: list[str], title: str, abstract: str) -> list[str]:
         """0-3 topic slugs, most relevant first."""
@@ -46,4 +47,4 @@ class Topics:
             slug = self.by_word.get(fold(keyword))
             if slug and slug not in picked:
                 picked.append(slug)
-        return picked[:MAX_TOPICS] or assign_topics(title, abstract, self.taxonomy)
+        return picked[:MAX_TOPICS] or self.matcher.assign(title, abstract)

@@ -69,6 +69,8 @@ def detect_format(path: Path) -> str | None:
     if extension in ("csv", "tsv"):  # a table's first cell may start with anything
         return extension
     start = head.lstrip()
+    if not start:  # the reader of its extension says it is empty
+        return extension
     if start.startswith("<"):
         if re.search(r"<(\w+:)?OAI-PMH\b", head):
             return "oai-pmh"

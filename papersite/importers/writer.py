@@ -7,6 +7,7 @@ importer's to update; any other file is a person's and is never overwritten.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -78,19 +79,24 @@ def file_hash(data: bytes) -> str:
 def write_atomically(path: Path, data: bytes, existed: bool | None = None) -> None:
     """Write through a temporary file renamed over the target: an interruption leaves the
     old file or the new one, never half of either. The file keeps its permissions."""
-    if path.is_symlink():  # write where it points; replacing the link would cut it
+    # existed=False: the caller made sure nothing is there, not even a link. Each check
+    # skipped is a system call saved per paper, which counts at 10,000 papers.
+    if existed is not False and path.is_symlink():  # write where it points; replacing the link would cut it
         path = path.resolve()
-    if not path.parent.is_dir():
-        path.parent.mkdir(parents=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        temporary.write_bytes(data)
+        try:
+            temporary.write_bytes(data)
+        except FileNotFoundError:  # a new folder
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temporary.write_bytes(data)
         if existed if existed is not None else path.exists():
             shutil.copymode(path, temporary)
         os.replace(temporary, path)
-    finally:
-        if temporary.exists():
+    except BaseException:
+        with contextlib.suppress(OSError):
             temporary.unlink()
+        raise
 
 
 def read_manifest(content: Path) -> dict[str, str]:
