@@ -147,7 +147,9 @@ class CitationCache:
 
     papers: dict[str, tuple[tuple, Cited]] = field(default_factory=dict)
     stamp: tuple = ()  # base_url and the topics: what every paper's citations also depend on
-    listings: dict[str, tuple[tuple, bytes]] = field(default_factory=dict)  # .bib path -> (paper ids, file)
+    # .bib path -> (the papers listed, their ids, the file); the papers object is kept alive,
+    # so an identical one (an unchanged author's tuple) skips remaking the ids
+    listings: dict[str, tuple[tuple, tuple, bytes]] = field(default_factory=dict)
     files: dict[str, bytes] = field(default_factory=dict)  # each paper's RIS and CSL-JSON files
 
 
@@ -184,7 +186,7 @@ class Citations:
             files.pop(last[gone][1].ris_path, None)
             files.pop(last[gone][1].csl_path, None)
         # a listing's .bib is remade only when one of its entries changed (or its papers did)
-        self.entries_changed = False
+        self.remade: set[str] = set()  # ids of the papers whose BibTeX entry is new or changed
         if store is None:
             make = _cite
         else:
@@ -195,13 +197,13 @@ class Citations:
         for inputs, cited in zip(todo, parallel_map(make, jobs)):
             old = last.get(inputs[0].id)
             if old is None or old[1].bibtex != cited.bibtex:
-                self.entries_changed = True
+                self.remade.add(inputs[0].id)
             fresh[inputs[0].id] = (inputs, cited)
             files[cited.ris_path], files[cited.csl_path] = cited.ris, cited.csl
         cache.papers = fresh  # papers that are gone are forgotten
         self.cited = {paper_id: kept[1] for paper_id, kept in fresh.items()}
         self.cache = cache
-        self.listings: dict[str, tuple[tuple, bytes]] = {}
+        self.listings: dict[str, tuple[tuple, tuple, bytes]] = {}
 
     def of(self, paper: Paper) -> Cited:
         return self.cited[paper.id]
@@ -209,14 +211,15 @@ class Citations:
     def bib(self, papers: Iterable[Paper], path: str | None = None) -> bytes:
         """A .bib of these papers of the catalog, in the order given. With its output `path`,
         last build's file is reused while it lists the same papers and no entry changed."""
-        ids = tuple(map(_ID, papers))
         last = self.cache.listings.get(path) if path else None
-        if last is not None and not self.entries_changed and last[0] == ids:
-            data = last[1]
+        ids = last[1] if last is not None and last[0] is papers and isinstance(papers, tuple) \
+            else tuple(map(_ID, papers))
+        if last is not None and last[1] == ids and self.remade.isdisjoint(ids):
+            data = last[2]
         else:
             data = bibtex_file(list(map(_BIBTEX, map(self.cited.__getitem__, ids))))
         if path:
-            self.listings[path] = (ids, data)
+            self.listings[path] = (papers, ids, data)
         return data
 
     def files(self) -> dict[str, bytes]:

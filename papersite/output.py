@@ -99,6 +99,7 @@ class Staging:
         self.out_dir = resolve_output(self.shown)
         refuse_unsafe_output(self.shown, self.out_dir, project)
         self.digests = {} if digests is None else digests
+        self.made: set[Path] = set()  # folders of the staging folder made so far (by this process)
         self.owner = os.getpid()
         # Named in the parent, so forked workers put into the same folder.
         self.folder = self.out_dir.with_name(f".{self.out_dir.name}.new-{self.owner}")
@@ -142,7 +143,11 @@ class Staging:
             return Stored(digest, False)
         target = self.folder / path
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            # One mkdir per folder, not per file: a paper's folder gets three files,
+            # and at 10,000 papers most of a write is otherwise spent in mkdir.
+            if target.parent not in self.made:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                self.made.add(target.parent)
             target.write_bytes(data)
         except OSError as exc:
             raise _write_error(self.shown, exc) from None
@@ -162,7 +167,7 @@ class Staging:
                 _write_manifest(self.out_dir, stored, self.on_disk, [], required=False)
             return WriteReport(0, 0, len(stored))
         try:
-            made = set()
+            made = self.made
             for path in sorted(path for path, entry in stored.items() if not entry.changed):
                 target = self.folder / path
                 if target.parent not in made:

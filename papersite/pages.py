@@ -14,6 +14,7 @@ from .feeds import FeedOrder, feed_context
 from .model import Paper
 
 PAGE_SIZE = 200  # papers per listing page: no HTML page lists 50,000 papers
+SITEMAP_LIMIT = 50_000  # URLs per sitemap file, the sitemap protocol's limit
 
 
 @dataclass(frozen=True)
@@ -94,8 +95,7 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
     last.clear()
     last.update(fresh)
     # the sitemap lists the pages search engines should index: not the 404 or the (noindex) search page
-    pages.append(Page("sitemap.xml", "sitemap.xml",
-                      {"paths": sorted(p.path for p in pages if p.path not in ("404.html", urls.SEARCH))}))
+    pages += sitemap_pages(sorted(p.path for p in pages if p.path not in ("404.html", urls.SEARCH)))
     pages.append(Page("robots.txt", "robots.txt", {}))
     order = FeedOrder(catalog.papers)
     pages.append(Page(urls.feed_of(), "feed.xml", feed_context(
@@ -155,6 +155,17 @@ def people_pages(catalog: Catalog, bylines: dict, abstracts: dict[str, Abstract]
         pages += kept[1]
         feeds.append(kept[2])
     return pages, feeds
+
+
+def sitemap_pages(paths: list[str]) -> list[Page]:
+    """sitemap.xml listing `paths`; past SITEMAP_LIMIT of them, sitemap.xml is a sitemap
+    index of sitemap-1.xml, sitemap-2.xml ... (robots.txt names sitemap.xml either way)."""
+    limit = SITEMAP_LIMIT
+    if len(paths) <= limit:
+        return [Page("sitemap.xml", "sitemap.xml", {"paths": paths})]
+    parts = [Page(f"sitemap-{number}.xml", "sitemap.xml", {"paths": paths[start:start + limit]})
+             for number, start in enumerate(range(0, len(paths), limit), start=1)]
+    return [Page("sitemap.xml", "sitemap-index.xml", {"sitemaps": [part.path for part in parts]}), *parts]
 
 
 def year_pages(catalog: Catalog, bylines: dict) -> list[Page]:
