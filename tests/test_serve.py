@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import build as cli_module
+import papersite.cli as cli_module
 from papersite.errors import Problem, SiteError
 from papersite.pipeline import build_site
 from papersite.serve import (HostFilter, Preview, SiteState, exposure_warning, make_server, printable,
                              terminal_text)
 from papersite.watch import ChangeQueue, watch_and_build
-from tests.conftest import TinySite, paper_text
+from tests.conftest import ROOT, TinySite, paper_text
 
 SECRET = "TOP-SECRET-OUTSIDE-THE-SITE"
 
@@ -629,7 +629,7 @@ def test_serve_on_a_port_in_use_says_so(tiny):
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        done = subprocess.run([sys.executable, str(Path(cli_module.__file__)), "serve", "--port", str(port),
+        done = subprocess.run([sys.executable, str(ROOT / "build.py"), "serve", "--port", str(port),
                                "--config", str(tiny.root / "site.yaml")],
                               capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "Traceback" not in done.stderr
@@ -637,7 +637,7 @@ def test_serve_on_a_port_in_use_says_so(tiny):
 
 
 def test_serve_without_a_site_yaml_says_so(tmp_path):
-    done = subprocess.run([sys.executable, str(Path(cli_module.__file__)), "serve", "--port", "0"],
+    done = subprocess.run([sys.executable, str(ROOT / "build.py"), "serve", "--port", "0"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert done.stderr == "Error: site.yaml: not found: create a site.yaml (see README.md)\n"
