@@ -468,3 +468,19 @@ def test_real_icml_export_keeps_every_title_author_and_abstract():
     # 80\% -> 80%, H{{\"o}}lder -> Hölder, \{ \# \} -> { # }, \\$ -> \$: five fields in 5,288
     assert len(decoded) == 5
     assert any("Hölder" in text and "Lévy" in text for text in decoded)
+
+
+@pytest.mark.parametrize("name", ["blank.bib", "blank.ris", "blank.json"])
+def test_a_blank_export_is_one_problem_not_zero_records(tmp_path, name):
+    path = tmp_path / name
+    path.write_text("  \n\n\t\n", encoding="utf-8")
+    [problem] = read_records(path)
+    assert isinstance(problem, Problem) and problem.path == path
+    if name == "blank.bib":
+        assert (problem.line, problem.message) == (1, "empty file: no records to import")
+
+
+def test_a_bib_of_string_macros_alone_is_no_problem(tmp_path):
+    path = tmp_path / "strings.bib"
+    path.write_text('@string{icml = "International Conference on Machine Learning"}\n', encoding="utf-8")
+    assert list(read_records(path)) == []

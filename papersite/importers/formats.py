@@ -58,7 +58,20 @@ def read_records(path: Path | str, fmt: str | None = None, context=None) -> Read
         yield Problem(path, None, f"cannot tell the format of this file: name it with --format "
                                   f"({', '.join(FORMATS)})")
         return
-    yield from _reader(name)(path, context)
+    found = False
+    for item in _reader(name)(path, context):
+        found = True
+        yield item
+    if not found and _blank(path):  # a file of @string macros alone gives no records, and is fine
+        yield Problem(path, 1, "empty file: no records to import")
+
+
+def _blank(path: Path) -> bool:
+    try:
+        with path.open("rb") as file:
+            return not file.read(HEAD_BYTES).decode("utf-8", "ignore").lstrip("\ufeff").strip()
+    except OSError:
+        return False
 
 
 def detect_format(path: Path) -> str | None:
