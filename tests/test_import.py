@@ -555,3 +555,13 @@ def test_import_with_logging_configured_prints_only_the_summary(seeded):
     assert done.returncode == 0, done.stderr
     assert done.stdout == "1 record read: 1 created, 0 updated, 0 unchanged, 0 skipped.\n"
     assert done.stderr == ""
+
+
+
+
+def test_titles_fold_letters_without_a_decomposition(seeded):
+    """One folding rule for names and titles (people.fold): 'ø' is 'o', not dropped, so the
+    same title typed without it is the same paper."""
+    report = records(seeded, record(1, title="Sørensen Bounds for Sparse Graphs"),
+                     record(2, title="Sorensen Bounds for Sparse Graphs"))
+    assert len(report.created) == 1 and [s.reason for s in report.skipped] == ["duplicate"]

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
 import zlib
 from difflib import SequenceMatcher
 from functools import lru_cache
 from collections import defaultdict
+
+from ..people import fold  # one folding rule for names and titles: accents and case go, other scripts stay
 
 MAX_ID_CHARS = 80
 SAME_TEXT = 0.8  # difflib ratio of the words: one word fixed in 15 scores 0.93; two abstracts of one field, under 0.4
@@ -22,12 +23,6 @@ SAMPLE = 4  # long abstracts are indexed by one 3-gram in SAMPLE: enough to find
 
 
 @lru_cache(maxsize=4096)  # a title is folded for its id, its match and its index entry
-def fold(text: str) -> str:
-    """Lower case, accents and punctuation dropped, one space between words: 'Rocktäschel, T.' -> 'rocktaschel t'."""
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return " ".join(re.sub(r"[^a-z0-9]+", " ", ascii_text.lower()).split())
-
-
 def title_key(title: str) -> str:
     return fold(title)
 
