@@ -239,7 +239,7 @@ def measure(size: int, folder: Path, seed: int, count: int, edits: int, browser:
     new = build_new(catalog, abstracts, config, edits)
     files = new.pop("files")
     scripts = {"lunr.min.js": (ROOT / "node_modules/lunr/lunr.min.js").read_bytes(),
-               "search.js": (ROOT / "papersite/theme/static/search.js").read_bytes()}
+               "search.js": (ROOT / "static/search.js").read_bytes()}
     first = ("search/index.json", "search/docs.json")
     result = {
         "size": size, "queries": queries, "new": new,
@@ -272,7 +272,7 @@ def measure(size: int, folder: Path, seed: int, count: int, edits: int, browser:
         old_files = old.pop("files")
         result["old"] = {**old, "raw": sum(map(len, old_files.values())), "gz": sum(map(gz, old_files.values()))}
         if browser:
-            old_js = subprocess.run(["git", "-C", str(ROOT), "show", f"{OLD_COMMIT}:papersite/theme/static/search.js"],
+            old_js = subprocess.run(["git", "-C", str(ROOT), "show", f"{OLD_COMMIT}:static/search.js"],
                                     capture_output=True, check=True).stdout
             runs = in_chromium(old_files, old_js, queries)
             result["old"]["query"] = statistics.median(r["measures"]["search:query"][-1] for r in runs)

@@ -1,8 +1,8 @@
 """Render page specs to bytes with Jinja2.
 
-Templates are looked up in the project's templates/ first, then in the
-packaged theme, so a user overrides any template by giving a file the same
-name. `{% extends "theme/base.html" %}` reaches the packaged original.
+Templates are looked up in the project's templates/ first, then in the default
+theme, so a project with no templates/ of its own (or only some of them) still
+builds. `{% extends "theme/base.html" %}` reaches the default original.
 """
 from __future__ import annotations
 
@@ -22,7 +22,18 @@ from .markup import plain_text, render_title
 from .pages import Page
 from .parallel import parallel_map
 
-THEME = Path(__file__).parent / "theme"
+def _default_theme() -> Path:
+    """The folder holding the default theme's templates/ and static/.
+
+    In a checkout it is the repository itself: the theme lives at the top, where
+    users edit it in place. An installed package carries a copy of the same two
+    folders under papersite/theme/ (see pyproject.toml).
+    """
+    installed = Path(__file__).parent / "theme"
+    return installed if (installed / "templates").is_dir() else Path(__file__).parent.parent
+
+
+THEME = _default_theme()
 
 
 class TemplateCache(jinja2.BytecodeCache):

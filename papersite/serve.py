@@ -45,7 +45,7 @@ TYPES = {".html": "text/html; charset=utf-8", ".xml": "application/xml", ".json"
          ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
          ".txt": "text/plain; charset=utf-8", ".svg": "image/svg+xml",
          ".bib": "text/plain; charset=utf-8", ".ris": "text/plain; charset=utf-8"}  # citations: readable in the tab
-PREVIEW_DIR = Path(__file__).parent / "theme" / "preview"
+PREVIEW_DIR = Path(__file__).parent / "preview"
 PREVIEW_FILES = {"__preview.js": "preview.js", "__preview.css": "preview.css"}
 RELOAD = "__reload"
 KEEPALIVE = 15.0  # seconds between SSE comments; a write to a closed tab ends its thread

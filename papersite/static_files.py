@@ -1,4 +1,4 @@
-"""Static assets: the theme's, the project's overrides, and front-end packages from npm."""
+"""Static assets: the default theme's, the project's own, and front-end packages from npm."""
 from __future__ import annotations
 
 import difflib
@@ -26,7 +26,10 @@ def static_files(config: SiteConfig) -> dict[str, bytes]:
         files[urls.STATIC + name] = _npm_asset(config, relative)
     problems: list[Problem] = []
     ours: list[str] = []
-    for folder, root, mine in ((THEME / "static", THEME, False), (config.static_dir, config.root, True)):
+    folders = [(THEME / "static", THEME, False), (config.static_dir, config.root, True)]
+    if config.static_dir.resolve() == (THEME / "static").resolve():
+        folders = folders[1:]  # the project is the theme's home: its static/ is the theme
+    for folder, root, mine in folders:
         allowed = allowed_roots(folder, root)
         for path in _walk(folder, root, problems):
             data = read_source(path, display(path, root), allowed, None)

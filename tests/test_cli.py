@@ -86,7 +86,8 @@ def test_pip_install_gives_a_papersite_command_that_builds(tmp_path):
     """`pip install .` packages the engine with its theme and data files: the installed
     command builds a catalog from another folder, with nothing of the checkout on its path."""
     source, target = tmp_path / "source", tmp_path / "installed"  # a copy: setuptools writes build/ into it
-    shutil.copytree(ROOT / "papersite", source / "papersite", ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in ("papersite", "templates", "static"):
+        shutil.copytree(ROOT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "requirements.txt", "README.md"):
         shutil.copy(ROOT / name, source / name)
     done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
@@ -100,3 +101,7 @@ def test_pip_install_gives_a_papersite_command_that_builds(tmp_path):
                            capture_output=True, text=True)
     assert built.returncode == 0, built.stderr
     assert "An abstract about" in (site.root / "_site" / "papers" / "a-paper" / "index.html").read_text()
+    # the wheel's theme is the repository's top-level one, byte for byte
+    for name in ("templates/paper.html", "static/style.css"):
+        assert (target / "papersite" / "theme" / name).read_bytes() == (ROOT / name).read_bytes()
+    assert (site.root / "_site" / "static" / "style.css").read_bytes() == (ROOT / "static" / "style.css").read_bytes()

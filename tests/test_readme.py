@@ -265,7 +265,7 @@ def extra_css_line(block: Block, tmp_path: Path):
 def custom_css(block: Block, tmp_path: Path):
     """Checked with the extra_css line (and in Chromium: tests/browser/test_extra_css.py)."""
     assert re.search(r"--accent:\s*#[0-9a-f]{6}", block.text)
-    assert "--accent" in (ROOT / "papersite" / "theme" / "static" / "style.css").read_text(encoding="utf-8")
+    assert "--accent" in (ROOT / "static" / "style.css").read_text(encoding="utf-8")
 
 
 @claims("jinja", r"^\{# templates/paper\.html #\}$")

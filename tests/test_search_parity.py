@@ -36,7 +36,7 @@ SEEDS = ROOT / "tests" / "fixtures" / "seeds"
 LUNR_JS = ROOT / "node_modules" / "lunr"
 ORACLE = ROOT / "tests" / "js" / "lunr_oracle.js"
 ENGINE = ROOT / "tests" / "js" / "search_engine.js"
-SEARCH_JS = ROOT / "papersite" / "theme" / "static" / "search.js"
+SEARCH_JS = ROOT / "static" / "search.js"
 NODE = shutil.which("node")
 
 HAVE_LUNR_JS = NODE is not None and (LUNR_JS / "lunr.js").is_file()
