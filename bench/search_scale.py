@@ -89,7 +89,7 @@ def prepare(size: int, folder: Path, seed: int):
 
 
 def queries_for(catalog, abstracts, count: int, seed: int) -> list[str]:
-    from lunr.stop_word_filter import WORDS as STOP_WORDS
+    from papersite.text import STOP_WORDS
     rng = random.Random(seed)
     out = []
     while len(out) < count:
@@ -101,16 +101,10 @@ def queries_for(catalog, abstracts, count: int, seed: int) -> list[str]:
     return out
 
 
-def clear_caches() -> None:
-    from papersite import search_index, search_shards
-    search_shards._TERMS.clear()
-    search_index.stem.cache_clear()
-
-
 def build_new(catalog, abstracts, config, edits: int) -> dict:
     from papersite.catalog import Catalog
     from papersite.pages import Abstract
-    from papersite.search import SearchCache, search_files
+    from papersite.search import SearchCache, clear_caches, search_files
     clear_caches()
     cache = SearchCache()
     start = time.perf_counter()
@@ -138,9 +132,13 @@ def build_new(catalog, abstracts, config, edits: int) -> dict:
 def build_old(catalog, abstracts) -> dict:
     """The previous design: one lunr.py index and one document store, both loaded whole."""
     from papersite import urls
-    from papersite.search import FIELDS, _title
-    from papersite.search_index import build_index, index_json
+    from papersite.markup import plain_text
+    from papersite.search import FIELDS, clear_caches
+    from tests.lunr_reference import build_index, index_json
     clear_caches()
+
+    def _title(paper):
+        return plain_text(paper.title) if "$" in paper.title else paper.title
     start = time.perf_counter()
     link = urls.Urls(catalog.config.base_url)
     documents, store = [], {}

@@ -13,8 +13,9 @@ from lunr.index import Index
 from papersite import urls
 from papersite.markup import plain_text
 from papersite.pipeline import BuildCache, build_site
-from papersite.search import DOCS_PER_FILE, FIELDS, ORDER, SHARDS, TERMS, SearchCache, shard_name
-from papersite.search_shards import ShardedIndex, decode, js_order, lunr_json
+from papersite.search import DOCS_PER_FILE, FIELDS, ORDER, SHARDS, TERMS, SearchCache, ShardedIndex, shard_name
+from papersite.search.lunr_text import js_order
+from tests.lunr_reference import load_index, shards_as_lunr
 
 
 # --- reading built files as search.js does ---------------------------------------------
@@ -43,11 +44,10 @@ def read_store(files) -> dict[str, dict]:
 
 
 def whole_index(files) -> Index:
-    """Every shard as one lunr index, loaded by lunr.py (which picks up the
-    lunr.js stemmer by its label): searches it like the browser does."""
+    """Every shard as one lunr index, loaded by lunr.py with lunr.js's stemmer:
+    searches it like the browser does."""
     lunr = settings(files)["lunr"]
-    terms, postings = decode(lunr, [shard for _, shard in shards(files)])
-    return Index.load(json.loads(lunr_json(lunr["count"], lunr["fields"], lunr["boosts"], terms, postings)))
+    return load_index(json.loads(shards_as_lunr(lunr, [shard for _, shard in shards(files)])))
 
 
 def search(files, query: str) -> list[str]:
@@ -157,7 +157,7 @@ def test_shard_names_are_safe_file_names():
 # --- content -----------------------------------------------------------------------
 
 def test_python_search_of_the_built_index(built):
-    """lunr.py over the decoded shards (with the lunr.js stemmer registered) answers like the browser."""
+    """lunr.py over the decoded shards (searching with lunr.js's stemmer) answers like the browser."""
     paper = grokking(built.catalog)
     assert search(built.files, "delayed")[:1] == [paper.id]
     assert search(built.files, "grokking")[0] == paper.id

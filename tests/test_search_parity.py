@@ -2,7 +2,7 @@
 
 lunr.js itself is the oracle: tests/js/lunr_oracle.js answers every question
 (index build, stems, trims, stop words, searches) in a single node call.
-The site's index is cut into shards (papersite/search_shards.py); each shard
+The site's index is cut into shards (papersite/search/shards.py); each shard
 must be what lunr.js builds from all documents, restricted to the shard's
 terms, both as computed in Python and as search.js builds it in the browser,
 and a query over only the shards it needs must rank exactly as a query over
@@ -18,18 +18,12 @@ from pathlib import Path
 
 import lunr.tokenizer
 import pytest
-from lunr.index import Index
-from lunr.stop_word_filter import WORDS as STOP_WORDS
 
 from papersite.search import FIELDS as SITE_FIELDS
-from papersite.search_index import (
-    JS_EXTRA_SEPARATORS,
-    trim,
-    build_index,
-    index_json,
-    stem,
-)
-from papersite.search_shards import _SEPARATORS, ShardedIndex, field_terms
+from papersite.search import ShardedIndex
+from papersite.search.lunr_text import JS_EXTRA_SEPARATORS, SEPARATORS, field_terms, trim
+from papersite.text import STOP_WORDS, stem
+from tests.lunr_reference import build_index, index_json, load_index, shards_as_lunr
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = ROOT / "tests" / "fixtures" / "seeds"
@@ -123,7 +117,7 @@ def test_index_identical_to_lunr_js(parity):
 
 @needs_node
 def test_search_in_lunr_js_finds_what_lunr_py_finds(parity):
-    py_side = Index.load(parity["py_index"])  # loads our stemmer via its "stemmer" label
+    py_side = load_index(parity["py_index"])
     for query in QUERIES:
         js_hits = dict(parity["js"]["search"][query])
         py_hits = {r["ref"]: r["score"] for r in py_side.search(query)}
@@ -234,14 +228,14 @@ def sharded():
     engine = node(ENGINE, LUNR_JS, SEARCH_JS, request={
         "settings": settings, "bounds": bounds, "shards": [json.loads(data) for _, data in files],
         "documents": docs, "queries": SHARD_QUERIES})
-    return {"index": index, "bounds": bounds, "lunr_js": oracle["shards"], "engine": engine}
+    return {"settings": settings, "files": files, "bounds": bounds, "lunr_js": oracle["shards"], "engine": engine}
 
 
 @needs_node
 def test_shards_computed_in_python_are_lunr_js_restricted(sharded):
     assert len(sharded["bounds"]) >= 30
-    for bound, js_text in zip(sharded["bounds"], sharded["lunr_js"]):
-        assert sharded["index"].lunr_json([bound]) == js_text, bound
+    for (bound, data), js_text in zip(sharded["files"], sharded["lunr_js"]):
+        assert shards_as_lunr(sharded["settings"], [json.loads(data)]) == js_text, bound
 
 
 @needs_node
@@ -268,9 +262,20 @@ def test_queries_on_the_shards_they_need_rank_as_on_the_whole_index(sharded):
 @needs_node
 def test_field_terms_tokenize_like_lunr_js(sharded, parity):
     """The tokenizer splits where lunr.js's does (the index equality above covers the rest)."""
-    assert {chr(c) for c in range(0x10000) if _SEPARATORS.fullmatch(chr(c))} == set(parity["js"]["separators"])
+    assert {chr(c) for c in range(0x10000) if SEPARATORS.fullmatch(chr(c))} == set(parity["js"]["separators"])
     assert field_terms("Delayed, (e.g., KEY) -- the key…") == {"delay": 1, "e.g": 1, "key": 2}
     assert field_terms("( x") == {"": 1, "x": 1}
     # where Python's str.split() and JS's \s disagree (field_terms splits the fast way elsewhere)
     assert field_terms("x\x1cz x\x85z x\ufeffz") == {"x\x1cz": 1, "x\x85z": 1, "x": 1, "z": 1}
     assert field_terms("x\u3000y\u2028z\xa0w-v") == {"x": 1, "y": 1, "z": 1, "w": 1, "v": 1}
+
+
+def test_no_global_lunr_registry_is_touched():
+    """lunr.py's own functions stay registered under lunr.js's labels: the
+    reference passes lunr.js's pipeline functions explicitly instead."""
+    from lunr.pipeline import Pipeline
+
+    import tests.lunr_reference as reference
+    registered = Pipeline.registered_functions
+    assert registered["stemmer"] is not reference.stemmer and registered["trimmer"] is not reference.trimmer
+    assert registered["stemmer"].__module__.startswith("lunr.")

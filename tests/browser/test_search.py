@@ -15,14 +15,12 @@ from bisect import bisect_right
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from lunr.stop_word_filter import WORDS as STOP_WORDS
 
 from papersite import urls
 from papersite.config import load_config
 from papersite.pipeline import BuildCache, build_site
-from papersite.search import FIELDS, SHARDS, SearchCache
-from papersite.search_index import stem
-from papersite.search_shards import ShardedIndex
+from papersite.search import FIELDS, SHARDS, SearchCache, ShardedIndex
+from papersite.text import STOP_WORDS, stem
 from tests.browser.conftest import Served
 from tests.test_search_files import read_store
 

@@ -1,35 +1,25 @@
-"""The client-side search: lunr index shards plus a document store, as static files.
-
-    search/index.json   the shard table: which file holds which range of terms  (always loaded)
-    search/docs.json    paper count, venues, topics, each paper's topics        (always loaded)
-    search/t/<b>.json   term shards: postings of the terms from boundary <b> on  (per query)
-    search/d/<n>.json   document store, DOCS_PER_FILE papers a file              (per result page)
-    search/order.json   paper numbers in title order                            (lists without a query)
-    search/terms.json   the whole vocabulary                                    (fuzzy and *x queries)
+"""search_files: every search file of a build, rebuilt in part after an edit.
 
 Papers are numbered 0..N-1 by venue (in catalog order), then id; the number
 is the lunr ref, and the document store maps it back to the paper's id and
 URL. Numbering by venue makes a paper's venue implicit (docs.json only
 gives each venue's count), and numbers stay put when papers are edited.
-search.js fetches the two small files when the search page opens, then the
-shards and document files a query needs (see search_shards.py for the
-shards and why they give exactly lunr's scores).
 """
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from bisect import bisect_left, insort
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import urls
-from .catalog import Catalog
-from .markup import plain_text
-from .model import Paper
-from .pages import Abstract
-from .search_shards import ShardedIndex, inert
+from .. import urls
+from ..catalog import Catalog
+from ..markup import plain_text
+from ..model import Paper
+from ..pages import Abstract
+from . import store as docstore
+from .shards import B, ShardedIndex, shard_name
 
 FIELDS = [
     {"field_name": "title", "boost": 10},
@@ -38,12 +28,8 @@ FIELDS = [
     {"field_name": "venue"},
     {"field_name": "body"},
 ]
-DOCS_PER_FILE = 4  # a result page of 50 spread-out papers fetches ~50 files of this many
 _COMBINING = re.compile("[\u0300-\u036f]")  # the combining diacritical marks
-RESULT_AUTHORS = 10  # names a result shows (and its record holds); past them, "and N more"
 SHARDS = "search/t/"
-DOC_FILES = "search/d/"
-ORDER = "search/order.json"
 TERMS = "search/terms.json"
 
 
@@ -93,10 +79,9 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
     def made(paper: Paper) -> tuple[tuple, tuple]:
         """(field texts to index, document-store record)"""
         title, abstract, byline = _title(paper), abstracts[paper.id], bylines[paper.id]
-        record = (paper.id, title, link.link(paper), paper.year, abstract.snippet,
-                  [[name, link.link(path)] for name, path in byline[:RESULT_AUTHORS]])
-        if len(byline) > RESULT_AUTHORS:
-            record += (len(byline) - RESULT_AUTHORS,)
+        record = docstore.record(paper.id, title, link.link(paper), paper.year, abstract.snippet,
+                                 [[name, link.link(path)] for name, path in byline[:docstore.RESULT_AUTHORS]],
+                                 len(byline))
         return ((title, _author_text(paper.authors), " ".join(topics[t][1] for t in paper.topics),
                  venue_names[paper.venue], abstract.text), record)
 
@@ -112,7 +97,7 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
         cache.texts, cache.records = [m[0] for m in made_all], [m[1] for m in made_all]
         facets_changed = order_changed = True
         cache.doc_files = {}
-        files_changed = range(-(-len(papers) // DOCS_PER_FILE))
+        files_changed = range(-(-len(papers) // docstore.DOCS_PER_FILE))
     else:
         old = {n: cache.papers[n] for n in changed}
         cache.papers, cache.abstracts = list(cache.papers), list(cache.abstracts)
@@ -124,7 +109,7 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
         facets_changed = any((old[n].topics, old[n].year, old[n].status) != (paper.topics, paper.year, paper.status)
                              for n, paper in changed.items())
         order_changed = any(old[n].title != paper.title for n, paper in changed.items())
-        files_changed = sorted({n // DOCS_PER_FILE for n in changed})
+        files_changed = sorted({n // docstore.DOCS_PER_FILE for n in changed})
     count = len(cache.papers)
 
     shards = cache.index.build(cache.keys, cache.texts, changed)
@@ -136,24 +121,17 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
         files[f"{SHARDS}{name}.json"] = data
     if changed is None or table != cache.shard_table:
         cache.shard_table = table
-        cache.files[urls.SEARCH_INDEX] = _json({
+        cache.files[urls.SEARCH_INDEX] = docstore.dump({
             "lunr": {"version": "2.3.9", "fields": [f["field_name"] for f in FIELDS],
-                     "boosts": [f.get("boost", 1) for f in FIELDS], "b": 0, "count": count},
+                     "boosts": [f.get("boost", 1) for f in FIELDS], "b": B, "count": count},
             "shards": table,
         }, ascii=True)  # a boundary may end in half a surrogate pair: keep it escaped
     if facets_changed:
-        cache.files[urls.SEARCH_DOCS] = _json({
-            "count": count,
-            "perFile": DOCS_PER_FILE,
-            "venues": [[v.slug, v.name, len(catalog.venue_papers[v.slug])] for v in catalog.venues],
-            "topics": [[t.slug, t.name] for t in catalog.topics],
-            # Each paper's topics as base-36 topic numbers joined by ".", papers joined by ",".
-            "paperTopics": ",".join(".".join(_base36(topics[t][0]) for t in p.topics) for p in cache.papers),
-            # Years and statuses by paper number, as runs [value, count]: papers are numbered by
-            # venue, and a venue's papers mostly share both ("" for no status).
-            "years": _runs(p.year for p in cache.papers),
-            "statuses": _runs(p.status for p in cache.papers),
-        })
+        cache.files[urls.SEARCH_DOCS] = docstore.facets(
+            [[v.slug, v.name, len(catalog.venue_papers[v.slug])] for v in catalog.venues],
+            [[t.slug, t.name] for t in catalog.topics],
+            ([topics[t][0] for t in p.topics] for p in cache.papers),
+            (p.year for p in cache.papers), (p.status for p in cache.papers), count)
     if changed is None:
         cache.by_title = sorted((r[1].casefold(), r[0], n) for n, r in enumerate(cache.records))
     elif order_changed:  # move the retitled papers (a re-sort would cost ~100 ms at 50,000 papers)
@@ -162,14 +140,12 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
                 del cache.by_title[bisect_left(cache.by_title, (_title(old[n]).casefold(), paper.id, n))]
                 insort(cache.by_title, (cache.records[n][1].casefold(), paper.id, n))
     if order_changed:
-        cache.files[ORDER] = _json([n for _, _, n in cache.by_title])
+        cache.files[docstore.ORDER] = docstore.title_order(n for _, _, n in cache.by_title)
     files.update(cache.files)
     files[TERMS] = cache.index.terms_json()
     for chunk in files_changed:
-        start = chunk * DOCS_PER_FILE
-        cache.doc_files[f"{DOC_FILES}{chunk}.json"] = _json({
-            str(n): dict(zip(("id", "title", "url", "year", "snippet", "authors", "more"), cache.records[n]))
-            for n in range(start, min(start + DOCS_PER_FILE, count))})
+        path, data = docstore.doc_file(cache.records, chunk)
+        cache.doc_files[path] = data
     files.update(cache.doc_files)
     if store is not None:
         return {path: store(path, data) for path, data in files.items()}
@@ -204,44 +180,6 @@ def _author_text(names: tuple[str, ...]) -> str:
     return " ".join(words + [b for w, b in zip(words, bare) if b != w])
 
 
-def _runs(values) -> list[list]:
-    """[[value, how many in a row], ...]"""
-    runs: list[list] = []
-    for value in values:
-        if runs and runs[-1][0] == value:
-            runs[-1][1] += 1
-        else:
-            runs.append([value, 1])
-    return runs
-
-
 def _title(paper: Paper) -> str:
     # Results are rendered as text: math in a title becomes readable text, as in <title>.
     return plain_text(paper.title) if "$" in paper.title else paper.title
-
-
-def shard_name(boundary: str) -> str:
-    """A file name for a shard boundary: letters and digits as they are, any
-    other UTF-16 code unit as _ and 4 hex digits; "" (the first shard) is "_"."""
-    if not boundary:
-        return "_"
-    units = boundary.encode("utf-16-be", "surrogatepass")
-    out = []
-    for i in range(0, len(units), 2):
-        code = int.from_bytes(units[i:i + 2], "big")
-        char = chr(code)
-        out.append(char if char in "abcdefghijklmnopqrstuvwxyz0123456789" else f"_{code:04x}")
-    return "".join(out)
-
-
-def _base36(n: int) -> str:
-    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
-    out = digits[n % 36]
-    while n >= 36:
-        n //= 36
-        out = digits[n % 36] + out
-    return out
-
-
-def _json(data, ascii: bool = False) -> bytes:
-    return inert(json.dumps(data, ensure_ascii=ascii, separators=(",", ":")))

@@ -19,27 +19,20 @@ lunr.js builds from the same documents, restricted to those terms: a lunr
 score is a dot product over the query's terms, so it is exact. Shipping
 postings rather than lunr's serialized vectors is ~4x smaller, which is what
 keeps a query on a 50,000-paper catalog near 50 KB gzipped (bench/search_scale.py).
-
-`lunr_json` gives the same shard in lunr's serialized form, computed here;
-tests/test_search_parity.py checks both forms byte for byte against lunr.js.
+tests/lunr_reference.py turns shard files back into lunr's serialized form,
+and tests/test_search_parity.py checks it byte for byte against lunr.js.
 """
 from __future__ import annotations
 
 import json
-import math
-import re
 from array import array
 from bisect import bisect_left
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from functools import partial
 
-from lunr.stop_word_filter import WORDS as STOP_WORDS  # lunr.js 2.3.9's list
+from .lunr_text import field_terms, first_unit, js_order
 
-from .search_index import JS_EXTRA_SEPARATORS, stem, trim
-
-LUNR_VERSION = "2.3.9"
-K1 = 1.2  # lunr.js's default
 # lunr.js's BM25 default is b=0.75: a weight is normalised by the field's
 # length over the *catalog's average* length, so any edit that changes one
 # abstract's length moves the average and re-rounds weights in every shard,
@@ -48,44 +41,17 @@ K1 = 1.2  # lunr.js's default
 # frequency: an edit changes the shards of the terms it touched, nothing
 # else. Abstracts are of similar length and titles are short, so ranking
 # barely moves (the browser ranking tests pass unchanged).
-B = 0.0
+B = 0
 TF_LIMIT = 16  # term frequencies from here on take a second number
-
-# lunr.js splits on /[\s\-]+/ (JS's \s, which is not Python's).
-_SEPARATORS = re.compile("[ \t\n\r\x0b\x0c\xa0\\-" + JS_EXTRA_SEPARATORS + "]+")
 
 # In memory a posting is one int: document << 24 | field << 20 | term frequency.
 _DOC_SHIFT, _FIELD_SHIFT, _TF_MASK = 24, 20, 0xFFFFF
 
 
-class _Terms(dict):
-    """Raw lower-cased token -> lunr.js's term for it (None: a stop word),
-    computed once per distinct token: a catalog repeats the same words endlessly."""
-
-    def __missing__(self, token: str) -> str | None:
-        if len(self) > 2_000_000:  # a bound, far above any real vocabulary
-            self.clear()
-        word = trim(token)
-        term = self[token] = None if word in STOP_WORDS else stem(word)
-        return term
-
-
-_TERMS = _Terms()
-_SPLIT_DIFFERS = re.compile("[\x1c-\x1f\x85\ufeff]")  # where str.split() and JS's \s disagree
-
-
-def field_terms(text: str) -> dict[str, int]:
-    """Term -> frequency for one field value, exactly as lunr.js indexes it
-    (an all-punctuation token becomes the empty term, as in lunr.js)."""
-    low = text.lower()
-    if _SPLIT_DIFFERS.search(low):
-        tokens = filter(None, _SEPARATORS.split(low))
-    else:  # the same split, ~2x faster
-        tokens = low.replace("-", " ").split()
-    counts = Counter(map(_TERMS.__getitem__, tokens))
-    counts.pop(None, None)
+def _field_terms(text: str) -> dict[str, int]:
+    counts = field_terms(text)
     if len(text) > _TF_MASK:  # a frequency must fit its bits (a million words of one field)
-        counts = Counter({term: min(tf, _TF_MASK) for term, tf in counts.items()})
+        return {term: min(tf, _TF_MASK) for term, tf in counts.items()}
     return counts
 
 
@@ -93,29 +59,6 @@ def inert(json_text: str) -> bytes:
     """JSON with <, > and & as \\u escapes (the same data once parsed): content holding
     `</script>` or `<!--` stays harmless even if a file is ever read as HTML or inlined."""
     return json_text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").encode("utf-8")
-
-
-def js_order(term: str) -> bytes:
-    """Sort key for JS string order (UTF-16 code units)."""
-    return term.encode("utf-16-be", "surrogatepass")
-
-
-def weight(df: int, n: int, tf: int, boost: float) -> float:
-    """lunr.js's field-vector entry: BM25 (k1=1.2, b=0) with lunr's idf (`df`
-    counts a document once per field holding the term), times the field
-    boost, rounded to 3 decimals as Math.round does (halves up)."""
-    idf = math.log(1 + abs((n - df + 0.5) / (df + 0.5)))
-    score = idf * ((K1 + 1) * tf) / (K1 * (1 - B) + tf)  # lunr: k1 * (1 - b + b * len / avg) + tf
-    score *= boost
-    scaled = score * 1000
-    rounded = math.floor(scaled)
-    if scaled - rounded >= 0.5:
-        rounded += 1
-    return rounded / 1000
-
-
-def _js_number(x: float) -> str:
-    return str(int(x)) if x.is_integer() else repr(x)
 
 
 class ShardedIndex:
@@ -151,15 +94,10 @@ class ShardedIndex:
         self._pieces: dict[str, list[tuple[str, tuple[str, ...]]]] = {}  # bucket -> [(boundary, terms)]
         self._words: dict[str, str] = {}  # bucket -> its terms as JSON array items, for terms_json()
         self._order: list[str] = []  # bucket keys in JS order
-        self._layout: list[tuple[str, tuple[str, ...]]] = []  # (boundary, terms)
         self._layout_keys: list[tuple[str, tuple[str, ...], str]] = []  # (boundary, terms, bucket)
         self._shards: dict[str, tuple[tuple[str, ...], bytes]] = {}  # boundary -> (terms, file)
         self._vocabulary: bytes | None = None  # terms_json(), until a term comes or goes
         self.rebuilt = 0  # shards encoded by the last build (tests and benchmarks read it)
-
-    @property
-    def count(self) -> int:
-        return len(self._keys or ())
 
     def build(self, keys: Sequence[str], texts: Sequence[tuple[str, ...]],
               changed: Iterable[int] | None = None) -> list[tuple[str, bytes]]:
@@ -190,18 +128,11 @@ class ShardedIndex:
         self._shards = shards
         return [(boundary, data) for boundary, (_, data) in shards.items()]
 
-    def terms(self) -> list[str]:
-        """The whole vocabulary, in JS order."""
-        return [term for _, terms in self._layout for term in terms]
-
     def terms_json(self) -> bytes:
-        """terms() as a JSON array."""
+        """The whole vocabulary, in JS order, as a JSON array."""
         if self._vocabulary is None:
             self._vocabulary = inert("[" + ",".join(filter(None, (self._words[key] for key in self._order))) + "]")
         return self._vocabulary
-
-    def shard_terms(self, boundary: str) -> tuple[str, ...]:
-        return self._shards[boundary][0]
 
     # --- postings ------------------------------------------------------------
 
@@ -216,7 +147,7 @@ class ShardedIndex:
             for field, text in enumerate(fields):
                 if text:
                     base = doc << _DOC_SHIFT | field << _FIELD_SHIFT
-                    for term, tf in field_terms(text).items():
+                    for term, tf in _field_terms(text).items():
                         postings[term].append(base | tf)
         return dict(postings)
 
@@ -233,7 +164,7 @@ class ShardedIndex:
             for field, (was, now) in enumerate(zip(old, new)):
                 if was == now:
                     continue
-                before, after = field_terms(was), field_terms(now)
+                before, after = _field_terms(was), _field_terms(now)
                 for term in before.keys() | after.keys():
                     tf = after.get(term)
                     if before.get(term) == tf:
@@ -258,12 +189,12 @@ class ShardedIndex:
         if dirty is None:
             self._buckets, self._pieces, self._words, self._vocabulary = {}, {}, {}, None
             for term in sorted(self._postings, key=js_order):
-                self._buckets.setdefault(_first_unit(term), []).append(term)
+                self._buckets.setdefault(first_unit(term), []).append(term)
             changed = set(self._buckets)
         else:
             changed = set()
             for term in dirty:
-                key = _first_unit(term)
+                key = first_unit(term)
                 changed.add(key)
                 bucket = self._buckets.setdefault(key, [])
                 at = bisect_left(bucket, js_order(term), key=js_order)
@@ -296,7 +227,6 @@ class ShardedIndex:
         else:
             layout = [("", (), "")]
         self._layout_keys = layout
-        self._layout = [(boundary, terms) for boundary, terms, _ in layout]
         return changed
 
     # --- encoding ------------------------------------------------------------
@@ -316,67 +246,6 @@ class ShardedIndex:
                 last[field] = doc
             postings.append(fields)
         return inert(json.dumps({"terms": terms, "postings": postings}, ensure_ascii=False, separators=(",", ":")))
-
-    def lunr_json(self, boundaries: Sequence[str]) -> str:
-        """The given shards as one lunr index (see lunr_json below)."""
-        terms = [t for b in boundaries for t in self._shards[b][0]]
-        postings = [[(code >> _DOC_SHIFT, code >> _FIELD_SHIFT & 0xF, code & _TF_MASK) for code in self._postings[t]]
-                    for t in terms]
-        return lunr_json(self.count, self.fields, self.boosts, terms, postings)
-
-
-def decode(settings: dict, shards: Sequence[dict]) -> tuple[list[str], list[list[tuple[int, int, int]]]]:
-    """Shard files (parsed) -> (terms, postings as [(doc, field, tf), ...] per term)."""
-    terms, postings = [], []
-    for shard in shards:
-        for term, fields in zip(shard["terms"], shard["postings"]):
-            entries = []
-            for field, codes in enumerate(fields):
-                doc, k = 0, 0
-                while k < len(codes):
-                    doc += codes[k] // TF_LIMIT
-                    tf = codes[k] % TF_LIMIT
-                    if tf == 0:  # a frequency of TF_LIMIT or more comes next
-                        k += 1
-                        tf = codes[k]
-                    entries.append((doc, field, tf))
-                    k += 1
-            terms.append(term)
-            postings.append(sorted(entries))
-    return terms, postings
-
-
-def lunr_json(count: int, fields: Sequence[str], boosts: Sequence[float], terms: Sequence[str],
-              postings: Sequence[Sequence[tuple[int, int, int]]]) -> str:
-    """A lunr index in the exact text of lunr.js's JSON.stringify(index): what
-    lunr.js builds (with b=0) from `count` documents whose refs are "0", "1",
-    ..., restricted to `terms` (in JS order, with their full postings as
-    (doc, field, tf) sorted by doc), `_index` numbered in term order. The
-    browser builds this same index from the shard files."""
-    vectors: dict[int, list[str]] = {}  # doc << 4 | field -> ["index,weight", ...]
-    inverted = []
-    for index, (term, entries) in enumerate(zip(terms, postings)):
-        df = len(entries)  # lunr's idf counts a document once per field holding the term
-        by_field: list[list[str]] = [[] for _ in fields]
-        for doc, field, tf in entries:
-            by_field[field].append(f'"{doc}":{{}}')  # integer-like keys: JS lists them in order
-            value = _js_number(weight(df, count, tf, boosts[field]))
-            vectors.setdefault(doc << 4 | field, []).append(f"{index},{value}")
-        posting = "".join(f",{json.dumps(name)}:{{{','.join(refs)}}}" for name, refs in zip(fields, by_field))
-        inverted.append(f'[{json.dumps(term, ensure_ascii=False)},{{"_index":{index}{posting}}}]')
-    # lunr.js lists field vectors in the order documents and fields were added.
-    field_vectors = ",".join(f'[{json.dumps(f"{fields[slot & 0xF]}/{slot >> 4}")},[{",".join(vectors[slot])}]]'
-                             for slot in sorted(vectors))
-    return (f'{{"version":"{LUNR_VERSION}","fields":{json.dumps(list(fields), separators=(",", ":"))},'
-            f'"fieldVectors":[{field_vectors}],"invertedIndex":[{",".join(inverted)}],'
-            f'"pipeline":["stemmer"]}}')
-
-
-def _first_unit(term: str) -> str:
-    """The first UTF-16 code unit ("" for the empty term), as JS's term[0]."""
-    if not term or ord(term[0]) <= 0xFFFF:
-        return term[:1]
-    return chr(0xD800 + ((ord(term[0]) - 0x10000) >> 10))
 
 
 def cut(terms: list[str], costs: list[int], limit: int) -> list[tuple[str, int]]:
@@ -420,11 +289,23 @@ def cut(terms: list[str], costs: list[int], limit: int) -> list[tuple[str, int]]
         if pack:
             out.append((pack[0], pack[1], hi))
 
-    if not units:
-        return []
     first = units[0][:1]
     visit(0, len(units), 1, first) if first else out.append(("", 0, len(units)))
     out[0] = (first, 0, out[0][2])
     # Boundaries made of UTF-16 units go back to real strings (half a surrogate pair stays).
     return [(b if b.isascii() else b.encode("utf-16-be", "surrogatepass").decode("utf-16-be", "surrogatepass"), e - s)
             for b, s, e in out]
+
+
+def shard_name(boundary: str) -> str:
+    """A file name for a shard boundary: letters and digits as they are, any
+    other UTF-16 code unit as _ and 4 hex digits; "" (the first shard) is "_"."""
+    if not boundary:
+        return "_"
+    units = boundary.encode("utf-16-be", "surrogatepass")
+    out = []
+    for i in range(0, len(units), 2):
+        code = int.from_bytes(units[i:i + 2], "big")
+        char = chr(code)
+        out.append(char if char in "abcdefghijklmnopqrstuvwxyz0123456789" else f"_{code:04x}")
+    return "".join(out)

@@ -1,0 +1,83 @@
+"""The document store: what search.js shows of a result, and the facets it filters by.
+
+    search/docs.json    paper count, venues, topics, years, statuses  (loaded when the page opens)
+    search/d/<n>.json   DOCS_PER_FILE papers' records a file          (per result page)
+    search/order.json   paper numbers in title order                  (lists without a query)
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+
+from .shards import inert
+
+DOCS_PER_FILE = 4  # a result page of 50 spread-out papers fetches ~50 files of this many
+RESULT_AUTHORS = 10  # names a result shows (and its record holds); past them, "and N more"
+DOC_FILES = "search/d/"
+ORDER = "search/order.json"
+_RECORD_KEYS = ("id", "title", "url", "year", "snippet", "authors", "more")
+
+
+def record(paper_id: str, title: str, url: str, year, snippet: str, authors: list[list[str]],
+           author_count: int) -> tuple:
+    """One paper's record: `authors` holds [name, author page URL] of the first
+    RESULT_AUTHORS of its `author_count` authors."""
+    made = (paper_id, title, url, year, snippet, authors)
+    if author_count > RESULT_AUTHORS:
+        made += (author_count - RESULT_AUTHORS,)
+    return made
+
+
+def doc_file(records: Sequence[tuple], chunk: int) -> tuple[str, bytes]:
+    """(path, bytes) of the document-store file holding records chunk * DOCS_PER_FILE on."""
+    start = chunk * DOCS_PER_FILE
+    return f"{DOC_FILES}{chunk}.json", dump({
+        str(n): dict(zip(_RECORD_KEYS, records[n])) for n in range(start, min(start + DOCS_PER_FILE, len(records)))})
+
+
+def facets(venues: Sequence[list], topics: Sequence[list], paper_topics: Iterable[Sequence[int]],
+           years: Iterable, statuses: Iterable, count: int) -> bytes:
+    """docs.json: venues as [slug, name, paper count] (papers are numbered venue by
+    venue, so a paper's venue is implicit), topics as [slug, name], and per paper
+    number its topic numbers, year and status."""
+    return dump({
+        "count": count,
+        "perFile": DOCS_PER_FILE,
+        "venues": venues,
+        "topics": topics,
+        # Each paper's topics as base-36 topic numbers joined by ".", papers joined by ",".
+        "paperTopics": ",".join(".".join(map(_base36, numbers)) for numbers in paper_topics),
+        # Years and statuses by paper number, as runs [value, count]: papers are numbered by
+        # venue, and a venue's papers mostly share both ("" for no status).
+        "years": _runs(years),
+        "statuses": _runs(statuses),
+    })
+
+
+def title_order(numbers: Iterable[int]) -> bytes:
+    """order.json: paper numbers in title order."""
+    return dump(list(numbers))
+
+
+def dump(data, ascii: bool = False) -> bytes:
+    return inert(json.dumps(data, ensure_ascii=ascii, separators=(",", ":")))
+
+
+def _runs(values) -> list[list]:
+    """[[value, how many in a row], ...]"""
+    runs: list[list] = []
+    for value in values:
+        if runs and runs[-1][0] == value:
+            runs[-1][1] += 1
+        else:
+            runs.append([value, 1])
+    return runs
+
+
+def _base36(n: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = digits[n % 36]
+    while n >= 36:
+        n //= 36
+        out = digits[n % 36] + out
+    return out

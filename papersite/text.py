@@ -1,0 +1,148 @@
+"""The text toolkit: stemmers and stop lists, shared by search, related papers and topics.
+
+`stem` and `STOP_WORDS` are lunr.js 2.3.9's own, ported exactly: the search
+index is built in Python and queried by lunr.js in the browser, so a word must
+stem the same on both sides (lunr.py's stemmer does not: "delayed" -> "delai";
+tests/test_search_parity.py checks every word of the seeds against lunr.js).
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from lunr.stop_word_filter import WORDS as _LUNR_WORDS
+
+__all__ = ["STOP_WORDS", "stem"]
+
+STOP_WORDS: frozenset[str] = frozenset(_LUNR_WORDS)  # lunr.js 2.3.9's stop words (lunr.py ships the same list)
+
+# A port of lunr.stemmer from lunr.js 2.3.9 (MIT, Oliver Nightingale), itself
+# based on Martin Porter's JavaScript implementation. Kept step by step as in
+# lunr.js, quirks included; only $ became \Z (Python's $ also matches before a
+# final newline).
+_STEP2 = {
+    "ational": "ate", "tional": "tion", "enci": "ence", "anci": "ance",
+    "izer": "ize", "bli": "ble", "alli": "al", "entli": "ent", "eli": "e",
+    "ousli": "ous", "ization": "ize", "ation": "ate", "ator": "ate",
+    "alism": "al", "iveness": "ive", "fulness": "ful", "ousness": "ous",
+    "aliti": "al", "iviti": "ive", "biliti": "ble", "logi": "log",
+}  # fmt: skip
+_STEP3 = {
+    "icate": "ic", "ative": "", "alize": "al", "iciti": "ic", "ical": "ic",
+    "ful": "", "ness": "",
+}  # fmt: skip
+
+_c = "[^aeiou]"  # consonant
+_v = "[aeiouy]"  # vowel
+_C = _c + "[^aeiouy]*"  # consonant sequence
+_V = _v + "[aeiou]*"  # vowel sequence
+
+_MGR0 = re.compile("^(" + _C + ")?" + _V + _C)  # [C]VC... is m>0
+_MEQ1 = re.compile("^(" + _C + ")?" + _V + _C + "(" + _V + ")?\\Z")  # [C]VC[V] is m=1
+_MGR1 = re.compile("^(" + _C + ")?" + _V + _C + _V + _C)  # [C]VCVC... is m>1
+_S_V = re.compile("^(" + _C + ")?" + _v)  # vowel in stem
+
+_RE_1A = re.compile(r"^(.+?)(ss|i)es\Z")
+_RE2_1A = re.compile(r"^(.+?)([^s])s\Z")
+_RE_1B = re.compile(r"^(.+?)eed\Z")
+_RE2_1B = re.compile(r"^(.+?)(ed|ing)\Z")
+_RE2_1B_2 = re.compile(r"(at|bl|iz)\Z")
+_RE3_1B_2 = re.compile(r"([^aeiouylsz])\1\Z")
+_RE4_1B_2 = re.compile("^" + _C + _v + "[^aeiouwxy]\\Z")
+# The step that differs from lunr.py: y -> i only after a consonant.
+_RE_1C = re.compile(r"^(.+?[^aeiou])y\Z")
+_RE_2 = re.compile("^(.+?)(" + "|".join(_STEP2) + ")\\Z")
+_RE_3 = re.compile("^(.+?)(" + "|".join(_STEP3) + ")\\Z")
+_RE_4 = re.compile(
+    r"^(.+?)(al|ance|ence|er|ic|able|ible|ant|ement|ment|ent|ou|ism|ate|iti|ous|ive|ize)\Z"
+)
+_RE2_4 = re.compile(r"^(.+?)(s|t)(ion)\Z")
+_RE_5 = re.compile(r"^(.+?)e\Z")
+_RE_5_1 = re.compile(r"ll\Z")
+_RE3_5 = re.compile("^" + _C + _v + "[^aeiouwxy]\\Z")
+
+
+def _porter(w: str) -> str:
+    if len(w) < 3:
+        return w
+
+    firstch = w[0]
+    if firstch == "y":  # an initial y is a consonant: hide it from the vowel classes
+        w = "Y" + w[1:]
+
+    # Step 1a
+    if m := _RE_1A.match(w):
+        w = m[1] + m[2]
+    elif m := _RE2_1A.match(w):
+        w = m[1] + m[2]
+
+    # Step 1b
+    if m := _RE_1B.match(w):
+        if _MGR0.match(m[1]):
+            w = w[:-1]
+    elif m := _RE2_1B.match(w):
+        stem = m[1]
+        if _S_V.match(stem):
+            w = stem
+            if _RE2_1B_2.search(w):
+                w += "e"
+            elif _RE3_1B_2.search(w):
+                w = w[:-1]
+            elif _RE4_1B_2.match(w):
+                w += "e"
+
+    # Step 1c
+    if m := _RE_1C.match(w):
+        w = m[1] + "i"
+
+    # Step 2
+    if (m := _RE_2.match(w)) and _MGR0.match(m[1]):
+        w = m[1] + _STEP2[m[2]]
+
+    # Step 3
+    if (m := _RE_3.match(w)) and _MGR0.match(m[1]):
+        w = m[1] + _STEP3[m[2]]
+
+    # Step 4
+    if m := _RE_4.match(w):
+        if _MGR1.match(m[1]):
+            w = m[1]
+    elif m := _RE2_4.match(w):
+        stem = m[1] + m[2]
+        if _MGR1.match(stem):
+            w = stem
+
+    # Step 5
+    if m := _RE_5.match(w):
+        stem = m[1]
+        if _MGR1.match(stem) or (_MEQ1.match(stem) and not _RE3_5.match(stem)):
+            w = stem
+
+    if _RE_5_1.search(w) and _MGR1.match(w):
+        w = w[:-1]
+
+    if firstch == "y":
+        w = "y" + w[1:]
+    return w
+
+
+def _to_utf16_units(s: str) -> str:
+    """One str character per UTF-16 code unit (astral characters as surrogate
+    pairs), because lunr.js's length test and regexes count code units."""
+    return "".join(
+        c if ord(c) <= 0xFFFF
+        else chr(0xD800 + ((ord(c) - 0x10000) >> 10)) + chr(0xDC00 + ((ord(c) - 0x10000) & 0x3FF))
+        for c in s
+    )  # fmt: skip
+
+
+def _from_utf16_units(s: str) -> str:
+    return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+@lru_cache(maxsize=1 << 18)  # a catalog repeats the same words endlessly
+def stem(word: str) -> str:
+    """Stem one lower-cased, trimmed token exactly as lunr.js 2.3.9 does."""
+    if any(ord(c) > 0xFFFF for c in word):
+        return _from_utf16_units(_porter(_to_utf16_units(word)))
+    return _porter(word)
