@@ -22,7 +22,10 @@ loaded and their abstracts reduced to text, and then:
   shards; search:query - lunr's query on it).
 
 Queries are realistic and seeded: 1 to 3 words of 4+ letters from the title
-and abstract of a random paper, as someone who remembers a paper types them.
+and abstract of a random paper, as someone who remembers a paper types them;
+and the same queries with a typo (one letter dropped from a word of 6+
+letters), measured apart: a misspelt word makes search.js fetch the
+vocabulary (search/terms.json) to find the words it may mean.
 At sizes up to 2,000 the same run also measures the previous design (one
 lunr.py index over everything, loaded whole: search.js of commit 4c192a2)
 and prints the ratios.
@@ -99,6 +102,17 @@ def queries_for(catalog, abstracts, count: int, seed: int) -> list[str]:
         if len(words) >= 3:
             out.append(" ".join(rng.sample(words, 1 + len(out) % 3)))
     return out
+
+
+def with_typo(query: str, rng: random.Random) -> str:
+    """The query with one letter dropped from its longest word ("diffusion" -> "difusion")."""
+    words = query.split()
+    at = max(range(len(words)), key=lambda i: len(words[i]))
+    word = words[at]
+    if len(word) >= 6:
+        cut = rng.randrange(1, len(word) - 1)
+        words[at] = word[:cut] + word[cut + 1:]
+    return " ".join(words)
 
 
 def build_new(catalog, abstracts, config, edits: int) -> dict:
@@ -250,21 +264,10 @@ def measure(size: int, folder: Path, seed: int, count: int, edits: int, browser:
         "largest_shard_gz": max(gz(d) for p, d in files.items() if p.startswith(SHARDS)),
     }
     if browser:
-        runs = in_chromium(files, scripts["search.js"], queries)
-        per_query = []
-        for run in runs:
-            got = {p: n for p, n in run["fetched"].items() if p.startswith("search/") and p not in first
-                   and p.endswith(".json")}
-            assert all(files[p] is not None for p in got)
-            per_query.append({"raw": sum(len(files[p]) for p in got), "gz": sum(gz(files[p]) for p in got),
-                              "shards": sum(1 for p in got if p.startswith(SHARDS)),
-                              "doc_files": sum(1 for p in got if p.startswith("search/d/")),
-                              "results": run["measures"]["search:results"][-1],
-                              "first": (run["measures"]["search:first"] or [0])[-1],
-                              "index": sum(run["measures"]["search:index"]),
-                              "query": run["measures"]["search:query"][-1],
-                              "load": run["measures"]["search:load"][0], "found": run["found"]})
-        result["per_query"] = per_query
+        rng = random.Random(seed)
+        result["typo_queries"] = [with_typo(q, rng) for q in queries]
+        for key, texts in (("per_query", queries), ("per_typo", result["typo_queries"])):
+            result[key] = [downloads(run, files, first) for run in in_chromium(files, scripts["search.js"], texts)]
     if size <= 2000:
         old = build_old(catalog, abstracts)
         old_files = old.pop("files")
@@ -277,6 +280,20 @@ def measure(size: int, folder: Path, seed: int, count: int, edits: int, browser:
             result["old"]["load"] = statistics.median(r["measures"]["search:load"][0] for r in runs)
     result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return result
+
+
+def downloads(run: dict, files: dict[str, bytes], first: tuple[str, ...]) -> dict:
+    """What one query fetched (besides the two files every search page loads) and its timings."""
+    got = {p: n for p, n in run["fetched"].items() if p.startswith("search/") and p not in first and p.endswith(".json")}
+    return {"raw": sum(len(files[p]) for p in got), "gz": sum(gz(files[p]) for p in got),
+            "shards": sum(1 for p in got if p.startswith("search/t/")),
+            "doc_files": sum(1 for p in got if p.startswith("search/d/")),
+            "vocabulary": "search/terms.json" in got,
+            "results": run["measures"]["search:results"][-1],
+            "first": (run["measures"]["search:first"] or [0])[-1],
+            "index": sum(run["measures"]["search:index"]),
+            "query": run["measures"]["search:query"][-1],
+            "load": run["measures"]["search:load"][0], "found": run["found"]}
 
 
 # --- the report -----------------------------------------------------------------------------
@@ -307,7 +324,15 @@ def report(results: list[dict]) -> str:
                          f"{kb(max(x['gz'] for x in q))} gz; search:load {med(x['load'] for x in q):.0f} ms; "
                          f"building the query's index {med(x['index'] for x in q):.0f} ms; "
                          f"largest shard {kb(r['largest_shard_gz'])} gz; peak RSS {r['peak_rss_mb']:.0f} MB; "
-                         f"{r['new']['rebuilt']:.0f} shards re-encoded per edit")
+                         f"{r['new']['rebuilt']:.0f} shards re-encoded per edit; "
+                         f"{sum(x['vocabulary'] for x in q)} of {len(q)} fetched the vocabulary")
+        typos = r.get("per_typo")
+        if typos:
+            lines.append(f"{r['size']:,}, the same queries with a typo: per query median {kb(med(x['gz'] for x in typos))} "
+                         f"gz, max {kb(max(x['gz'] for x in typos))} gz; {sum(x['vocabulary'] for x in typos)} of "
+                         f"{len(typos)} fetched the vocabulary; {sum(1 for x in typos if x['found'])} found papers; "
+                         f"first / all results {med(x['first'] for x in typos):.0f} / "
+                         f"{med(x['results'] for x in typos):.0f} ms")
     for r in results:
         old = r.get("old")
         if not old:

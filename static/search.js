@@ -6,8 +6,12 @@
 // venues, topics). For each query it fetches only the shards holding the
 // query's terms and builds one lunr index from them with lunr.js's own
 // Builder, so weights and scores are exactly those of one index over the
-// whole catalog (see papersite/search_shards.py); then the document-store
+// whole catalog (see papersite/search/shards.py); then the document-store
 // files of the results shown. Everything fetched is kept for later queries.
+//
+// A word that finds nothing may be misspelt: only then is the vocabulary
+// (search/terms.json) fetched, and the indexed words within one or two edits
+// of it are searched too, ranked below every exact or prefix match.
 //
 // Everything shown is built with text nodes and <mark> elements, never with
 // innerHTML: titles and abstracts are content, and content may contain markup.
@@ -16,6 +20,10 @@
 
   var EXACT_BOOST = 10; // a whole word beats words that merely start with it
   var PREFIX_BOOST = 1;
+  var TYPO_BOOST = 1; // words spelt like a misspelt one (ranked after exact and prefix matches anyway)
+  var TYPO_MIN_LENGTH = 5; // shorter words have too many neighbours one edit away
+  var TYPO_TWO_EDITS = 8; // from this length, two edits if one finds no word
+  var TYPO_TERMS = 6; // indexed words searched in place of a misspelt one, at most
 
   // --- The engine: from query text to ranked refs (no DOM; node tests load it) ---
 
@@ -62,7 +70,7 @@
           editDistance: clause.editDistance,
           special: special,
           plain: !special && clause.presence === lunr.Query.presence.OPTIONAL,
-          exact: [], prefixes: []
+          exact: [], prefixes: [], typos: []
         });
       });
       return groups;
@@ -88,6 +96,7 @@
         }
         if (!isStopWord(term)) needs.exact.push(stem(term));
         if (bare(term) !== term) needs.exact.push(stem(bare(term)));
+        needs.exact.push.apply(needs.exact, group.typos);
         if (!group.plain) return;
         if (term.length >= 2) needs.prefixes.push(stem(term), term);
         for (var end = 4; end <= term.length; end++) needs.exact.push(term.slice(0, end)); // indexedPrefix
@@ -248,11 +257,17 @@
         clause(partial, { usePipeline: false, boost: PREFIX_BOOST * group.boost });
         group.exact.push(partial);
       }
+      group.typos.forEach(function (term) { clause(term, { usePipeline: false, boost: TYPO_BOOST * group.boost }); });
     }
 
     // Is this indexed term one the word's clauses ask for? (Remembered per
     // group: a common word at 50,000 papers asks this for every result.)
     function wants(group, term) {
+      return wantsSpelt(group, term) || group.typos.indexOf(term) !== -1;
+    }
+
+    // ...as the word is spelt: exactly or as a prefix, not as a typo's neighbour.
+    function wantsSpelt(group, term) {
       var known = group.wanted || (group.wanted = Object.create(null));
       if (!(term in known)) {
         known[term] = group.exact.indexOf(term) !== -1 || group.prefixes.some(function (prefix) {
@@ -263,10 +278,10 @@
     }
 
     // Did this result match this word, in one of the word's fields (or of `only`)?
-    function groupMatches(group, metadata, only) {
+    function groupMatches(group, metadata, only, accept) {
       var fields = only ? group.fields.filter(function (f) { return only.indexOf(f) !== -1; }) : group.fields;
       return Object.keys(metadata).some(function (term) {
-        return wants(group, term) && fields.some(function (field) { return field in metadata[term]; });
+        return (accept || wants)(group, term) && fields.some(function (field) { return field in metadata[term]; });
       });
     }
 
@@ -276,6 +291,7 @@
     // words are shown instead. `count` is the number of papers in the catalog.
     function search(index, groups, count) {
       if (!groups.length) return { results: [], groups: groups, partial: false };
+      groups.forEach(function (group) { group.exact = []; group.prefixes = []; group.wanted = null; });
       var clauses = null;
       var raw = index.query(function (query) {
         groups.forEach(function (group) { addClauses(index, query, group); });
@@ -283,24 +299,62 @@
       });
       if (clauses) raw = allBut(index, clauses, count);
       var plain = groups.filter(function (group) { return group.plain; });
+      var matched = plain.map(function () { return 0; }); // papers per plain word
       var results = raw.map(function (result) {
-        var metadata = result.matchData.metadata;
-        return {
-          ref: result.ref,
-          score: result.score,
-          terms: Object.keys(metadata),
-          metadata: metadata,
-          covered: plain.filter(function (group) { return groupMatches(group, metadata); }).length
-        };
+        var metadata = result.matchData.metadata, covered = 0, typos = 0;
+        plain.forEach(function (group, i) {
+          if (!groupMatches(group, metadata)) return;
+          covered++;
+          matched[i]++;
+          if (group.typos.length && !groupMatches(group, metadata, null, wantsSpelt)) typos++;
+        });
+        return { ref: result.ref, score: result.score, terms: Object.keys(metadata), metadata: metadata,
+                 covered: covered, typos: typos };
       });
       var complete = results.filter(function (result) { return result.covered === plain.length; });
       var partial = !complete.length && results.length > 0;
-      if (partial) {
-        results.sort(function (a, b) { return b.covered - a.covered || b.score - a.score; });
-      } else {
-        results = complete;
-      }
-      return { results: results, groups: groups, partial: partial };
+      if (!partial) results = complete;
+      // Most words first; then fewest words matched only by their spelling's neighbours
+      // (so exact and prefix matches come first); then lunr's score.
+      results.sort(function (a, b) { return b.covered - a.covered || a.typos - b.typos || b.score - a.score; });
+      return { results: results, groups: groups, partial: partial, matched: matched };
+    }
+
+    // The plain words that may be misspelt: long enough, made of letters, and
+    // matching no paper, exactly or as a prefix. (A word that matches even one
+    // paper is taken as meant: a rare real word such as "grokking" is one edit
+    // from common ones.)
+    function misspelt(found) {
+      var plain = found.groups.filter(function (group) { return group.plain; });
+      return plain.filter(function (group, i) {
+        return found.matched[i] === 0 && group.term.length >= TYPO_MIN_LENGTH && /^[a-z]+$/.test(group.term) &&
+          !isStopWord(group.term);
+      });
+    }
+
+    // Give each of these groups the indexed terms (of `vocabulary`, a
+    // lunr.TokenSet) one edit from the word or its stem (two for a long word
+    // if one finds none), nearest first. Returns whether any group got some.
+    function addTypos(groups, vocabulary) {
+      var any = false;
+      groups.forEach(function (group) {
+        var word = group.term, stemmed = stem(word), found = [];
+        function near(editDistance) {
+          [stemmed, word].forEach(function (term) {
+            vocabulary.intersect(lunr.TokenSet.fromFuzzyString(term, editDistance)).toArray().forEach(function (hit) {
+              if (found.indexOf(hit) === -1 && hit !== stemmed) found.push(hit);
+            });
+          });
+        }
+        near(1);
+        if (!found.length && word.length >= TYPO_TWO_EDITS) near(2);
+        // The longest start in common with the word first, then in vocabulary order.
+        function common(term) { var n = 0; while (n < term.length && term[n] === word[n]) n++; return n; }
+        found.sort(function (a, b) { return common(b) - common(a) || (a < b ? -1 : a > b ? 1 : 0); });
+        group.typos = found.slice(0, TYPO_TERMS);
+        if (group.typos.length) any = true;
+      });
+      return any;
     }
 
     // Only -word clauses: lunr lists every paper of its index but those. This
@@ -327,7 +381,7 @@
     return {
       trim: trim, stem: stem, parseQuery: parseQuery, needsOf: needsOf, expandPatterns: expandPatterns,
       shardsFor: shardsFor, wanted: wanted, buildIndex: buildIndex, search: search, wants: wants,
-      groupMatches: groupMatches
+      groupMatches: groupMatches, misspelt: misspelt, addTypos: addTypos
     };
   }
 
@@ -556,11 +610,22 @@
   function query(text) {
     var groups = lunrjs.parseQuery(text, settings.fields);
     if (!groups.length) return Promise.resolve({ results: [], groups: groups, partial: false });
-    return indexFor(groups).then(function (index) {
+    function run(index) {
       var started = performance.now();
       var found = lunrjs.search(index, groups, catalog.count);
       performance.measure("search:query", { start: started, end: performance.now() });
       return found;
+    }
+    return indexFor(groups).then(run).then(function (found) {
+      var unsure = lunrjs.misspelt(found);
+      if (!unsure.length) return found;
+      return loadVocabulary().then(function (vocabulary) {
+        if (!lunrjs.addTypos(unsure, vocabulary)) return found;
+        return indexFor(groups).then(run).then(function (again) {
+          again.respelt = unsure.map(function (group) { return group.term; });
+          return again;
+        });
+      });
     });
   }
 
@@ -831,6 +896,7 @@
       message = plural(filtered.length, "paper") +
         (q ? (filtered.length === 1 ? " matches " : " match ") + quoted(q) : "") +
         (filters.length ? " in " + filters.join(", ") : "") + "." +
+        (found.respelt ? " Including words spelt like " + found.respelt.map(quoted).join(", ") + "." : "") +
         (found.partial ? " None has every word; showing the closest matches." : "");
     }
     help.hidden = !help.firstChild;

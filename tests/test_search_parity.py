@@ -196,6 +196,9 @@ SHARD_QUERIES = [
     "grok^5", "title:", "~", "^", "*", "+", "-", '"', '"grokking delayed', "body:", "nosuchfield:grok",
     ":::", "\\", "-*", "^^^", "~~1", "- -", "a:b:c", "grokking^", "(delayed)", "[x]", "{}", "<script>",
     "&amp;", "%", "日本語", "𝑥", "naïve", "a𝑥ed", "e.g", "repeat", "(",
+    # misspelt: searched again with the words spelt like them
+    "grokking", "diffusion", "transformer", "transformers", "difusion", "trasformer", "transfromers", "difusion music", "grokking difusion", "calibraton temperature",
+    "xyzzyq", "title:difusion",
 ]
 
 
@@ -256,6 +259,7 @@ def test_queries_on_the_shards_they_need_rank_as_on_the_whole_index(sharded):
         assert len(answer["shards"]) <= 8, query
     for query in ("grokking delayed robustness", "delayed", "grokking~1", "*ing", "gener*", "-grokking"):
         assert answers[query]["whole"], f"{query!r} should find something"
+        assert answers[query]["typos"] is None, query
     assert len(answers["-grokking"]["whole"]) == len(shard_documents()) - 1
 
 
@@ -279,3 +283,38 @@ def test_no_global_lunr_registry_is_touched():
     registered = Pipeline.registered_functions
     assert registered["stemmer"] is not reference.stemmer and registered["trimmer"] is not reference.trimmer
     assert registered["stemmer"].__module__.startswith("lunr.")
+
+
+def refs_with(word: str) -> set[str]:
+    return {d["ref"] for d in shard_documents() if re.search(rf"\b{word}", f"{d['title']} {d['body']}", re.I)}
+
+
+@needs_node
+def test_a_misspelt_word_finds_the_papers_of_the_word_it_means(sharded):
+    """...the same papers as the word spelt right (lunr stems "transformer" to
+    "transform", which "transformation" has too)."""
+    answers = sharded["engine"]["queries"]
+    for typo, meant in (("difusion", "diffusion"), ("trasformer", "transformer"), ("transfromers", "transformers")):
+        found = {ref for ref, _ in answers[typo]["whole"]}
+        assert found and found == {ref for ref, _ in answers[meant]["whole"]}, typo
+        assert answers[typo]["typos"] and all(len(terms) <= 6 for terms in answers[typo]["typos"]), typo
+        assert answers[meant]["typos"] is None, meant
+    assert {ref for ref, _ in answers["difusion"]["whole"]} == refs_with("diffusion")
+    # every word, one of them misspelt: the papers with both come first
+    music = answers["difusion music"]["whole"]
+    assert music and {ref for ref, _ in music} == refs_with("diffusion") & refs_with("music")
+    assert answers["xyzzyq"]["whole"] == []  # nothing spelt like it
+    title_only = {ref for ref, _ in answers["title:difusion"]["whole"]}
+    assert title_only and title_only <= refs_with("diffusion")
+
+
+@needs_node
+def test_exact_matches_rank_above_words_spelt_like_a_typo(sharded):
+    """'grokking difusion': no paper has both; the grokking paper (an exact match)
+    comes before every diffusion paper (a typo's neighbour), whatever their scores."""
+    answers = sharded["engine"]["queries"]
+    found = [ref for ref, _ in answers["grokking difusion"]["whole"]]
+    grokking, diffusion = ({ref for ref, _ in answers[word]["whole"]} for word in ("grokking", "diffusion"))
+    assert grokking and diffusion and not grokking & diffusion
+    assert set(found) == grokking | diffusion
+    assert set(found[:len(grokking)]) == grokking

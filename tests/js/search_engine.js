@@ -8,7 +8,8 @@
 //           shards: [shard file, parsed, ...], documents: [{ref, <field>: text}, ...],
 //           queries: [text, ...]}
 // Reply: {expanded: [JSON.stringify of each shard's lunr index, built by search.js],
-//         queries: {text: {whole: [[ref, score], ...], sharded: [[ref, score], ...], shards: [n, ...]}}}
+//         queries: {text: {whole: [[ref, score], ...], sharded: [[ref, score], ...], shards: [n, ...],
+//                          typos: [[terms searched for a misspelt word], ...] or null}}}
 'use strict'
 
 const path = require('path')
@@ -32,18 +33,32 @@ const whole = lunr.Index.load(restrict(JSON.parse(JSON.stringify(built)), [['', 
 const vocabulary = lunr.TokenSet.fromArray(shards.flatMap((shard) => shard.terms))
 
 const ranked = (found) => found.results.map((result) => [result.ref, result.score])
+
+// search.js's query(): the words as typed, then, if a word may be misspelt,
+// again with the vocabulary's words spelt like it.
+function twice (text, indexFor) {
+  const groups = engine.parseQuery(text, settings.fields)
+  const first = engine.search(indexFor(groups), groups, settings.count)
+  const unsure = engine.misspelt(first)
+  if (!unsure.length || !engine.addTypos(unsure, vocabulary)) return { found: first }
+  return { found: engine.search(indexFor(groups), groups, settings.count), typos: unsure.map((g) => g.typos) }
+}
+
 const reply = { expanded: shards.map((shard) => JSON.stringify(engine.buildIndex(settings, [shard]))), queries: {} }
 for (const text of queries) {
-  const onWhole = engine.search(whole, engine.parseQuery(text, settings.fields), settings.count)
-  const groups = engine.parseQuery(text, settings.fields)
-  const needs = engine.needsOf(groups)
-  const exact = needs.exact.concat(engine.expandPatterns(needs.patterns, vocabulary))
-  const numbers = engine.shardsFor(bounds, exact, needs.prefixes)
-  const index = engine.buildIndex(settings, numbers.map((n) => shards[n]), engine.wanted(exact, needs.prefixes))
+  const onWhole = twice(text, () => whole)
+  let numbers = []
+  const sharded = twice(text, (groups) => {
+    const needs = engine.needsOf(groups)
+    const exact = needs.exact.concat(engine.expandPatterns(needs.patterns, vocabulary))
+    numbers = engine.shardsFor(bounds, exact, needs.prefixes)
+    return engine.buildIndex(settings, numbers.map((n) => shards[n]), engine.wanted(exact, needs.prefixes))
+  })
   reply.queries[text] = {
-    whole: ranked(onWhole),
-    sharded: ranked(engine.search(index, groups, settings.count)),
-    shards: numbers
+    whole: ranked(onWhole.found),
+    sharded: ranked(sharded.found),
+    shards: numbers,
+    typos: sharded.typos || null
   }
 }
 process.stdout.write(JSON.stringify(reply))
