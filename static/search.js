@@ -334,7 +334,9 @@
 
     // Give each of these groups the indexed terms (of `vocabulary`, a
     // lunr.TokenSet) one edit from the word or its stem (two for a long word
-    // if one finds none), nearest first. Returns whether any group got some.
+    // if one finds none); of those, the ones sharing the longest start with
+    // the word (a typo is rarely in the first letters: "difussion" means
+    // "diffus", not "discuss"). Returns whether any group got some.
     function addTypos(groups, vocabulary) {
       var any = false;
       groups.forEach(function (group) {
@@ -348,10 +350,9 @@
         }
         near(1);
         if (!found.length && word.length >= TYPO_TWO_EDITS) near(2);
-        // The longest start in common with the word first, then in vocabulary order.
         function common(term) { var n = 0; while (n < term.length && term[n] === word[n]) n++; return n; }
-        found.sort(function (a, b) { return common(b) - common(a) || (a < b ? -1 : a > b ? 1 : 0); });
-        group.typos = found.slice(0, TYPO_TERMS);
+        var longest = Math.max.apply(null, found.map(common));
+        group.typos = found.filter(function (term) { return common(term) === longest; }).sort().slice(0, TYPO_TERMS);
         if (group.typos.length) any = true;
       });
       return any;

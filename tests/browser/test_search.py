@@ -198,6 +198,48 @@ def test_result_count_is_announced(shared):
     assert len(one) == 1 and status(shared).startswith("1 paper matches")
 
 
+# --- typos ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("typo,meant", [("difusion", "diffusion"), ("trasformer", "transformer"),
+                                        ("tranformers", "transformers"), ("difussion", "diffusion")])
+def test_a_misspelt_word_finds_the_papers_of_the_word_it_means(shared, typo, meant):
+    right = search(shared, meant)
+    assert right, f"the bundled catalog should have papers on {meant!r}"
+    assert "spelt like" not in status(shared)
+    found = search(shared, typo)
+    assert sorted(found) == sorted(right), typo
+    assert status(shared).startswith(f"{len(right)} paper") and f"spelt like “{typo}”" in status(shared)
+    # the word as it appears in the paper is highlighted
+    first = shared.locator("#search-results .search-result").first
+    assert [m for m in first.locator("mark").all_text_contents() if m.lower().startswith(meant[:5])]
+    assert shared.console_errors == []
+
+
+def test_exact_matches_rank_before_words_spelt_like_a_typo(shared, catalog):
+    """No paper has both words: the grokking paper, matched as typed, comes before
+    every diffusion paper, matched by a misspelt word's neighbour."""
+    diffusion = {href for href, _ in search(shared, "diffusion")}
+    found = [href for href, _ in search(shared, "grokking difusion")]
+    grokking = link_of(catalog, paper_by_title(catalog, "Grokking"))
+    assert found[0] == grokking and set(found[1:]) == diffusion
+    assert "None has every word" in status(shared)
+    assert shared.console_errors == []
+
+
+def test_the_vocabulary_is_fetched_only_for_a_word_that_finds_nothing(page, served):
+    downloads = Downloads(page, served)
+    open_search(page, served, "?q=grokking")  # rare but real: taken as meant
+    wait_rendered(page, "grokking")
+    assert len(results(page)) == 1
+    search(page, "diffusion models")
+    assert results(page) and TERMS_FILE not in downloads.take()
+    search(page, "difusion models")
+    fetched = downloads.take()
+    assert TERMS_FILE in fetched and fetched[TERMS_FILE] == len(served.state.build.files[TERMS_FILE])
+    assert results(page)
+    assert page.console_errors == []
+
+
 # --- syntax that must not throw ----------------------------------------------------------
 
 @pytest.mark.parametrize("query", SPECIAL)
