@@ -19,7 +19,8 @@ loaded and their abstracts reduced to text, and then:
   (search:load - lunr.js and the two small files; search:first and
   search:results - from the query to its first and to all results painted,
   fetching included; search:index - building the query's lunr index from its
-  shards; search:query - lunr's query on it).
+  shards; search:query - lunr's query on it; search:typos - finding the
+  words spelt like a misspelt one in the vocabulary).
 
 Queries are realistic and seeded: 1 to 3 words of 4+ letters from the title
 and abstract of a random paper, as someone who remembers a paper types them;
@@ -231,7 +232,7 @@ def in_chromium(files: dict[str, bytes], search_js: bytes, queries: list[str]) -
                 page.wait_for_function("q => document.getElementById('search-app').dataset.query === q",
                                        arg=query, timeout=120_000)
                 measures = page.evaluate("() => Object.fromEntries(['search:load', 'search:first', 'search:results', "
-                                         "'search:index', 'search:query']"
+                                         "'search:index', 'search:query', 'search:typos']"
                                          ".map(n => [n, performance.getEntriesByName(n).map(e => e.duration)]))")
                 found = page.eval_on_selector_all("#search-results li", "els => els.length")
                 context.close()
@@ -293,6 +294,7 @@ def downloads(run: dict, files: dict[str, bytes], first: tuple[str, ...]) -> dic
             "first": (run["measures"]["search:first"] or [0])[-1],
             "index": sum(run["measures"]["search:index"]),
             "query": run["measures"]["search:query"][-1],
+            "typos": sum(run["measures"]["search:typos"]),
             "load": run["measures"]["search:load"][0], "found": run["found"]}
 
 
@@ -332,7 +334,8 @@ def report(results: list[dict]) -> str:
                          f"gz, max {kb(max(x['gz'] for x in typos))} gz; {sum(x['vocabulary'] for x in typos)} of "
                          f"{len(typos)} fetched the vocabulary; {sum(1 for x in typos if x['found'])} found papers; "
                          f"first / all results {med(x['first'] for x in typos):.0f} / "
-                         f"{med(x['results'] for x in typos):.0f} ms")
+                         f"{med(x['results'] for x in typos):.0f} ms; finding the words spelt like a typo "
+                         f"{med(x['typos'] for x in typos if x['vocabulary']) if any(x['vocabulary'] for x in typos) else 0:.0f} ms")
     for r in results:
         old = r.get("old")
         if not old:

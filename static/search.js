@@ -332,8 +332,8 @@
       });
     }
 
-    // Give each of these groups the indexed terms (of `vocabulary`, a
-    // lunr.TokenSet) one edit from the word or its stem (two for a long word
+    // Give each of these groups the terms of `vocabulary` (every indexed
+    // term, in order) one edit from the word or its stem (two for a long word
     // if one finds none); of those, the ones sharing the longest start with
     // the word (a typo is rarely in the first letters: "difussion" means
     // "diffus", not "discuss"). Returns whether any group got some.
@@ -341,11 +341,11 @@
       var any = false;
       groups.forEach(function (group) {
         var word = group.term, stemmed = stem(word), found = [];
-        function near(editDistance) {
-          [stemmed, word].forEach(function (term) {
-            vocabulary.intersect(lunr.TokenSet.fromFuzzyString(term, editDistance)).toArray().forEach(function (hit) {
-              if (found.indexOf(hit) === -1 && hit !== stemmed) found.push(hit);
-            });
+        function near(limit) {
+          vocabulary.forEach(function (term) {
+            if (term !== stemmed && (withinEdits(term, stemmed, limit) || withinEdits(term, word, limit))) {
+              found.push(term);
+            }
           });
         }
         near(1);
@@ -356,6 +356,36 @@
         if (group.typos.length) any = true;
       });
       return any;
+    }
+
+    // Are a and b at most `limit` edits apart (a letter inserted, deleted or
+    // replaced, or two neighbours swapped)? Three rows of the edit-distance
+    // table, reused; given up as soon as a row exceeds the limit.
+    var rows = [new Int32Array(64), new Int32Array(64), new Int32Array(64)];
+    function withinEdits(a, b, limit) {
+      if (Math.abs(a.length - b.length) > limit) return false;
+      if (b.length + 1 > rows[0].length) rows = rows.map(function () { return new Int32Array(2 * b.length + 2); });
+      var before = rows[0], previous = rows[1], current = rows[2], j;
+      for (j = 0; j <= b.length; j++) previous[j] = j;
+      for (var i = 1; i <= a.length; i++) {
+        current[0] = i;
+        var least = i, ai = a.charCodeAt(i - 1);
+        for (j = 1; j <= b.length; j++) {
+          var bj = b.charCodeAt(j - 1);
+          var d = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ai === bj ? 0 : 1));
+          if (i > 1 && j > 1 && ai === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === bj) {
+            d = Math.min(d, before[j - 2] + 1);
+          }
+          current[j] = d;
+          if (d < least) least = d;
+        }
+        if (least > limit) return false;
+        var spare = before;
+        before = previous;
+        previous = current;
+        current = spare;
+      }
+      return previous[b.length] <= limit;
     }
 
     // Only -word clauses: lunr lists every paper of its index but those. This
@@ -382,7 +412,7 @@
     return {
       trim: trim, stem: stem, parseQuery: parseQuery, needsOf: needsOf, expandPatterns: expandPatterns,
       shardsFor: shardsFor, wanted: wanted, buildIndex: buildIndex, search: search, wants: wants,
-      groupMatches: groupMatches, misspelt: misspelt, addTypos: addTypos
+      groupMatches: groupMatches, misspelt: misspelt, addTypos: addTypos, withinEdits: withinEdits
     };
   }
 
@@ -620,8 +650,11 @@
     return indexFor(groups).then(run).then(function (found) {
       var unsure = lunrjs.misspelt(found);
       if (!unsure.length) return found;
-      return loadVocabulary().then(function (vocabulary) {
-        if (!lunrjs.addTypos(unsure, vocabulary)) return found;
+      return fetchJson(base + "terms.json").then(function (vocabulary) {
+        var started = performance.now();
+        var respelt = lunrjs.addTypos(unsure, vocabulary);
+        performance.measure("search:typos", { start: started, end: performance.now() });
+        if (!respelt) return found;
         return indexFor(groups).then(run).then(function (again) {
           again.respelt = unsure.map(function (group) { return group.term; });
           return again;

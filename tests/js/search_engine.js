@@ -30,7 +30,8 @@ const built = lunr(function () {
 // score sums its terms in that order, so the two give the very same floats
 // (numbered as lunr.js does, scores may differ in the last bit).
 const whole = lunr.Index.load(restrict(JSON.parse(JSON.stringify(built)), [['', null]]))
-const vocabulary = lunr.TokenSet.fromArray(shards.flatMap((shard) => shard.terms))
+const terms = shards.flatMap((shard) => shard.terms) // terms.json
+const vocabulary = lunr.TokenSet.fromArray(terms)
 
 const ranked = (found) => found.results.map((result) => [result.ref, result.score])
 
@@ -40,7 +41,7 @@ function twice (text, indexFor) {
   const groups = engine.parseQuery(text, settings.fields)
   const first = engine.search(indexFor(groups), groups, settings.count)
   const unsure = engine.misspelt(first)
-  if (!unsure.length || !engine.addTypos(unsure, vocabulary)) return { found: first }
+  if (!unsure.length || !engine.addTypos(unsure, terms)) return { found: first }
   return { found: engine.search(indexFor(groups), groups, settings.count), typos: unsure.map((g) => g.typos) }
 }
 
