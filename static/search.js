@@ -333,29 +333,49 @@
     }
 
     // Give each of these groups the terms of `vocabulary` (every indexed
-    // term, in order) one edit from the word or its stem (two for a long word
-    // if one finds none); of those, the ones sharing the longest start with
-    // the word (a typo is rarely in the first letters: "difussion" means
-    // "diffus", not "discuss"). Returns whether any group got some.
+    // term, in JS order) one edit from the word or its stem (two for a long
+    // word if one finds none) that share the longest start with the word: a
+    // typo is rarely in the first letters ("difussion" means "diffus", not
+    // "discuss"). So the terms sharing its first 3 letters are tried first,
+    // then 2, 1, 0: the whole vocabulary is scanned only for a word that
+    // resembles nothing. Returns whether any group got some.
     function addTypos(groups, vocabulary) {
       var any = false;
       groups.forEach(function (group) {
         var word = group.term, stemmed = stem(word), found = [];
-        function near(limit) {
-          vocabulary.forEach(function (term) {
+        function near(range, limit) {
+          for (var i = range[0]; i < range[1]; i++) {
+            var term = vocabulary[i];
             if (term !== stemmed && (withinEdits(term, stemmed, limit) || withinEdits(term, word, limit))) {
               found.push(term);
             }
-          });
+          }
         }
-        near(1);
-        if (!found.length && word.length >= TYPO_TWO_EDITS) near(2);
+        for (var shared = Math.min(3, word.length); shared >= 0 && !found.length; shared--) {
+          var range = startingWith(vocabulary, word.slice(0, shared));
+          near(range, 1);
+          if (!found.length && word.length >= TYPO_TWO_EDITS) near(range, 2);
+        }
         function common(term) { var n = 0; while (n < term.length && term[n] === word[n]) n++; return n; }
         var longest = Math.max.apply(null, found.map(common));
-        group.typos = found.filter(function (term) { return common(term) === longest; }).sort().slice(0, TYPO_TERMS);
+        group.typos = found.filter(function (term) { return common(term) === longest; }).slice(0, TYPO_TERMS);
         if (group.typos.length) any = true;
       });
       return any;
+    }
+
+    // [start, end) of the terms of a sorted list that start with `prefix`.
+    function startingWith(terms, prefix) {
+      function first(before) { // the first index whose term is not `before` it
+        var lo = 0, hi = terms.length;
+        while (lo < hi) {
+          var mid = (lo + hi) >> 1;
+          if (before(terms[mid])) lo = mid + 1; else hi = mid;
+        }
+        return lo;
+      }
+      return [first(function (term) { return term < prefix; }),
+              first(function (term) { return term < prefix || term.lastIndexOf(prefix, 0) === 0; })];
     }
 
     // Are a and b at most `limit` edits apart (a letter inserted, deleted or
