@@ -77,7 +77,6 @@ class ShardedIndex:
 
     def __init__(self, fields: list[dict], shard_bytes: int = 40_000):
         self.fields = [f["field_name"] for f in fields]
-        self.boosts = [f.get("boost", 1) for f in fields]
         if len(self.fields) > 15:
             raise ValueError("at most 15 fields")
         if any("/" in name for name in self.fields):
@@ -94,7 +93,7 @@ class ShardedIndex:
         self._pieces: dict[str, list[tuple[str, tuple[str, ...]]]] = {}  # bucket -> [(boundary, terms)]
         self._words: dict[str, str] = {}  # bucket -> its terms as JSON array items, for terms_json()
         self._order: list[str] = []  # bucket keys in JS order
-        self._layout_keys: list[tuple[str, tuple[str, ...], str]] = []  # (boundary, terms, bucket)
+        self._layout: list[tuple[str, tuple[str, ...], str]] = []  # (boundary, terms, bucket)
         self._shards: dict[str, tuple[tuple[str, ...], bytes]] = {}  # boundary -> (terms, file)
         self._vocabulary: bytes | None = None  # terms_json(), until a term comes or goes
         self.rebuilt = 0  # shards encoded by the last build (tests and benchmarks read it)
@@ -117,7 +116,7 @@ class ShardedIndex:
         recut = self._relayout(dirty) if dirty is None or dirty else set()
         shards = {}
         self.rebuilt = 0
-        for boundary, terms, key in self._layout_keys:
+        for boundary, terms, key in self._layout:
             cached = self._shards.get(boundary)
             # Unchanged buckets keep their very term tuples; a re-cut one is compared.
             reusable = cached is not None and dirty is not None and (cached[0] is terms or cached[0] == terms)
@@ -226,7 +225,7 @@ class ShardedIndex:
             layout[0] = ("", layout[0][1], layout[0][2])
         else:
             layout = [("", (), "")]
-        self._layout_keys = layout
+        self._layout = layout
         return changed
 
     # --- encoding ------------------------------------------------------------
