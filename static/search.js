@@ -632,6 +632,8 @@
     catalog.status[result.ref].forEach(function (value) { meta.appendChild(el("span", "status-badge", value)); });
     item.appendChild(heading);
     item.appendChild(meta);
+    var saving = window.papersiteReadingList; // a Save button: static/reading-list.js
+    if (saving && saving.slugOf(doc.url)) meta.appendChild(saving.button(saving.slugOf(doc.url), doc.title));
     if (doc.authors && doc.authors.length) {
       // Each name links to its author page; matched words are marked, as in the title.
       var byline = item.appendChild(el("p", "paper-item-authors"));
