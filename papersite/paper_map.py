@@ -168,7 +168,8 @@ def force_layout(vectors, start, epochs: int = EPOCHS, negatives: int = NEGATIVE
     import numpy as np
 
     n = len(vectors)
-    neighbours = nearest(vectors, NEIGHBOURS)
+    # fewer neighbours on a small map: with everyone everyone's neighbour, the graph says nothing
+    neighbours = nearest(vectors, min(NEIGHBOURS, max(2, round(math.sqrt(n)))))
     heads = np.repeat(np.arange(n), neighbours.shape[1])
     tails = neighbours.ravel()
     ends = np.concatenate([heads, tails])
