@@ -3,7 +3,8 @@
 // On paper pages and search results: a Save button per paper (search.js asks
 // window.papersiteReadingList.button for one). On reading-list/: the saved
 // papers, read from each paper's own citation files (papers/<slug>/cite.json,
-// cite.bib, cite.ris), exported as one BibTeX, RIS or CSL-JSON download, and a
+// cite.ris, and the BibTeX entry its page shows), exported as one BibTeX, RIS
+// or CSL-JSON download, and a
 // link carrying the slugs (?papers=a,b) that opens the same list elsewhere.
 // Everything shown is built with text nodes: titles are content.
 (function () {
@@ -123,8 +124,7 @@
     return sharedSlugs || load().map(function (item) { return item.slug; });
   }
 
-  function citation(slug, format) {
-    var url = papers + slug + "/cite." + format;
+  function get(url) {
     if (!(url in fetched)) {
       fetched[url] = fetch(url).then(function (response) {
         if (response.status === 404) return null;
@@ -134,6 +134,17 @@
       fetched[url].catch(function () { delete fetched[url]; });
     }
     return fetched[url];
+  }
+
+  // A paper's RIS or CSL-JSON file; its BibTeX entry is the one its page shows (#bibtex),
+  // read with DOMParser (which runs nothing), so the catalog holds no second copy of it.
+  function citation(slug, format) {
+    if (format !== "bib") return get(papers + slug + "/cite." + format);
+    return get(papers + slug + "/").then(function (html) {
+      if (html === null) return null;
+      var entry = new DOMParser().parseFromString(html, "text/html").getElementById("bibtex");
+      return entry ? entry.textContent : null;
+    });
   }
 
   function el(tag, className, text) {
