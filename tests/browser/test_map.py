@@ -132,3 +132,16 @@ def test_a_hostile_title_is_shown_as_text(page, served):
     assert page.query_selector("#map-app img") is None
     link = page.get_attribute(f'#map-list a[data-number="{n}"]', "href")
     assert link == "/repo/papers/hostile/"
+
+
+def test_search_results_open_highlighted_on_the_map(page, served):
+    page.goto(served.url + "search/?q=diffusion")
+    page.wait_for_selector("#search-results .search-result-link")
+    found = page.eval_on_selector_all("#search-results .search-result-link", "links => links.map(a => a.textContent)")
+    assert len(found) == 6
+    with page.expect_navigation():
+        page.click("a.search-on-map")
+    page.wait_for_selector("#map-app[data-state=ready]")
+    assert sorted(listed(page)) == sorted(found)
+    assert "search results for \u201cdiffusion\u201d" in page.text_content("#map-status")
+    assert page.console_errors == []
