@@ -8,7 +8,9 @@ cosine (the high-dimensional space) are among its 10 nearest on the map (kNN
 preservation), and trustworthiness (Venna & Kaski: are the map's neighbours
 true neighbours; 1 is perfect). Time and size are measured at --papers
 papers, made by cycling the real records (each copy's text shuffled a little,
-so no two papers are equal). Prints medians of --repeat runs.
+so no two papers are equal). Prints medians of --repeat runs, the size of
+the map data file, and draw times and frame intervals in Chromium while
+zooming and panning a map of that many papers.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import argparse
 import gzip
 import json
 import random
+import re
 import statistics
 import sys
 import time
@@ -82,38 +85,112 @@ def scaled(texts: list[str], count: int) -> list[str]:
     return out
 
 
-def map_bytes(titles: list[str], points: list[tuple[int, int]]) -> tuple[int, int]:
-    """Raw and gzipped size of the map data file for these titles (see papersite/map_data.py)."""
+def map_file(titles: list[str], points: list[tuple[int, int]]) -> bytes:
+    """The map data file for these titles and points, with 26 topics as the default taxonomy has."""
     from papersite.map_data import encode
 
-    data = encode(titles, [f"paper-{i}" for i in range(len(titles))], points, [i % 12 for i in range(len(titles))],
-                  [f"topic {i}" for i in range(12)], [("venue", len(titles))])
-    return len(data), len(gzip.compress(data, 9))
+    slugs = [re.sub(r"[^a-z0-9]+", "-", t.lower()).strip("-")[:60] or "x" for t in titles]
+    return encode(titles, slugs, points, [i % 26 for i in range(len(titles))],
+                  [f"Topic {i}" for i in range(26)], [("ICML 2024", len(titles))])
+
+
+FRAMES = """async () => {
+  const canvas = document.getElementById('map-canvas');
+  const rect = canvas.getBoundingClientRect();
+  const at = (x, y) => ({clientX: rect.left + x, clientY: rect.top + y, bubbles: true});
+  const intervals = [];
+  let last = performance.now();
+  const frame = () => new Promise(r => requestAnimationFrame(t => { intervals.push(t - last); last = t; r(); }));
+  await frame();
+  for (let i = 0; i < 30; i++) {  // zoom in and out around a point, one wheel event a frame
+    canvas.dispatchEvent(new WheelEvent('wheel', {...at(300, 250), deltaY: i < 15 ? -120 : 120, cancelable: true}));
+    await frame();
+  }
+  canvas.dispatchEvent(new PointerEvent('pointerdown', {...at(200, 200), button: 0, shiftKey: true, pointerId: 1}));
+  for (let i = 0; i < 60; i++) {  // pan with Shift+drag
+    canvas.dispatchEvent(new PointerEvent('pointermove', {...at(200 + 4 * i, 200 + 2 * i), pointerId: 1}));
+    await frame();
+  }
+  canvas.dispatchEvent(new PointerEvent('pointerup', {...at(440, 320), pointerId: 1}));
+  const draws = performance.getEntriesByName('map:draw').map(e => e.duration);
+  return {intervals: intervals.slice(1), draws};
+}"""
+
+
+def frame_times(data: bytes) -> dict:
+    """Draw times and frame intervals while zooming and panning the map of `data` in Chromium:
+    the bundled catalog's site, its map data replaced by `data`."""
+    import dataclasses
+    import threading
+
+    from playwright.sync_api import sync_playwright
+
+    from papersite.config import load_config
+    from papersite.pipeline import build_site
+    from papersite.serve import SiteState, make_server
+
+    build = build_site(load_config(ROOT / "site.yaml"))
+    build = dataclasses.replace(build, files={**build.files, "map/points.json": data})
+    server = make_server(SiteState(build, build.catalog.config.base_path), "127.0.0.1", 0, log=lambda line: None)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
+                                                 args=["--no-sandbox", "--disable-gpu"])
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            start = time.perf_counter()
+            page.goto(f"http://127.0.0.1:{server.server_port}{build.catalog.config.base_path}map/")
+            page.wait_for_selector("#map-app[data-state=ready]")
+            ready = time.perf_counter() - start
+            result = page.evaluate(FRAMES)
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    result["ready"] = ready
+    return result
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--papers", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-frames", action="store_true", help="skip the Chromium frame-time run")
     args = parser.parse_args()
     real = records()
     texts = [f"{r['name']}. {r['abstract']}" for r in real]
     sample = np.arange(len(texts))
     ranks = high_dim_ranks(texts, sample)
     big = scaled(texts, args.papers)
-    big_titles = [r["name"] for r in real] * (args.papers // len(real) + 1)
-    print(f"quality on {len(texts)} real abstracts (k={K}); time at {len(big)} papers, median of {args.repeat}")
-    print(f"{'method':8} {'kNN kept':>9} {'trust':>7} {'time (s)':>9}")
+    print(f"quality on {len(texts)} real abstracts (k={K}); time at {len(big)} papers, median of {args.repeat}"
+          " (wall and CPU seconds: on a shared machine CPU time is the steadier figure)")
+    print(f"{'method':8} {'kNN kept':>9} {'trust':>7} {'wall (s)':>9} {'CPU (s)':>8}")
     for method in ("pca", "force"):
         kept, trust = quality(paper_map.layout(texts, method), ranks, sample)
-        times = []
+        walls, cpus = [], []
         for _ in range(args.repeat):
-            start = time.perf_counter()
+            wall, cpu = time.perf_counter(), time.process_time()
             points = paper_map.layout(big, method)
-            times.append(time.perf_counter() - start)
-        print(f"{method:8} {kept:9.3f} {trust:7.3f} {statistics.median(times):9.2f}")
-    raw, packed = map_bytes(big_titles[:len(big)], points)
-    print(f"map data at {len(big)} papers (real titles): {raw / 1024:.0f} KB, {packed / 1024:.0f} KB gzipped")
+            walls.append(time.perf_counter() - wall)
+            cpus.append(time.process_time() - cpu)
+        print(f"{method:8} {kept:9.3f} {trust:7.3f} {statistics.median(walls):9.2f} {statistics.median(cpus):8.2f}",
+              flush=True)
+    titles = [r["name"] for r in real] * (args.papers // len(real) + 1)
+    data = map_file(titles[:len(big)], points)
+    print(f"map data at {len(big)} papers (real titles): {len(data) / 1024:.0f} KB, "
+          f"{len(gzip.compress(data, 9)) / 1024:.0f} KB gzipped", flush=True)
+    if not args.no_frames:
+        frames = frame_times(data)
+        draws, intervals = frames["draws"], frames["intervals"]
+        print(f"Chromium, {len(big)} papers: map ready {frames['ready']:.2f} s after navigation; "
+              f"draw median {statistics.median(draws):.1f} ms, p95 {percentile(draws, 0.95):.1f} ms "
+              f"({len(draws)} draws); frame interval while zooming and panning median "
+              f"{statistics.median(intervals):.1f} ms, p95 {percentile(intervals, 0.95):.1f} ms")
 
 
 if __name__ == "__main__":

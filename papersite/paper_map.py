@@ -21,8 +21,8 @@ import hashlib
 import json
 import math
 import os
-from array import array
-from collections import Counter, OrderedDict
+from collections import OrderedDict
+from itertools import chain
 from typing import Sequence
 
 # One BLAS thread: as fast for these small products, never oversubscribed on a busy machine
@@ -79,33 +79,37 @@ def tfidf(texts: Sequence[str]):
     terms in one text only, or in more than half of them, left out (they place nothing)."""
     import numpy as np
 
-    counts = [term_counts(text) for text in texts]
-    df = Counter(term for c in counts for term in c)
     n = len(texts)
-    kept = sorted(term for term, f in df.items() if 1 < f <= max(2, n // 2))
-    column = {term: i for i, term in enumerate(kept)}
-    idf = {term: math.log(1 + n / df[term]) for term in kept}
-    rows, columns, values = array("q"), array("q"), array("d")
-    for row, c in enumerate(counts):
-        for term in sorted(c.keys() & column.keys()):  # sorted: the same order on every run
-            rows.append(row)
-            columns.append(column[term])
-            values.append((1 + math.log(c[term])) * idf[term])
-    rows, columns, values = np.frombuffer(rows, np.int64), np.frombuffer(columns, np.int64), np.array(values)
+    counts = [term_counts(text) for text in texts]
+    sizes = np.fromiter(map(len, counts), np.int64, n)
+    terms = list(chain.from_iterable(counts))  # each text's terms, in the order it has them
+    numbers: dict[str, int] = {}
+    codes = np.fromiter((numbers.setdefault(term, len(numbers)) for term in terms), np.int64, len(terms))
+    df = np.bincount(codes, minlength=len(numbers))
+    keep = (df > 1) & (df <= max(2, n // 2))
+    column = np.cumsum(keep) - 1  # term number -> column, for the terms kept
+    tf = np.fromiter(chain.from_iterable(c.values() for c in counts), np.float64, len(terms))
+    rows = np.repeat(np.arange(n), sizes)
+    kept = keep[codes]
+    rows, codes, tf = rows[kept], codes[kept], tf[kept]
+    values = (1 + np.log(tf)) * np.log(1 + n / df[codes])
     norms = np.sqrt(np.bincount(rows, values * values, minlength=n))
     values /= norms[rows]
-    return rows, columns, values, n, len(kept)
+    return rows, column[codes], values.astype(np.float32), n, int(keep.sum())
 
 
-def _sum_by(keys, products, size: int):
-    """Row sums of `products` grouped by sorted `keys` (0..size-1): sparse matrix products."""
+def _dense_blocks(rows, columns, values, n: int, terms: int, size: int = 512):
+    """The TF-IDF matrix as dense float32 blocks of `size` rows, one at a time (the whole
+    matrix dense would take gigabytes): (first row, block), for BLAS to multiply."""
     import numpy as np
 
-    out = np.zeros((size, products.shape[1]))
-    if len(keys):
-        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-        out[keys[starts]] = np.add.reduceat(products, starts, axis=0)
-    return out
+    bounds = np.searchsorted(rows, np.arange(0, n + size, size))
+    block = np.zeros((size, terms), dtype=np.float32)
+    for number, start in enumerate(range(0, n, size)):
+        low, high = bounds[number], bounds[number + 1]
+        block[:] = 0
+        block[rows[low:high] - start, columns[low:high]] = values[low:high]
+        yield start, block[:min(size, n - start)]
 
 
 def lsa(texts: Sequence[str]):
@@ -117,14 +121,20 @@ def lsa(texts: Sequence[str]):
     rank = max(1, min(DIMENSIONS, n - 1, terms))
     if terms == 0:
         return np.zeros((n, 2))
-    by_column = np.argsort(columns, kind="stable")
-    t_rows, t_columns, t_values = rows[by_column], columns[by_column], values[by_column]
 
     def times(matrix):  # X @ matrix
-        return _sum_by(rows, values[:, None] * matrix[columns], n)
+        out = np.empty((n, matrix.shape[1]), dtype=np.float32)
+        matrix = matrix.astype(np.float32)
+        for start, block in _dense_blocks(rows, columns, values, n, terms):
+            out[start:start + len(block)] = block @ matrix
+        return out.astype(np.float64)
 
     def times_transposed(matrix):  # X.T @ matrix
-        return _sum_by(t_columns, t_values[:, None] * matrix[t_rows], terms)
+        out = np.zeros((terms, matrix.shape[1]), dtype=np.float32)
+        matrix = matrix.astype(np.float32)
+        for start, block in _dense_blocks(rows, columns, values, n, terms):
+            out += block.T @ matrix[start:start + len(block)]
+        return out.astype(np.float64)
 
     rng = np.random.default_rng(SEED)
     sample = min(rank + 10, terms, n)

@@ -455,7 +455,6 @@
       setHighlight(findWords(find.value), "\u201c" + find.value.trim() + "\u201d in the title");
     }, 150);
   });
-  find.form.addEventListener("submit", function (event) { event.preventDefault(); });
 
   window.addEventListener("resize", function () {
     if (!data) return;
