@@ -145,3 +145,16 @@ def test_search_results_open_highlighted_on_the_map(page, served):
     assert sorted(listed(page)) == sorted(found)
     assert "search results for \u201cdiffusion\u201d" in page.text_content("#map-status")
     assert page.console_errors == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_serious_axe_violations(page, served, scheme):
+    from axe_playwright_python.sync_playwright import Axe
+
+    from tests.browser.test_a11y import serious
+
+    page.emulate_media(color_scheme=scheme)
+    open_map(page, served)
+    page.fill("#map-find", "bandit")
+    page.wait_for_function("() => document.getElementById('map-status').textContent.includes('highlighted')")
+    assert serious(Axe().run(page)) == []

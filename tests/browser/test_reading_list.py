@@ -136,3 +136,17 @@ def test_the_keyboard_alone_saves_lists_and_exports(page, served):
     page.keyboard.press("Enter")
     page.wait_for_function("() => document.getElementById('reading-status').textContent.includes('empty')")
     assert page.evaluate("document.activeElement.id") == "reading-status"  # the keyboard is not lost
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_serious_axe_violations(page, served, scheme):
+    from axe_playwright_python.sync_playwright import Axe
+
+    from tests.browser.test_a11y import serious
+
+    page.emulate_media(color_scheme=scheme)
+    save_on_paper_page(page, served, "hostile")
+    assert serious(Axe().run(page)) == []  # the paper page with its Save button pressed
+    page.goto(served.url + "reading-list/")
+    items(page)
+    assert serious(Axe().run(page)) == []
