@@ -28,9 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-import numpy as np  # noqa: E402
+from papersite import paper_map  # noqa: E402  first: it sets up numpy's BLAS (one thread)
 
-from papersite import paper_map  # noqa: E402
+import numpy as np  # noqa: E402
 
 from titledata import DEFAULT as DATA  # noqa: E402  ../shared beside the repository or its worktree
 K = 10
