@@ -102,6 +102,10 @@ FRAMES = """async () => {
   let last = performance.now();
   const frame = () => new Promise(r => requestAnimationFrame(t => { intervals.push(t - last); last = t; r(); }));
   await frame();
+  for (let i = 0; i < 60; i++) await frame();  // the same page doing nothing: the baseline
+  const idle = intervals.splice(0);
+  last = performance.now();
+  await frame();
   for (let i = 0; i < 30; i++) {  // zoom in and out around a point, one wheel event a frame
     canvas.dispatchEvent(new WheelEvent('wheel', {...at(300, 250), deltaY: i < 15 ? -120 : 120, cancelable: true}));
     await frame();
@@ -113,7 +117,7 @@ FRAMES = """async () => {
   }
   canvas.dispatchEvent(new PointerEvent('pointerup', {...at(440, 320), pointerId: 1}));
   const draws = performance.getEntriesByName('map:draw').map(e => e.duration);
-  return {intervals: intervals.slice(1), draws};
+  return {intervals: intervals.slice(1), idle: idle.slice(1), draws};
 }"""
 
 
@@ -161,8 +165,14 @@ def main() -> None:
     parser.add_argument("--papers", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-frames", action="store_true", help="skip the Chromium frame-time run")
+    parser.add_argument("--frames-only", action="store_true", help="only the size and the Chromium run")
     args = parser.parse_args()
     real = records()
+    if args.frames_only:
+        texts = [f"{r['name']}. {r['abstract']}" for r in real]
+        titles = [r["name"] for r in real] * (args.papers // len(real) + 1)
+        return report_frames(map_file(titles[:args.papers], paper_map.layout(scaled(texts, args.papers))),
+                             args.papers)
     texts = [f"{r['name']}. {r['abstract']}" for r in real]
     sample = np.arange(len(texts))
     ranks = high_dim_ranks(texts, sample)
@@ -185,12 +195,18 @@ def main() -> None:
     print(f"map data at {len(big)} papers (real titles): {len(data) / 1024:.0f} KB, "
           f"{len(gzip.compress(data, 9)) / 1024:.0f} KB gzipped", flush=True)
     if not args.no_frames:
-        frames = frame_times(data)
-        draws, intervals = frames["draws"], frames["intervals"]
-        print(f"Chromium, {len(big)} papers: map ready {frames['ready']:.2f} s after navigation; "
-              f"draw median {statistics.median(draws):.1f} ms, p95 {percentile(draws, 0.95):.1f} ms "
-              f"({len(draws)} draws); frame interval while zooming and panning median "
-              f"{statistics.median(intervals):.1f} ms, p95 {percentile(intervals, 0.95):.1f} ms")
+        report_frames(data, len(big))
+
+
+def report_frames(data: bytes, count: int) -> None:
+    print(f"map data at {count} papers: {len(data) / 1024:.0f} KB, {len(gzip.compress(data, 9)) / 1024:.0f} KB gzipped")
+    frames = frame_times(data)
+    draws, intervals, idle = frames["draws"], frames["intervals"], frames["idle"]
+    print(f"Chromium, {count} papers: map ready {frames['ready']:.2f} s after navigation; "
+          f"draw median {statistics.median(draws):.1f} ms, p95 {percentile(draws, 0.95):.1f} ms "
+          f"({len(draws)} draws); frame interval while zooming and panning median "
+          f"{statistics.median(intervals):.1f} ms, p95 {percentile(intervals, 0.95):.1f} ms; "
+          f"the same page idle: median {statistics.median(idle):.1f} ms, p95 {percentile(idle, 0.95):.1f} ms")
 
 
 if __name__ == "__main__":
