@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import html5lib
 import pytest
@@ -117,6 +120,15 @@ def test_layout_is_a_pure_function_of_the_texts():
     assert paper_map.layout(["alone"]) == [(paper_map.GRID // 2, paper_map.GRID // 2)]
     two = paper_map.layout(["same words here", "same words here"])  # no term tells them apart
     assert len(two) == 2 and all(0 <= v < paper_map.GRID for p in two for v in p)
+
+
+def test_another_process_computes_the_same_layout():
+    """No state of this process (a warm cache, the BLAS set-up) decides where papers go."""
+    code = ("import json, sys; from papersite import paper_map; from tests.test_map import DIFFUSION, BANDITS; "
+            "print(json.dumps(paper_map.layout(DIFFUSION + BANDITS)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parent.parent).stdout
+    assert [tuple(p) for p in json.loads(out)] == paper_map.layout(DIFFUSION + BANDITS)
 
 
 def test_a_hostile_title_is_data_not_markup(tmp_path):
