@@ -157,3 +157,14 @@ def test_a_slug_that_is_not_its_title_is_written_out(tmp_path):
     slugs = dict(zip(data["title"], data["slug"]))
     assert slugs == {"Quite Another Title": "my-own-name", "École théorie": "ecole-theorie",
                      "A Long Title, Cut Short by the Importer": len("a-long-title")}
+
+
+def test_papers_are_numbered_as_the_search_numbers_them(built):
+    """The search page sends its results to the map as paper numbers."""
+    _, build = built
+    data = points_of(build)
+    per_file = json.loads(build.files["search/docs.json"])["perFile"]
+    for n, title in enumerate(data["title"]):
+        record = json.loads(build.files[f"search/d/{n // per_file}.json"])[str(n)]
+        assert record["title"] == title
+        assert urls_of(data, build.catalog.config.base_path)[n] == record["url"]
