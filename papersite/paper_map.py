@@ -72,7 +72,10 @@ def layout(texts: Sequence[str], method: str = "force") -> list[tuple[int, int]]
         return [(GRID // 2, GRID // 2)]
     vectors = lsa(texts)
     start = _pca2(vectors)
-    points = start if method == "pca" else force_layout(vectors, start)
+    if method == "pca":
+        points = start
+    else:  # fewer neighbours on a small map: with everyone everyone's neighbour, the graph says nothing
+        points = force_layout(nearest(vectors, min(NEIGHBOURS, max(2, round(math.sqrt(n))))), start)
     return _to_grid(points, np)
 
 
@@ -193,14 +196,13 @@ def nearest(vectors, k: int):
     return found
 
 
-def force_layout(vectors, start, epochs: int = EPOCHS, negatives: int = NEGATIVES, rate: float = 0.2):
-    """The kNN graph laid out by UMAP's cross-entropy objective (with its a = b = 1 curve,
-    1 / (1 + d^2), t-SNE's kernel, which needs no powers), by full-batch gradient steps."""
+def force_layout(neighbours, start, epochs: int = EPOCHS, negatives: int = NEGATIVES, rate: float = 0.2):
+    """A graph (row i: the k papers i is drawn to) laid out from `start` by UMAP's
+    cross-entropy objective (with its a = b = 1 curve, 1 / (1 + d^2), t-SNE's kernel,
+    which needs no powers), by full-batch gradient steps."""
     import numpy as np
 
-    n = len(vectors)
-    # fewer neighbours on a small map: with everyone everyone's neighbour, the graph says nothing
-    neighbours = nearest(vectors, min(NEIGHBOURS, max(2, round(math.sqrt(n)))))
+    n = len(neighbours)
     heads = np.repeat(np.arange(n), neighbours.shape[1])
     tails = neighbours.ravel()
     ends = np.concatenate([heads, tails])
