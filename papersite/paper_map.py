@@ -7,9 +7,9 @@ graph, repel from random papers; t-SNE's 1 / (1 + d^2) kernel) run by plain
 full-batch gradient steps in numpy, started from the first two principal
 components. bench/map_layout.py chose it on real abstracts: those two
 components alone keep 3% of each paper's 10 nearest neighbours
-(trustworthiness 0.68), this layout about 15% (0.85); a layout of the
-related-papers graph alone kept a few more neighbours but put unrelated
-clusters side by side (trustworthiness 0.64).
+(trustworthiness 0.69), this layout about 15% (0.84); a layout of the
+related-papers graph alone kept 13% and put unrelated clusters side by side
+(trustworthiness 0.60).
 
 Deterministic: fixed seeds, no threads that race, coordinates rounded to a
 grid of GRID steps, so a rebuild is byte-identical. `layout` is a pure
