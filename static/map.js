@@ -142,14 +142,14 @@
     return found.sort(function (a, b) { return a - b; });
   }
 
+  // The paper drawn nearest to a screen point, within HIT pixels; a highlighted one first.
   function nearestTo(px, py) {
-    var best = -1, bestDistance = HIT * HIT;
+    var best = -1, bestRank = Infinity;
     within(px - HIT, py - HIT, px + HIT, py + HIT).forEach(function (n) {
       var dx = screenX(n) - px, dy = screenY(n) - py, d = dx * dx + dy * dy;
-      if (d <= bestDistance && (!highlight || highlight[n] || best === -1 || !highlight[best])) {
-        best = n;
-        bestDistance = d;
-      }
+      if (d > HIT * HIT) return;
+      var rank = d + (highlight && !highlight[n] ? 4 * HIT * HIT : 0);
+      if (rank < bestRank) { best = n; bestRank = rank; }
     });
     return best;
   }
@@ -295,7 +295,10 @@
   // From the search page: #q=<query>&refs=<paper numbers in base 36, joined by ".">
   function fromHash() {
     var params = new URLSearchParams(location.hash.slice(1));
-    if (!params.has("refs")) return;
+    if (!params.has("refs")) {
+      if (highlightLabel.indexOf("search results") === 0) setHighlight(null, "");
+      return;
+    }
     var found = {};
     params.get("refs").split(".").forEach(function (code) {
       var n = parseInt(code, 36);
