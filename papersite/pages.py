@@ -11,6 +11,7 @@ from typing import Any
 from . import urls
 from .catalog import Catalog
 from .feeds import FeedOrder, feed_context
+from .map_data import map_points
 from .model import Paper
 
 PAGE_SIZE = 200  # papers per listing page: no HTML page lists 50,000 papers
@@ -56,6 +57,7 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
         Page(urls.ALL_VENUES, "venues.html", {"title": "Venues"}),
         Page(urls.ALL_TOPICS, "topics.html", {"title": "Topics"}),
         Page(urls.SEARCH, "search.html", {"title": "Search"}),
+        Page(urls.MAP, "map.html", {"title": "Map of papers"}),
         Page("404.html", "404.html", {"title": "Page not found"}),
     ]
     for venue in catalog.venues:
@@ -97,6 +99,9 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
     # the sitemap lists the pages search engines should index: not the 404 or the (noindex) search page
     pages += sitemap_pages(sorted(p.path for p in pages if p.path not in ("404.html", urls.SEARCH)))
     pages.append(Page("robots.txt", "robots.txt", {}))
+    # not in the sitemap: the map's data, and a page that shows what this browser saved
+    pages.append(Page(urls.MAP_POINTS, "map-points.json", {"points": map_points(catalog, abstracts)}))
+    pages.append(Page(urls.READING_LIST, "reading-list.html", {"title": "Reading list"}))
     order = FeedOrder(catalog.papers)
     pages.append(Page(urls.feed_of(), "feed.xml", feed_context(
         catalog.config.title, urls.HOME, catalog.papers, abstracts, order)))

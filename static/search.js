@@ -751,6 +751,8 @@
     catalog.status[result.ref].forEach(function (value) { meta.appendChild(el("span", "status-badge", value)); });
     item.appendChild(heading);
     item.appendChild(meta);
+    var saving = window.papersiteReadingList; // a Save button: static/reading-list.js
+    if (saving && saving.slugOf(doc.url)) meta.appendChild(saving.button(saving.slugOf(doc.url), doc.title));
     if (doc.authors && doc.authors.length) {
       // Each name links to its author page; matched words are marked, as in the title.
       var byline = item.appendChild(el("p", "paper-item-authors"));
@@ -905,6 +907,7 @@
       var filtered = found.results.filter(function (result) { return inFacets(result.ref); });
       var listed = q || filterNames().length ? filtered.slice(0, shown) : [];
       paintSummary(q, found, filtered);
+      showOnMap(q, filtered);
       var painted = 0;
       function paintReady() { // the next results whose records are here
         if (ticket !== rendering) return;
@@ -930,6 +933,22 @@
       console.warn("search:", error);
       app.setAttribute("data-query", state.q);
     });
+  }
+
+  // A link to the map with these results highlighted: static/map.js reads the
+  // paper numbers (base 36) from the fragment, which never reaches a server.
+  var onMap = null;
+  function showOnMap(q, results) {
+    var map = app.getAttribute("data-map");
+    if (!map) return;
+    if (!onMap) {
+      onMap = el("a", "search-on-map", "Show these results on the map");
+      status.parentNode.insertBefore(onMap, status.nextSibling);
+    }
+    onMap.hidden = !q || !results.length;
+    onMap.href = map + "#" + new URLSearchParams({ q: q, refs: results.slice(0, 5000).map(function (result) {
+      return Number(result.ref).toString(36);
+    }).join(".") });
   }
 
   // The count (announced), facets, help and title for a search; empties the list.

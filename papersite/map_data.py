@@ -1,0 +1,66 @@
+"""map/points.json: what static/map.js draws, as small as it can be.
+
+Papers come in the search's numbering (by venue in catalog order, then id:
+see search.py), so a venue is a run of papers (only its count is written) and
+the search page can send its results to the map as paper numbers. Columns, not
+records: `x`, `y` (0..GRID-1), `topic` (index of the paper's first topic, -1
+for none), `title` (plain text) and `slug`. A slug is mostly the start of its
+ASCII title slugified (importers name files so): then only its length is
+written, and map.js slugifies the title the way `browser_slug` does.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Sequence
+
+from .catalog import Catalog
+from .markup import plain_text
+from .paper_map import GRID, cached_layout
+from .search_shards import inert
+
+if TYPE_CHECKING:
+    from .pages import Abstract
+
+def search_order(catalog: Catalog) -> list:
+    """The papers numbered as the search numbers them (search.py)."""
+    venue_rank = {v.slug: i for i, v in enumerate(catalog.venues)}
+    return sorted(catalog.papers, key=lambda p: (venue_rank[p.venue], p.id))
+
+
+def map_points(catalog: Catalog, abstracts: dict[str, Abstract]) -> str:
+    """The text of map/points.json (a page: templates/map-points.json writes it as it is)."""
+    papers = search_order(catalog)
+    titles = [plain_text(p.title) if "$" in p.title else p.title for p in papers]
+    points = cached_layout([f"{title}. {abstracts[p.id].text}" for title, p in zip(titles, papers)])
+    topic_number = {t.slug: i for i, t in enumerate(catalog.topics)}
+    return encode(titles, [p.slug for p in papers], points,
+                  [topic_number[p.topics[0]] if p.topics else -1 for p in papers],
+                  [t.name for t in catalog.topics],
+                  [(v.name, len(catalog.venue_papers[v.slug])) for v in catalog.venues]).decode()
+
+
+def encode(titles: Sequence[str], slugs: Sequence[str], points: Sequence[tuple[int, int]],
+           topics: Sequence[int], topic_names: Sequence[str], venues: Sequence[tuple[str, int]]) -> bytes:
+    """The file's bytes; <, > and & escaped (inert), so no title can end a script if it is ever inlined."""
+    return inert(json.dumps({
+        "grid": GRID,
+        "topics": list(topic_names),
+        "venues": [list(v) for v in venues],
+        "x": [x for x, _ in points],
+        "y": [y for _, y in points],
+        "topic": list(topics),
+        "title": list(titles),
+        "slug": [_short_slug(slug, title) for slug, title in zip(slugs, titles)],
+    }, ensure_ascii=False, separators=(",", ":")))
+
+
+def browser_slug(title: str) -> str:
+    """What map.js's slugify makes of an ASCII title: runs of other characters than
+    letters and digits become hyphens, lowercase, none at either end."""
+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+
+
+def _short_slug(slug: str, title: str) -> int | str:
+    # ASCII titles only: browsers and Python may fold other characters differently
+    return len(slug) if slug and title.isascii() and browser_slug(title).startswith(slug) else slug

@@ -1,0 +1,281 @@
+// Reading list: papers saved in this browser's localStorage (nothing leaves it).
+//
+// On paper pages and search results: a Save button per paper (search.js asks
+// window.papersiteReadingList.button for one). On reading-list/: the saved
+// papers, read from each paper's own citation files (papers/<slug>/cite.json,
+// cite.ris, and the BibTeX entry its page shows), exported as one BibTeX, RIS
+// or CSL-JSON download, and a
+// link carrying the slugs (?papers=a,b) that opens the same list elsewhere.
+// Everything shown is built with text nodes: titles are content.
+(function () {
+  "use strict";
+
+  // The site's base path, from this script's own URL: the site may live under /<repo>/.
+  var script = document.currentScript;
+  var base = script ? script.src.replace(/static\/reading-list\.js(\?.*)?$/, "") : "/";
+  var basePath = new URL(base, location.href).pathname;
+  var KEY = "papersite:reading-list:" + basePath; // two sites on one origin keep two lists
+  var SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/; // papersite/validate.py's: nothing else is ever fetched
+
+  // --- Storage: [{slug, title}], oldest first ------------------------------------
+
+  function load() {
+    try {
+      var saved = JSON.parse(localStorage.getItem(KEY) || "[]");
+      return Array.isArray(saved) ? saved.filter(function (item) {
+        return item && typeof item.slug === "string" && SLUG.test(item.slug);
+      }) : [];
+    } catch (error) { // storage disabled, or not our JSON
+      return [];
+    }
+  }
+
+  function store(items) {
+    try {
+      localStorage.setItem(KEY, JSON.stringify(items));
+      return true;
+    } catch (error) {
+      return false;
+    }
+  }
+
+  function has(slug) {
+    return load().some(function (item) { return item.slug === slug; });
+  }
+
+  function save(slug, title) {
+    var items = load();
+    if (!items.some(function (item) { return item.slug === slug; })) items.push({ slug: slug, title: title || "" });
+    return store(items);
+  }
+
+  function remove(slug) {
+    return store(load().filter(function (item) { return item.slug !== slug; }));
+  }
+
+  // --- Save buttons ------------------------------------------------------------------
+
+  function paint(button) {
+    var saved = has(button.getAttribute("data-save"));
+    button.setAttribute("aria-pressed", saved ? "true" : "false");
+    button.textContent = saved ? "Saved" : "Save";
+    button.title = saved ? "In your reading list: press to remove it" : "Add to your reading list";
+  }
+
+  function wire(button) {
+    button.hidden = false;
+    paint(button);
+    button.addEventListener("click", function () {
+      var slug = button.getAttribute("data-save");
+      if (has(slug)) remove(slug); else save(slug, button.getAttribute("data-title"));
+      paintAll();
+    });
+    return button;
+  }
+
+  function paintAll() {
+    document.querySelectorAll("button[data-save]").forEach(paint);
+  }
+
+  // A Save button for a paper, for pages that build their lists in script (search.js).
+  function button(slug, title) {
+    var node = document.createElement("button");
+    node.type = "button";
+    node.className = "save-button";
+    node.setAttribute("data-save", slug);
+    node.setAttribute("data-title", title || "");
+    return wire(node);
+  }
+
+  // The slug of a paper page's URL (…/papers/<slug>/), or "".
+  function slugOf(url) {
+    var match = /\/papers\/([a-z0-9-]+)\/$/.exec(new URL(url, location.href).pathname);
+    return match && SLUG.test(match[1]) ? match[1] : "";
+  }
+
+  window.papersiteReadingList = { button: button, slugOf: slugOf, has: has };
+  document.querySelectorAll("button[data-save]").forEach(wire);
+  window.addEventListener("storage", function (event) { // another tab saved or removed one
+    if (event.key === KEY) { paintAll(); if (app) show(); }
+  });
+
+  // --- The reading-list page ---------------------------------------------------------
+
+  var app = document.getElementById("reading-list");
+  if (!app) return;
+  var papers = app.getAttribute("data-papers"); // .../papers/
+  var status = document.getElementById("reading-status");
+  var list = document.getElementById("reading-items");
+  var actions = document.getElementById("reading-actions");
+  var shared = document.getElementById("reading-shared");
+  var share = document.getElementById("reading-share");
+  var fetched = {}; // url -> Promise of the response text, or null for a paper that is gone
+
+  var sharedParam = new URLSearchParams(location.search).get("papers");
+  var sharedSlugs = sharedParam === null ? null : unique(sharedParam.split(",").filter(function (slug) {
+    return SLUG.test(slug);
+  }));
+
+  function unique(slugs) {
+    return slugs.filter(function (slug, i) { return slugs.indexOf(slug) === i; });
+  }
+
+  function current() { // the slugs shown: a shared list, or this browser's
+    return sharedSlugs || load().map(function (item) { return item.slug; });
+  }
+
+  function get(url) {
+    if (!(url in fetched)) {
+      fetched[url] = fetch(url).then(function (response) {
+        if (response.status === 404) return null;
+        if (!response.ok) throw new Error(url + ": HTTP " + response.status);
+        return response.text();
+      });
+      fetched[url].catch(function () { delete fetched[url]; });
+    }
+    return fetched[url];
+  }
+
+  // A paper's RIS or CSL-JSON file; its BibTeX entry is the one its page shows (#bibtex),
+  // read with DOMParser (which runs nothing), so the catalog holds no second copy of it.
+  function citation(slug, format) {
+    if (format !== "bib") return get(papers + slug + "/cite." + format);
+    return get(papers + slug + "/").then(function (html) {
+      if (html === null) return null;
+      var entry = new DOMParser().parseFromString(html, "text/html").getElementById("bibtex");
+      return entry ? entry.textContent : null;
+    });
+  }
+
+  function el(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text) node.textContent = text;
+    return node;
+  }
+
+  function names(item) {
+    var people = (item.author || []).map(function (person) {
+      return person.literal || [person.given, person.family].filter(Boolean).join(" ");
+    });
+    return people.length > 6 ? people.slice(0, 6).join(", ") + " and " + (people.length - 6) + " more" : people.join(", ");
+  }
+
+  function entry(slug, text, storedTitle) {
+    var li = el("li", "paper-item reading-item");
+    li.setAttribute("data-slug", slug);
+    var heading = li.appendChild(el("h2", "paper-item-title"));
+    if (text === null) {
+      heading.textContent = storedTitle || slug;
+      li.appendChild(el("p", "reading-gone", "No longer in this catalog: it is left out of the downloads."));
+    } else {
+      var item = JSON.parse(text)[0] || {};
+      var link = heading.appendChild(el("a", "reading-link", item.title || storedTitle || slug));
+      link.href = papers + slug + "/";
+      var year = item.issued && item.issued["date-parts"] ? item.issued["date-parts"][0][0] : "";
+      var meta = [item["container-title"], year].filter(Boolean).join(" · ");
+      if (meta) li.appendChild(el("p", "paper-item-meta", meta));
+      if (names(item)) li.appendChild(el("p", "paper-item-authors", names(item)));
+    }
+    if (!sharedSlugs) {
+      var drop = li.appendChild(el("button", "reading-remove", "Remove"));
+      drop.type = "button";
+      drop.setAttribute("aria-label", "Remove " + (heading.textContent || slug) + " from the reading list");
+      drop.addEventListener("click", function () {
+        var next = li.nextElementSibling || li.previousElementSibling;
+        remove(slug);
+        show().then(function () { // keep the keyboard where it was
+          var target = next && list.querySelector('li[data-slug="' + next.getAttribute("data-slug") + '"] .reading-remove');
+          (target || status).focus();
+        });
+      });
+    }
+    return li;
+  }
+
+  var showing = 0;
+  function show() {
+    var ticket = ++showing;
+    var slugs = current();
+    var titles = {};
+    load().forEach(function (item) { titles[item.slug] = item.title; });
+    shared.hidden = !sharedSlugs;
+    share.value = slugs.length ? location.origin + location.pathname + "?papers=" + slugs.join(",") : "";
+    if (!slugs.length) {
+      list.replaceChildren();
+      actions.hidden = true;
+      status.textContent = sharedSlugs ? "This shared list is empty." :
+        "Your reading list is empty. Save papers from their pages or from search results.";
+      return Promise.resolve();
+    }
+    return Promise.all(slugs.map(function (slug) { return citation(slug, "json"); })).then(function (texts) {
+      if (ticket !== showing) return;
+      var fragment = document.createDocumentFragment();
+      slugs.forEach(function (slug, i) { fragment.appendChild(entry(slug, texts[i], titles[slug])); });
+      list.replaceChildren(fragment);
+      actions.hidden = false;
+      var count = slugs.length === 1 ? "1 paper" : slugs.length + " papers";
+      status.textContent = (sharedSlugs ? "A shared reading list of " : "Your reading list: ") + count + ".";
+      app.setAttribute("data-state", "ready");
+    }, function (error) {
+      status.textContent = "The reading list could not be loaded: try reloading the page.";
+      console.warn("reading list:", error);
+    });
+  }
+
+  var FORMATS = {
+    bib: { type: "application/x-bibtex", name: "reading-list.bib" },
+    ris: { type: "application/x-research-info-systems", name: "reading-list.ris" },
+    json: { type: "application/vnd.citationstyles.csl+json", name: "reading-list.json" }
+  };
+
+  // One file of every paper still in the catalog, in list order, from their own citation files.
+  function exported(format) {
+    return Promise.all(current().map(function (slug) { return citation(slug, format); })).then(function (texts) {
+      texts = texts.filter(function (text) { return text !== null; });
+      if (format === "json") {
+        var items = [];
+        texts.forEach(function (text) { items.push.apply(items, JSON.parse(text)); });
+        return JSON.stringify(items, null, 2) + "\n";
+      }
+      return texts.map(function (text) { return text.replace(/\s+$/, "") + "\n"; }).join("\n");
+    });
+  }
+
+  actions.addEventListener("click", function (event) {
+    var format = event.target.getAttribute && event.target.getAttribute("data-export");
+    if (!format) return;
+    exported(format).then(function (text) {
+      var link = document.createElement("a");
+      link.href = URL.createObjectURL(new Blob([text], { type: FORMATS[format].type }));
+      link.download = FORMATS[format].name;
+      document.body.appendChild(link);
+      link.click();
+      link.remove();
+      setTimeout(function () { URL.revokeObjectURL(link.href); }, 1000);
+    }, function (error) {
+      status.textContent = "The download could not be made: try again.";
+      console.warn("reading list:", error);
+    });
+  });
+
+  document.getElementById("reading-copy").addEventListener("click", function (event) {
+    share.select();
+    if (navigator.clipboard) {
+      navigator.clipboard.writeText(share.value).then(function () { event.target.textContent = "Copied"; },
+                                                      function () {});
+    }
+  });
+
+  document.getElementById("reading-keep").addEventListener("click", function () {
+    var titles = {};
+    list.querySelectorAll(".reading-link").forEach(function (link) {
+      titles[link.closest("li").getAttribute("data-slug")] = link.textContent;
+    });
+    sharedSlugs.forEach(function (slug) { save(slug, titles[slug] || ""); });
+    status.textContent = "Added " + (sharedSlugs.length === 1 ? "1 paper" : sharedSlugs.length + " papers") +
+      " to your reading list.";
+  });
+
+  show();
+})();

@@ -1,0 +1,160 @@
+"""The paper map in Chromium: hover, click, box select, highlight, and the keyboard list.
+
+A tiny two-topic site (tests/test_map.py) is built for a project site under
+/repo/ and served from memory, so every URL the map makes must carry the base path.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from papersite.pipeline import build_site
+from tests.browser.conftest import Served
+from tests.test_map import two_topic_site
+
+BASE_URL = "https://user.github.io/repo/"
+HOSTILE = "Bandit </script><img src=x onerror=window.__pwned=1> \"Paper\" & 5"
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    site = two_topic_site(tmp_path_factory.mktemp("map-browser") / "site")
+    site.paper("hostile", id="h", title=f"'{HOSTILE}'", topics="[learning-theory]", body=
+               "Regret of hostile bandits with rewards and exploration.")
+    build = build_site(site.config.with_base_url(BASE_URL))
+    served = Served(build, build.catalog.config.base_path)
+    served.data = json.loads(build.files["map/points.json"])
+    yield served
+    served.close()
+
+
+def open_map(page, served, suffix=""):
+    page.goto(served.url + "map/" + suffix)
+    page.wait_for_selector("#map-app[data-state=ready]")
+
+
+def number_of(served, title: str) -> int:
+    return served.data["title"].index(title)
+
+
+def dot(page, n: int) -> dict:
+    return page.evaluate("n => papersiteMap.locate(n)", n)
+
+
+def listed(page) -> list[str]:
+    return page.eval_on_selector_all("#map-list a", "links => links.map(a => a.textContent)")
+
+
+def test_hover_shows_the_title_and_a_click_opens_the_paper(page, served):
+    open_map(page, served)
+    n = number_of(served, "Diffusion Paper 3")
+    at = dot(page, n)
+    page.mouse.move(at["x"], at["y"])
+    page.wait_for_selector("#map-tooltip:not([hidden])")
+    assert page.text_content("#map-tooltip") == "Diffusion Paper 3"
+    with page.expect_navigation():
+        page.mouse.click(at["x"], at["y"])
+    assert page.url == served.url + "papers/diffusion-3/"
+    assert page.console_errors == []
+
+
+def test_every_paper_is_in_the_list_and_reachable_by_keyboard(page, served):
+    open_map(page, served)
+    assert sorted(listed(page)) == sorted(served.data["title"])
+    assert page.text_content("#map-status") == "13 papers."
+    page.focus("#map-canvas")
+    page.keyboard.press("Tab")  # canvas -> the first list entry (no control between them)
+    while not page.evaluate("document.activeElement.classList.contains('map-list-link')"):
+        page.keyboard.press("Tab")
+    first = page.evaluate("document.activeElement.textContent")
+    assert page.text_content("#map-tooltip") == first  # focusing an entry shows its dot's title
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/papers/**")
+    assert page.text_content("h1") == first
+
+
+def test_dragging_a_box_lists_the_papers_inside_it(page, served):
+    open_map(page, served)
+    inside = [number_of(served, f"Bandit Paper {i}") for i in range(6)]
+    points = [dot(page, n) for n in inside]
+    left, right = min(p["x"] for p in points) - 5, max(p["x"] for p in points) + 5
+    top, bottom = min(p["y"] for p in points) - 5, max(p["y"] for p in points) + 5
+    everyone = [dot(page, n) for n in range(len(served.data["title"]))]
+    expected = sorted(served.data["title"][n] for n, p in enumerate(everyone)
+                      if left <= p["x"] <= right and top <= p["y"] <= bottom)
+    page.mouse.move(left, top)
+    page.mouse.down()
+    page.mouse.move((left + right) / 2, (top + bottom) / 2, steps=3)
+    page.mouse.move(right, bottom, steps=3)
+    page.mouse.up()
+    page.wait_for_selector("#map-clear:not([hidden])")
+    assert sorted(listed(page)) == expected
+    assert {f"Bandit Paper {i}" for i in range(6)} <= set(expected)
+    assert "in the box you drew" in page.text_content("#map-status")
+    page.click("#map-clear")
+    assert len(listed(page)) == len(served.data["title"])
+
+
+def test_highlighting_words_and_search_results(page, served):
+    open_map(page, served)
+    page.fill("#map-find", "diffusion paper")
+    page.wait_for_function("() => document.getElementById('map-status').textContent.includes('highlighted')")
+    assert sorted(listed(page)) == [f"Diffusion Paper {i}" for i in range(6)]
+    refs = ".".join(format(number_of(served, f"Bandit Paper {i}"), "x") for i in (1, 2))  # base 36 < 16 too
+    open_map(page, served, f"#q=bandit&refs={refs}")
+    assert sorted(listed(page)) == ["Bandit Paper 1", "Bandit Paper 2"]
+    assert "search results for \u201cbandit\u201d" in page.text_content("#map-status")
+
+
+def test_zoom_and_pan_keep_the_list_to_what_is_in_view(page, served):
+    open_map(page, served)
+    page.focus("#map-canvas")
+    for _ in range(6):
+        page.keyboard.press("+")
+    page.wait_for_function("() => document.getElementById('map-status').textContent.includes('in view')")
+    assert len(listed(page)) < len(served.data["title"])
+    page.keyboard.press("0")
+    page.wait_for_function("() => document.getElementById('map-status').textContent === '13 papers.'")
+    page.keyboard.press("ArrowLeft")
+    assert page.console_errors == []
+
+
+def test_a_hostile_title_is_shown_as_text(page, served):
+    open_map(page, served)
+    n = number_of(served, HOSTILE)
+    at = dot(page, n)
+    page.mouse.move(at["x"], at["y"])
+    page.wait_for_selector("#map-tooltip:not([hidden])")
+    assert page.text_content("#map-tooltip") == HOSTILE
+    assert HOSTILE in listed(page)
+    assert page.evaluate("typeof window.__pwned") == "undefined"
+    assert page.query_selector("#map-app img") is None
+    link = page.get_attribute(f'#map-list a[data-number="{n}"]', "href")
+    assert link == "/repo/papers/hostile/"
+
+
+def test_search_results_open_highlighted_on_the_map(page, served):
+    page.goto(served.url + "search/?q=diffusion")
+    page.wait_for_selector("#search-results .search-result-link")
+    found = page.eval_on_selector_all("#search-results .search-result-link", "links => links.map(a => a.textContent)")
+    assert len(found) == 6
+    with page.expect_navigation():
+        page.click("a.search-on-map")
+    page.wait_for_selector("#map-app[data-state=ready]")
+    assert sorted(listed(page)) == sorted(found)
+    assert "search results for \u201cdiffusion\u201d" in page.text_content("#map-status")
+    assert page.console_errors == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_serious_axe_violations(page, served, scheme):
+    from axe_playwright_python.sync_playwright import Axe
+
+    from tests.browser.test_a11y import serious
+
+    page.emulate_media(color_scheme=scheme)
+    open_map(page, served)
+    page.fill("#map-find", "bandit")
+    page.wait_for_function("() => document.getElementById('map-status').textContent.includes('highlighted')")
+    assert serious(Axe().run(page)) == []

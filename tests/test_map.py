@@ -1,0 +1,170 @@
+"""The paper map: map/ and its data file, built into a real site and read back."""
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import html5lib
+import pytest
+
+from papersite import paper_map
+from papersite.map_data import browser_slug
+from tests.conftest import TinySite
+
+DIFFUSION = ["Score-based diffusion models denoise images step by step with a learned score network.",
+             "Denoising diffusion sampling of images, faster: fewer score network steps, same image quality.",
+             "Latent diffusion models generate images from text with a denoising score network.",
+             "Guidance for diffusion image generation: the score network steers denoising.",
+             "Consistency of diffusion samplers: denoising images with one score network evaluation.",
+             "Video diffusion: denoising frames of images jointly with a shared score network."]
+BANDITS = ["Regret bounds for contextual bandits with linear rewards and exploration bonuses.",
+           "Thompson sampling for multi-armed bandits: regret of exploration under linear rewards.",
+           "Adversarial bandits with delayed rewards: a regret bound for exploration.",
+           "Best-arm identification in bandits: exploration until the rewards separate, with regret.",
+           "Batched bandits: regret when rewards arrive in rounds and exploration is limited.",
+           "Dueling bandits with preference rewards and logarithmic regret from exploration."]
+
+
+def two_topic_site(root) -> TinySite:
+    site = TinySite(root)
+    for i, body in enumerate(DIFFUSION):
+        site.paper(f"diffusion-{i}", id=f"d{i}", title=f"Diffusion Paper {i}", topics="[generative-models]", body=body)
+    for i, body in enumerate(BANDITS):
+        site.paper(f"bandit-{i}", id=f"b{i}", title=f"Bandit Paper {i}", topics="[learning-theory]", body=body)
+    return site
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    site = two_topic_site(tmp_path_factory.mktemp("map") / "site")
+    build, _ = site.build()
+    return site, build
+
+
+def points_of(build) -> dict:
+    return json.loads(build.files["map/points.json"])
+
+
+def urls_of(data: dict, base_path: str) -> list[str]:
+    """map.js's rule: a number is the length of the slugified title's start."""
+    return [f"{base_path}papers/{browser_slug(title)[:slug] if isinstance(slug, int) else slug}/"
+            for title, slug in zip(data["title"], data["slug"])]
+
+
+def test_every_paper_is_on_the_map_and_links_to_its_page(built):
+    site, build = built
+    data = points_of(build)
+    count = len(build.catalog.papers)
+    assert len(data["x"]) == len(data["y"]) == len(data["title"]) == len(data["topic"]) == count == 12
+    assert all(0 <= v < data["grid"] for v in data["x"] + data["y"])
+    assert sum(n for _, n in data["venues"]) == count
+    base = build.catalog.config.base_path
+    links = urls_of(data, base)
+    assert sorted(links) == sorted(f"{base}papers/{p.slug}/" for p in build.catalog.papers)
+    for link in links:  # every link is a page of the site
+        assert link[len(base):] + "index.html" in build.files
+    assert {data["topics"][t] for t in data["topic"]} == {"Generative Models", "Learning Theory"}
+
+
+def test_papers_about_the_same_thing_sit_together(built):
+    _, build = built
+    data = points_of(build)
+    points = list(zip(data["x"], data["y"]))
+    groups = ["Diffusion" in title for title in data["title"]]
+    same, other = [], []
+    for i, a in enumerate(points):
+        for j, b in enumerate(points[:i]):
+            (same if groups[i] == groups[j] else other).append(math.dist(a, b))
+    assert sum(same) / len(same) < 0.6 * sum(other) / len(other)
+
+
+def test_the_map_is_linked_from_home_and_the_navigation(built):
+    _, build = built
+    base = build.catalog.config.base_path
+    for page in ("index.html", "papers/index.html", "papers/diffusion-0/index.html"):
+        document = html5lib.parse(build.files[page], namespaceHTMLElements=False)
+        nav = document.find(".//nav[@class='site-nav']")
+        assert f"{base}map/" in [a.get("href") for a in nav.iter("a")], page
+    home = html5lib.parse(build.files["index.html"], namespaceHTMLElements=False)
+    assert f"{base}map/" in [a.get("href") for a in home.find(".//main").iter("a")]
+    page = html5lib.parse(build.files["map/index.html"], namespaceHTMLElements=False)
+    app = page.find(".//*[@id='map-app']")
+    assert app.get("data-points") == f"{base}map/points.json"
+    scripts = [s.get("src") for s in page.iter("script") if s.get("src")]
+    assert f"{base}static/map.js" in scripts
+    sitemap = build.files["sitemap.xml"].decode()
+    assert "/map/<" in sitemap and "points.json" not in sitemap
+
+
+def test_rebuilds_are_byte_identical_and_reuse_the_layout(built, tmp_path, monkeypatch):
+    site, build = built
+    again, _ = site.build(tmp_path / "again")
+    assert again.files["map/points.json"] == build.files["map/points.json"]
+    calls = []
+    monkeypatch.setattr(paper_map, "layout", lambda texts: calls.append(texts) or [(0, 0)] * len(texts))
+    texts = [f"text {i}" for i in range(5)]
+    first = paper_map.cached_layout(texts)
+    assert paper_map.cached_layout(list(texts)) == first
+    assert len(calls) == 1
+    paper_map.cached_layout(texts[:4])
+    assert len(calls) == 2
+
+
+def test_layout_is_a_pure_function_of_the_texts():
+    texts = DIFFUSION + BANDITS
+    assert paper_map.layout(texts) == paper_map.layout(list(texts))
+    assert paper_map.layout([]) == []
+    assert paper_map.layout(["alone"]) == [(paper_map.GRID // 2, paper_map.GRID // 2)]
+    two = paper_map.layout(["same words here", "same words here"])  # no term tells them apart
+    assert len(two) == 2 and all(0 <= v < paper_map.GRID for p in two for v in p)
+
+
+def test_another_process_computes_the_same_layout():
+    """No state of this process (a warm cache, the BLAS set-up) decides where papers go."""
+    code = ("import json, sys; from papersite import paper_map; from tests.test_map import DIFFUSION, BANDITS; "
+            "print(json.dumps(paper_map.layout(DIFFUSION + BANDITS)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parent.parent).stdout
+    assert [tuple(p) for p in json.loads(out)] == paper_map.layout(DIFFUSION + BANDITS)
+
+
+def test_a_hostile_title_is_data_not_markup(tmp_path):
+    site = TinySite(tmp_path / "site")
+    title = "</script><script>alert(1)</script> \"quoted\" & 'single' <img src=x onerror=alert(1)>"
+    site.write("content/icml-2024/hostile.md",
+               f"---\nid: h\ntitle: '{title.replace(chr(39), chr(39) * 2)}'\nvenue: icml-2024\nyear: 2024\n---\nBody.\n")
+    site.paper("plain", id="p", title="Plain", body="Another body.")
+    build, _ = site.build()
+    raw = build.files["map/points.json"]
+    assert b"<" not in raw and b">" not in raw and b"&" not in raw  # escaped as \u003c etc.
+    data = json.loads(raw)
+    assert title in data["title"]
+    hostile = data["title"].index(title)
+    assert data["slug"][hostile] in ("hostile", len("hostile")) or urls_of(data, "/")[hostile] == "/papers/hostile/"
+    assert urls_of(data, "/")[hostile] == "/papers/hostile/"
+
+
+def test_a_slug_that_is_not_its_title_is_written_out(tmp_path):
+    site = TinySite(tmp_path / "site")
+    site.paper("my-own-name", id="a", title="Quite Another Title")
+    site.paper("ecole-theorie", id="b", title="École théorie")  # not ASCII: written out
+    site.paper("a-long-title", id="c", title="A Long Title, Cut Short by the Importer")
+    build, _ = site.build()
+    data = points_of(build)
+    slugs = dict(zip(data["title"], data["slug"]))
+    assert slugs == {"Quite Another Title": "my-own-name", "École théorie": "ecole-theorie",
+                     "A Long Title, Cut Short by the Importer": len("a-long-title")}
+
+
+def test_papers_are_numbered_as_the_search_numbers_them(built):
+    """The search page sends its results to the map as paper numbers."""
+    _, build = built
+    data = points_of(build)
+    per_file = json.loads(build.files["search/docs.json"])["perFile"]
+    for n, title in enumerate(data["title"]):
+        record = json.loads(build.files[f"search/d/{n // per_file}.json"])[str(n)]
+        assert record["title"] == title
+        assert urls_of(data, build.catalog.config.base_path)[n] == record["url"]

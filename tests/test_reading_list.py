@@ -1,0 +1,44 @@
+"""The reading list's pages and buttons, in a built site (the browser side: tests/browser/test_reading_list.py)."""
+from __future__ import annotations
+
+import html5lib
+
+from tests.conftest import TinySite
+
+
+def parse(data: bytes):
+    return html5lib.parse(data, namespaceHTMLElements=False)
+
+
+def scripts(document) -> list[str]:
+    return [s.get("src") for s in document.iter("script") if s.get("src")]
+
+
+def test_reading_list_page_save_buttons_and_links(tmp_path):
+    site = TinySite(tmp_path / "site")
+    title = "Quotes \" and ' and <b>tags</b> & $x^2$"
+    site.write("content/icml-2024/hostile.md",
+               f"---\nid: h\ntitle: '{title.replace(chr(39), chr(39) * 2)}'\nvenue: icml-2024\nyear: 2024\n---\nBody.\n")
+    build, _ = site.build()
+    base = build.catalog.config.base_path
+
+    page = parse(build.files["reading-list/index.html"])
+    assert page.find(".//meta[@name='robots']").get("content") == "noindex"  # what one browser saved
+    assert f"{base}static/reading-list.js" in scripts(page)
+    assert page.find(".//*[@id='reading-list']").get("data-papers") == f"{base}papers/"
+    assert "reading-list/" not in build.files["sitemap.xml"].decode()
+    nav = page.find(".//nav[@class='site-nav']")
+    assert f"{base}reading-list/" in [a.get("href") for a in nav.iter("a")]
+
+    paper = parse(build.files["papers/hostile/index.html"])
+    button = paper.find(".//button[@data-save]")
+    assert button.get("data-save") == "hostile" and button.get("type") == "button"
+    assert button.get("data-title") == "Quotes \" and ' and <b>tags</b> & x^2"  # plain text, as an attribute
+    assert button.get("hidden") is not None  # shown by the script, so no dead button without it
+    assert f"{base}static/reading-list.js" in scripts(paper)
+    assert paper.find(".//pre[@id='bibtex']") is not None  # the entry the BibTeX export reads
+
+    search = scripts(parse(build.files["search/index.html"]))  # Save buttons on results: loaded first
+    assert search.index(f"{base}static/reading-list.js") < search.index(f"{base}static/search.js")
+    for fmt in ("ris", "json"):
+        assert f"papers/hostile/cite.{fmt}" in build.files
