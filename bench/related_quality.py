@@ -61,7 +61,9 @@ def score(related_lists: list[list[int]], peers: list[set[int]]) -> dict:
 
 def run(texts: list[tuple[str, str]], counter=None) -> tuple[list[list[int]], float]:
     ids = [f"p{n:05d}" for n in range(len(texts))]
-    saved = related.RelatedIndex._counts
+    saved, saved_terms = related.RelatedIndex._counts, related.TERMS_PER_PAPER
+    if isinstance(counter, int):  # a number of terms per paper
+        related.TERMS_PER_PAPER, counter = counter, None
     if counter is not None:
         related.RelatedIndex._counts = lambda self, parts: self._numbered(counter(parts))
     try:
@@ -69,7 +71,7 @@ def run(texts: list[tuple[str, str]], counter=None) -> tuple[list[list[int]], fl
         lists = related.RelatedIndex().update(dict(zip(ids, texts)))
         seconds = time.perf_counter() - start
     finally:
-        related.RelatedIndex._counts = saved
+        related.RelatedIndex._counts, related.TERMS_PER_PAPER = saved, saved_terms
     number = {pid: n for n, pid in enumerate(ids)}
     return [[number[o] for o in lists[pid]] for pid in ids], seconds
 
@@ -125,7 +127,7 @@ def bigrams_title_twice(parts) -> Counter:
 
 
 VARIANTS: dict = {"baseline": None, "bigrams": with_bigrams, "title2": title_twice,
-                  "bigrams+title2": bigrams_title_twice}
+                  "bigrams+title2": bigrams_title_twice, "terms25": 25, "terms40": 40, "terms60": 60}
 
 if __name__ == "__main__":
     main(sys.argv[1:])

@@ -58,7 +58,7 @@ SYLLABLES = "ra ne to vi ka lo mi su de po ga ri ze fu ba tor gen lex mor quan s
 SEEDS = sorted((ROOT / "tests" / "fixtures" / "seeds").glob("*.txt"))
 MATH = re.compile(r"\$[^$\n]+\$")
 URL = re.compile(r"https?://|www\.|github")
-QUOTE_MARKS = "\"'`\u201c\u201d\u2018\u2019"
+QUOTE_MARKS = re.compile("``|''|[\"\u201c\u201d]")
 
 
 class Language:
@@ -74,7 +74,7 @@ class Language:
         self.starts: list[str] = []
         for abstract in abstracts:
             # Links and quotes are added at their real rates (see abstract), not learnt from the seeds.
-            words = [w.strip(QUOTE_MARKS) for w in MATH.sub(" MATH ", abstract).split() if not URL.search(w)]
+            words = [QUOTE_MARKS.sub("", w) for w in MATH.sub(" MATH ", abstract).split() if not URL.search(w)]
             words = [w for w in words if w]
             self.starts.append(words[0])
             for a, b in zip(words, words[1:]):
@@ -94,7 +94,8 @@ class Language:
                 words.append(rng.choice(jargon))  # the paper's own method names recur in its abstract
             word = rng.choice(self.next.get(word) or self.starts)
         if rng.random() < MATH_SHARE:
-            for _ in range(min(len(words), 1 + int(rng.expovariate(1 / (MATH_SPANS - 1))))):
+            # 1 + a geometric number: MATH_SPANS on average
+            for _ in range(min(len(words), 1 + int(rng.expovariate(math.log(MATH_SPANS / (MATH_SPANS - 1)))))):
                 words.insert(rng.randrange(len(words) + 1), rng.choice(self.math))
         if rng.random() < QUOTE_SHARE:
             at = rng.randrange(len(words))
@@ -108,17 +109,17 @@ class Language:
 
 # Calibrated on the real ICML 2024 abstracts (bench/corpus_stats.py): words per
 # abstract p10/p50/p90 122/165/207; 19.8% of abstracts hold $TeX$, 4 spans each
-# on average; 18.0% a URL (nearly all a code link at the end); 5.7% quotes.
+# on average; 18.0% a URL (nearly all a code link at the end); 7.7% quotes.
 LENGTH_MEDIAN, LENGTH_SPREAD, LENGTH_RANGE = 160, 0.20, (60, 300)  # generated words, before math and links
 MATH_SHARE, MATH_SPANS = 0.198, 4.0
-URL_SHARE, QUOTE_SHARE = 0.18, 0.057
+URL_SHARE, QUOTE_SHARE = 0.18, 0.077
 QUOTE_STYLES = [('"', '"')] * 4 + [("\u201c", "\u201d"), ("``", "''")]  # as often as in the real ones
 CODE_SENTENCES = ["Code is available at https://github.com/{user}/{repo}.",
                   "Our code is publicly available at https://github.com/{user}/{repo}.",
                   "The code and models are released at https://github.com/{user}/{repo}",
                   "Project page: https://{user}.github.io/{repo}."]
-RARE_SHARE = 0.25  # share of the chain's lower-case words replaced by a subfield's or the long tail's
-FIELD_SHARE = 0.8  # of those, the share from the paper's subfield
+RARE_SHARE = 0.35  # share of the chain's lower-case words replaced by a subfield's or the long tail's
+FIELD_SHARE = 0.5  # of those, the share from the paper's subfield
 
 
 def length(rng: random.Random) -> int:
