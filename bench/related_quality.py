@@ -87,7 +87,12 @@ def run(texts: list[tuple[str, str]], counter=None) -> tuple[list[list[int]], fl
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variants", default="baseline")
+    parser.add_argument("--consistency", action="store_true",
+                        help="only print the related papers of every 'consisten*' title, in a catalog of the "
+                             "ICML papers and this repository's content/ (where TCM is), at 25 and 40 terms")
     args = parser.parse_args(argv)
+    if args.consistency:
+        return consistency_examples()
     papers = real_papers()
     texts = [(p.title, plain_text(p.abstract)) for p in papers]
     peers = author_signal(papers)
@@ -144,6 +149,23 @@ def dense(texts: list[tuple[str, str]], name: str) -> tuple[list[list[int]], flo
     np.fill_diagonal(scores, -np.inf)
     lists = [list(np.argsort(-row, kind="stable")[:5]) for row in scores]
     return lists, time.perf_counter() - start
+
+
+def consistency_examples() -> None:
+    import yaml
+    from papersite.content import find_content_files, split_front_matter
+    texts = {f"icml-{n:05d}": (p.title, plain_text(p.abstract)) for n, p in enumerate(real_papers())}
+    for path in find_content_files(ROOT / "content"):
+        front, body, _ = split_front_matter(path.read_text(encoding="utf-8"))
+        texts[path.name] = (yaml.safe_load(front)["title"], plain_text(body))
+    for terms in (25, 40):
+        related.TERMS_PER_PAPER, saved = terms, related.TERMS_PER_PAPER
+        lists = related.RelatedIndex().update(texts)
+        related.TERMS_PER_PAPER = saved
+        print(f"\n{terms} terms a paper:")
+        for pid, (title, _) in texts.items():
+            if "onsisten" in title:
+                print(f"  {title[:70]}\n" + "".join(f"    -> {texts[o][0][:70]}\n" for o in lists[pid]), end="")
 
 
 def words(text: str) -> list[str]:
