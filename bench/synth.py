@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import itertools
 import math
 import random
 import re
