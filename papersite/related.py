@@ -1,8 +1,11 @@
-"""Related papers by text similarity (TF-IDF cosine), without an O(n^2) scan.
+"""Related papers by text similarity (TF-IDF cosine).
 
 Each paper keeps only its most distinctive terms; candidates are the papers
-sharing one of them, found through an inverted index. That keeps the work
-roughly linear, which matters at tens of thousands of papers.
+sharing one of them, found through an inverted index. A build scores every
+paper against every candidate with numpy, a block of papers at a time (a dense
+block of scores: on real vocabularies common terms have long postings, and
+accumulating their products in Python dicts cost most of the build); an edit
+rescores the few papers it touches with the same integers in plain Python.
 
 Weights are rounded to integers after normalising, so a similarity is an exact
 integer: the same whichever of the two papers it is computed from, in
@@ -18,11 +21,15 @@ from array import array
 from collections import Counter
 from itertools import chain
 
+import numpy as np
+
 from .parallel import parallel_map
 
-TERMS_PER_PAPER = 25
+TERMS_PER_PAPER = 25  # 40 find the topic better but triple the cost of an edit (docs/performance.md)
 COUNT = 5  # related papers per paper
-SCALE = 1 << 24  # weight resolution: scores are sums of at most 25 products below 2**48
+SCALE = 1 << 24  # weight resolution: a score is at most SCALE**2 = 2**48 (Cauchy-Schwarz)
+BLOCK_CELLS = 1 << 22  # scores held at once per block (32 MB of float64)
+GROUPS = 64  # stretches of a row of scores whose maxima bound its top (see _BlockScorer._floor)
 WORD = re.compile(r"[a-z][a-z0-9]+")
 STOP_WORDS = frozenset("""
 a about above after again against all also although among an and any are as at be because been
@@ -56,6 +63,11 @@ class _Stems(dict):
 
 
 _STEMS = _Stems()
+
+
+def _norm(weights: list[float]) -> float:
+    """Euclidean norm, exactly rounded whatever the order of the weights (math.fsum)."""
+    return math.sqrt(math.fsum(w * w for w in weights)) or 1.0
 
 
 def _log1(n: int) -> float:
@@ -101,7 +113,8 @@ class RelatedIndex:
         self.idf: dict[int, float] = {}  # terms in more than one paper
         self.vectors: list[tuple[array, array]] = []  # per paper: top terms, their integer weights
         self.floors: list[tuple[float, str] | None] = []  # weakest key kept in a full top, else None
-        self.postings: dict[int, tuple[array, array]] = {}  # term -> papers with it on top, weights
+        self.postings: dict[int, tuple[array, array]] | None = None  # term -> papers with it on top,
+        # their weights; made when edits begin (a build scores with _BlockScorer)
         self.best: list[list[tuple[int, int]]] = []  # per paper: (score, paper), best first
         self.related: dict[str, list[str]] = {}
 
@@ -136,6 +149,14 @@ class RelatedIndex:
         """Make now what the first edit would otherwise wait for (the preview calls
         this after its first build: 0.2 s at 10,000 papers)."""
         self._holders()
+        self._posted()
+
+    def _posted(self) -> dict[int, tuple[array, array]]:
+        if self.postings is None:
+            self.postings = {}
+            for paper in range(len(self.ids)):
+                self._post(paper, +1)
+        return self.postings
 
     def _holders(self) -> dict[int, array]:
         """Term -> the papers whose text holds it. Only edits need it (to find the
@@ -165,14 +186,41 @@ class RelatedIndex:
         log1 = _LOG1 if max(counts, default=0) < len(_LOG1) else [_log1(n) for n in range(max(counts) + 1)]
         weights = [(log1[n] * w, words[t], t) for t, n in zip(terms, counts) if (w := idf.get(t)) is not None]
         top = heapq.nlargest(TERMS_PER_PAPER, weights)
-        norm = math.sqrt(sum(w * w for w, _, _ in top)) or 1.0
+        norm = _norm([w for w, _, _ in top])
         vector = array("i", [t for _, _, t in top]), array("i", [round(w / norm * SCALE) for w, _, _ in top])
         return vector, top[-1][:2] if len(top) == TERMS_PER_PAPER else None
+
+    def _all_vectors(self) -> None:
+        """_vector_of for every paper at once, with numpy: the same top terms, the same integers."""
+        docs, idf, words = self.docs, self.idf, self.words
+        lengths = np.fromiter((len(terms) for terms, _ in docs), np.int64, len(docs))
+        terms = np.concatenate([np.frombuffer(t, np.int32) for t, _ in docs] or [np.zeros(0, np.int32)])
+        counts = np.concatenate([np.frombuffer(c, np.int32) for _, c in docs] or [np.zeros(0, np.int32)])
+        idf_of = np.full(len(words), np.nan)
+        idf_of[np.fromiter(idf, np.int64, len(idf))] = np.fromiter(idf.values(), np.float64, len(idf))
+        log1 = np.array([_log1(n) for n in range(int(counts.max(initial=0)) + 1)])  # math.log's values
+        weight = log1[counts] * idf_of[terms]
+        known = ~np.isnan(weight)  # terms of one paper have no IDF
+        paper, weight, terms = np.repeat(np.arange(len(docs)), lengths)[known], weight[known], terms[known]
+        rank = np.empty(len(words), np.int64)
+        rank[sorted(range(len(words)), key=words.__getitem__)] = np.arange(len(words))
+        order = np.lexsort((-rank[terms], -weight, paper))  # per paper, as heapq.nlargest((w, word, t))
+        paper, weight, terms = paper[order], weight[order], terms[order]
+        starts = np.searchsorted(paper, np.arange(len(docs) + 1))
+        top = np.arange(len(paper)) - starts[paper] < TERMS_PER_PAPER
+        paper, weight, terms = paper[top], weight[top], terms[top]
+        starts = np.searchsorted(paper, np.arange(len(docs) + 1)).tolist()
+        norms = np.array([_norm(weight[a:b].tolist()) for a, b in zip(starts, starts[1:])])
+        integers = np.rint(weight / norms[paper] * SCALE).astype(np.int64).tolist()
+        terms, weights = terms.tolist(), weight.tolist()
+        for number, (a, b) in enumerate(zip(starts, starts[1:])):
+            self.vectors[number] = array("i", terms[a:b]), array("i", integers[a:b])
+            self.floors[number] = (weights[b - 1], words[terms[b - 1]]) if b - a == TERMS_PER_PAPER else None
 
     def _scores(self, paper: int) -> dict[int, int]:
         """Similarity of `paper` with every paper sharing a top term with it."""
         scores: dict[int, int] = {}
-        get, postings = scores.get, self.postings
+        get, postings = scores.get, self._posted()
         for term, weight in zip(*self.vectors[paper]):
             for other, w in zip(*postings[term]):
                 scores[other] = get(other, 0) + weight * w
@@ -193,6 +241,7 @@ class RelatedIndex:
         self.related[self.ids[paper]] = [self.ids[o] for _, o in best]
 
     def _post(self, paper: int, sign: int) -> None:
+        """Add the paper to (or remove it from) the postings of its top terms."""
         for term, weight in zip(*self.vectors[paper]):
             papers, weights = self.postings.get(term) or self.postings.setdefault(term, (array("i"), array("i")))
             if sign > 0:
@@ -212,13 +261,12 @@ class RelatedIndex:
         self.df = Counter(chain.from_iterable(terms for terms, _ in self.docs))
         self.idf = {term: math.log(1 + len(ids) / n) for term, n in self.df.items() if n > 1}
         self.vectors, self.floors = [(array("i"), array("i"))] * len(ids), [None] * len(ids)
-        self.postings, self.best, self.related = {}, [[]] * len(ids), {}
+        self.postings, self.best, self.related = None, [[]] * len(ids), {}
         self.holders = None
+        self._all_vectors()
         papers = range(len(ids))
-        for paper, (vector, floor) in zip(papers, parallel_map(self._vector_of, papers)):
-            self.vectors[paper], self.floors[paper] = vector, floor
-            self._post(paper, +1)
-        for paper, best in zip(papers, parallel_map(lambda paper: self._best_of(self._scores(paper)), papers)):
+        scorer = _BlockScorer(self.vectors, self.count)
+        for paper, best in zip(papers, chain.from_iterable(parallel_map(scorer.best, scorer.blocks()))):
             self._keep(paper, best)
 
     def _edit(self, changed: list[int], texts: dict[str, str]) -> None:
@@ -284,3 +332,68 @@ class RelatedIndex:
                 gained = {o: s for o, s in gained.items() if s > weakest[0] or s == weakest[0] and o < weakest[1]}
             if gained:
                 self._rank(paper, {o: s for s, o in best} | gained)
+
+
+class _BlockScorer:
+    """Every paper's best `count` (score, paper) pairs, as `RelatedIndex._best_of(_scores(...))`
+    gives them, for a block of papers at once.
+
+    A paper's vector entry (term, weight) meets every paper on that term's
+    postings; their products, summed into a dense row of scores per paper of
+    the block, are the same integers the dict-based `_scores` sums (float64
+    holds integers up to 2**53 exactly, and no score exceeds 2**48).
+    """
+
+    def __init__(self, vectors: list[tuple[array, array]], count: int):
+        self.count, self.size = count, len(vectors)
+        lengths = np.fromiter((len(terms) for terms, _ in vectors), np.int64, len(vectors))
+        self.starts = np.concatenate(([0], np.cumsum(lengths)))  # a paper's entries, CSR
+        self.terms = np.fromiter(chain.from_iterable(t for t, _ in vectors), np.int64, int(self.starts[-1]))
+        self.weights = np.fromiter(chain.from_iterable(w for _, w in vectors), np.float64, int(self.starts[-1]))
+        # Postings: entries ordered by term, then paper.
+        order = np.argsort(self.terms, kind="stable")
+        self.posted_papers = np.repeat(np.arange(len(vectors)), lengths)[order]
+        self.posted_weights = self.weights[order]
+        width = int(self.terms.max()) + 1 if len(self.terms) else 0
+        self.posting_starts = np.searchsorted(self.terms[order], np.arange(width))
+        self.posting_lengths = np.bincount(self.terms, minlength=width)
+
+    def _floor(self, scores: np.ndarray) -> np.ndarray:
+        """Per row, a score that at least `count` scores of the row reach (and at least 1).
+
+        The `count`-th largest of the maxima of GROUPS stretches of the row:
+        each maximum is another score, so `count` scores reach it. Far cheaper
+        than partitioning whole rows, and it leaves few others above it."""
+        size = scores.shape[1]
+        groups = min(size, GROUPS)
+        maxima = np.maximum.reduceat(scores, np.arange(groups) * size // groups, axis=1)
+        count = min(self.count, groups)
+        return np.maximum(np.partition(maxima, groups - count, axis=1)[:, groups - count], 1)
+
+    def blocks(self, cells: int = BLOCK_CELLS) -> list[tuple[int, int]]:
+        step = max(1, cells // max(self.size, 1))
+        return [(start, min(start + step, self.size)) for start in range(0, self.size, step)]
+
+    def best(self, block: tuple[int, int]) -> list[list[tuple[int, int]]]:
+        first, stop = block
+        size, rows = self.size, stop - first
+        entries = slice(self.starts[first], self.starts[stop])
+        terms = self.terms[entries]
+        lengths = self.posting_lengths[terms]
+        # Entry e of the block meets postings[start[e] : start[e] + lengths[e]].
+        total = int(lengths.sum())
+        offsets = np.cumsum(lengths) - lengths
+        positions = np.arange(total) + np.repeat(self.posting_starts[terms] - offsets, lengths)
+        owners = np.repeat(np.repeat(np.arange(rows), np.diff(self.starts[first:stop + 1])), lengths)
+        products = np.repeat(self.weights[entries], lengths) * self.posted_weights[positions]
+        scores = np.bincount(owners * size + self.posted_papers[positions], weights=products,
+                             minlength=rows * size).reshape(rows, size)
+        scores[np.arange(rows), np.arange(first, stop)] = 0  # a paper is not related to itself
+        row, other = np.nonzero(scores >= self._floor(scores)[:, None])  # the best and more, few
+        value = scores[row, other]
+        order = np.lexsort((other, -value, row))  # by paper, then best score, then lowest number
+        best: list[list[tuple[int, int]]] = [[] for _ in range(rows)]
+        for r, o, v in zip(row[order].tolist(), other[order].tolist(), value[order].tolist()):
+            if len(best[r]) < self.count:
+                best[r].append((int(v), o))
+        return best

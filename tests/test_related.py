@@ -4,6 +4,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from papersite import related
 from papersite.related import RelatedIndex, find_related
 
 SEEDS = sorted((Path(__file__).parent / "fixtures" / "seeds").glob("*.txt"))
@@ -62,6 +63,24 @@ def test_adding_and_removing_papers_starts_over():
     assert index.update(parts(texts)) == find_related(texts)
     del texts["p0002"]
     assert index.update(parts(texts)) == find_related(texts)
+
+
+def test_a_build_scores_as_an_edit_does():
+    """A build scores in numpy blocks, an edit in Python dicts: the same integers, the
+    same lists, ties (copies of a text) to the lowest number, at any block size."""
+    rng = random.Random(11)
+    texts = corpus(rng, 120)
+    texts.update({f"q{i:04d}": texts["p0007"] for i in range(8)})  # eight ties for p0007's lists
+    index = RelatedIndex()
+    index.update(parts(texts))
+    for paper in range(len(index.ids)):
+        vector, floor = index._vector_of(paper)
+        assert (vector, floor) == (index.vectors[paper], index.floors[paper])
+        assert index._best_of(index._scores(paper)) == index.best[paper]
+    assert index.related["p0007"] == ["q0000", "q0001", "q0002", "q0003", "q0004"]
+    small_blocks = related._BlockScorer(index.vectors, index.count)
+    assert [b for block in small_blocks.blocks(cells=7 * len(index.ids)) for b in small_blocks.best(block)] \
+        == index.best
 
 
 def by_word(index: RelatedIndex) -> list[dict[str, int]]:
