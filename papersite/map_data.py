@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Sequence
 from .catalog import Catalog
 from .markup import plain_text
 from .paper_map import GRID, cached_layout
-from .search_shards import inert
+from .search.shards import inert
 
 if TYPE_CHECKING:
     from .pages import Abstract

@@ -11,15 +11,17 @@ import re
 import unicodedata
 from bisect import bisect_left, insort
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .. import urls
 from ..catalog import Catalog
 from ..markup import plain_text
 from ..model import Paper
-from ..pages import Abstract
 from . import store as docstore
 from .shards import B, ShardedIndex, shard_name
+
+if TYPE_CHECKING:  # pages imports the map's data, which escapes JSON with search's `inert`
+    from ..pages import Abstract
 
 FIELDS = [
     {"field_name": "title", "boost": 10},
