@@ -1,4 +1,4 @@
-"""Tests for papersite.derive: titles and topics derived from bare abstracts."""
+"""Tests for papersite.importers.titles, title_model and topics: titles and topics derived from bare abstracts."""
 
 import math
 import re
@@ -9,9 +9,10 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from papersite import title_model
-from papersite.derive import MAX_TITLE_LEN, assign_topics, derive_title
-from papersite.title_model import content_f1, degenerate_reason
+from papersite.importers import title_model
+from papersite.importers.titles import MAX_TITLE_LEN, derive_title
+from papersite.importers.topics import assign_topics
+from papersite.importers.title_model import content_f1, degenerate_reason
 
 SEEDS = Path(__file__).parent / "fixtures" / "seeds"
 TAXONOMY = Path(__file__).parent.parent / "papersite" / "default_topics.yaml"
@@ -344,7 +345,7 @@ def test_extra_topics_need_a_meaningful_score():
 def _every_keyword_topics(title: str, abstract: str, topics: list[dict]) -> list[str]:
     """assign_topics by the definition: every keyword of every topic tried against the text
     (what the indexed matcher must reproduce exactly)."""
-    from papersite import derive as d
+    from papersite.importers import topics as d
     t_tok, a_tok = d._tokens(title), d._tokens(abstract)
     scores = []
     for topic in topics:

@@ -19,10 +19,10 @@ from pathlib import Path
 import yaml
 
 from ..content import find_content_files, split_front_matter
-from ..derive import title_is_derived
 from ..errors import Problem, SiteError
 from ..yamlsource import FORBIDDEN_CHARACTERS, load_yaml
 from .identity import family_name, identifiers, title_key
+from .titles import title_is_derived
 
 MANIFEST = ".imported.json"
 HEADER = "# Imported. Edit freely: an edited file is never overwritten by a later import.\n"

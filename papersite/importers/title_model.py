@@ -9,7 +9,7 @@ then the phrase of the abstract, or "Name: phrase", that maximises the expected
 content-word F1 against the unknown real title.
 
 The weights and the per-word rates come from bench/tune_titles.py and ship in
-derive_data.json; everything here is a pure function of the abstract.
+title_model.json; everything here is a pure function of the abstract.
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from itertools import accumulate, chain, compress, repeat
 from operator import itemgetter
 from pathlib import Path
 
-DATA_FILE = Path(__file__).with_name("derive_data.json")
+DATA_FILE = Path(__file__).with_name("title_model.json")
 
 # The stop words of the content-word metric (bench/titles.py): function words
 # that say nothing about what a title is about.
@@ -95,6 +95,123 @@ def degenerate_reason(title: str) -> str | None:
 
 
 # ---------------------------------------------------------------------------
+# Text preparation
+# ---------------------------------------------------------------------------
+
+# Private-use marks around masked math: "\ue0003\ue001" stands for the abstract's 4th $...$ span.
+PLACEHOLDER_OPEN, _PLACEHOLDER_CLOSE = "\ue000", "\ue001"
+_PLACEHOLDER = re.compile(f"{PLACEHOLDER_OPEN}(\\d+){_PLACEHOLDER_CLOSE}")
+
+
+_TEXT_MACRO = re.compile(
+    r"\\(?:textbf|texttt|textit|textsc|textrm|text|mathrm|mathbf|mathtt|mathit|emph)"
+    r"\s*\{([^{}]*)\}"
+)
+
+
+def _mask_math(text: str) -> tuple[str, list[str]]:
+    """Replace $...$ by placeholders so no heuristic looks inside math.
+
+    Math that only wraps text ($\\textbf{\\texttt{Lingual-SMoE}}$) or a number
+    is unwrapped instead: it is prose in disguise.
+    """
+    spans: list[str] = []
+
+    def repl(m: re.Match) -> str:
+        inner = m.group(1)
+        plain = inner
+        for _ in range(3):
+            plain = _TEXT_MACRO.sub(r"\1", plain)
+        plain = plain.strip("{} ")
+        if (plain != inner and not re.search(r"[\\^_{}]", plain)) or re.fullmatch(
+            r"[\d.,%+-]+", plain
+        ):
+            return plain
+        spans.append(m.group(0))
+        return f"{PLACEHOLDER_OPEN}{len(spans) - 1}{_PLACEHOLDER_CLOSE}"
+
+    return re.sub(r"\$([^$]+)\$", repl, text), spans
+
+
+_MD_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_URL = re.compile(r"https?://\S+")
+_BACKTICK_QUOTE = re.compile(r"`([^`'\"]+)'")
+_STRONG = re.compile(r"\*\*(.+?)\*\*")
+_EMPHASIS = re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])")
+_QUOTES = (("’’", '"'), ("''", '"'), ("``", '"'), ("“", '"'), ("”", '"'),
+           ("‘", "'"), ("’", "'"), ("—", " — "), ("–", " – "))
+
+
+def _clean(abstract: str) -> tuple[str, list[str]]:
+    # Each step runs only when its text can match: most abstracts have no math, link or emphasis.
+    # Only the steps that can leave double spaces call for spacing the text again.
+    text = " ".join(abstract.split())
+    spans: list[str] = []
+    respace = False
+    if "$" in text:
+        text, spans = _mask_math(text)
+        text = text.replace("$", "")  # an unbalanced dollar left over from broken math
+        respace = True
+    if "](" in text:
+        text = _MD_LINK.sub(r"\1", text)  # markdown links
+        respace = True
+    if "http" in text:
+        text = _URL.sub("", text)
+        respace = True
+    # Quotes and emphasis become plain double quotes: they often mark a name.
+    for a, b in _QUOTES:
+        if a in text:
+            text = text.replace(a, b)
+            respace = respace or " " in b
+    if "`" in text:
+        text = _BACKTICK_QUOTE.sub(r'"\1"', text)
+    if "*" in text:
+        text = _STRONG.sub(r'"\1"', text)
+        text = _EMPHASIS.sub(r'"\1"', text)
+    return (" ".join(text.split()) if respace else text), spans
+
+
+_ABBREV_END = re.compile(
+    r"\b(?:e\.g|i\.e|et al|etc|vs|cf|Fig|Eq|resp|w\.r\.t|approx|a\.k\.a|aka)\.$", re.I
+)
+
+
+# The space between two sentences (group 1). Matching the punctuation itself, rather than
+# looking behind for it, lets the regex engine skip ahead to the next "." "!" or "?".
+_SENTENCE_GAP = re.compile(r"[.!?](\s+)(?=[A-Z\"(\[\ue000])")
+
+
+def _ends_in_abbreviation(s: str) -> bool:
+    # The longest abbreviation is 7 characters; \b still sees the character before pos.
+    return _ABBREV_END.search(s, max(0, len(s) - 8)) is not None
+
+
+def _split_sentences(text: str) -> list[str]:
+    out: list[str] = []
+    prev = 0
+    for m in _SENTENCE_GAP.finditer(text):
+        part = text[prev:m.start(1)]
+        if out and _ends_in_abbreviation(out[-1]):
+            out[-1] += " " + part
+        else:
+            out.append(part)
+        prev = m.end(1)
+    part = text[prev:]
+    if out and _ends_in_abbreviation(out[-1]):
+        out[-1] += " " + part
+    else:
+        out.append(part)
+    return out
+
+
+def restore_math(s: str, math: list[str]) -> str:
+    """Text with the placeholders of _mask_math put back to the $...$ spans they stand for."""
+    if PLACEHOLDER_OPEN not in s:
+        return s
+    return _PLACEHOLDER.sub(lambda m: math[int(m.group(1))], s)
+
+
+# ---------------------------------------------------------------------------
 # Features
 # ---------------------------------------------------------------------------
 
@@ -126,7 +243,6 @@ def _is_contribution(sentence: str) -> bool:
 
 
 _ACRONYM = re.compile(r"\(([A-Za-z][\w-]{1,15})\)")
-_PLACEHOLDER = "\ue000"  # start of masked $math$ (derive._mask_math)
 _TOKEN_EDGE = "\"'()[]{},.;:!?“”‘’*"
 _PUNCTUATION = re.compile(r"[,;:.!?]")
 _INITIAL_SPLIT = re.compile(r"[-/]")
@@ -212,16 +328,9 @@ def _long_form(acr: str, words: list[str]) -> list[str] | None:
         it = chain.from_iterable(initials[start:])
         if all(c in it for c in letters):
             long = words[start:]
-            ok_start = _piece(long[0])[2] or (_PLACEHOLDER in long[0] and _token(long[0])[1])
+            ok_start = _piece(long[0])[2] or (PLACEHOLDER_OPEN in long[0] and _token(long[0])[1])
             return long if ok_start and _piece(long[-1])[3] else None
     return None
-
-
-@lru_cache(maxsize=1)
-def _text_preparation():
-    """derive's text clean-up, shared by all title code (imported late: derive imports this module)."""
-    from .derive import _clean, _split_sentences
-    return _clean, _split_sentences
 
 
 # A run of tokens a title phrase may be cut from, in the codes of _analyse.
@@ -236,7 +345,6 @@ class Doc:
     the hot path of the importer."""
 
     def __init__(self, abstract: str):
-        _clean, _split_sentences = _text_preparation()
         text, self.math = _clean(abstract)
         sentence_texts = _split_sentences(text) if text else []
         self.sentences = sentences = [t.split() for t in sentence_texts]
@@ -451,7 +559,7 @@ def _make_piece(tok: str, bare: str, stems: tuple[str, ...], low: str) -> tuple[
         return bare, (), False, False, 2
     ends = tok[-1:] in ",.;:!?\"”)]" or tok[:1] in "\"“"
     shown = bare if ends or tok[:1] in "\"“'‘" else tok
-    start = bool(stems) and low not in _BAD_START and not low.endswith("ly") and "\ue000" not in tok
+    start = bool(stems) and low not in _BAD_START and not low.endswith("ly") and PLACEHOLDER_OPEN not in tok
     last = low.rsplit("-", 1)[-1]
     modifiers = _modifiers()
     end = (bool(stems) and low not in _DANGLING and low not in modifiers and last not in modifiers
@@ -539,7 +647,7 @@ def _names(doc: Doc, probs: dict[str, float]) -> list[str]:
         for tok, record in compress(zip(tokens[a:b], records[a:b]), map(_get_name_stems, records[a:b])):
             bare, stems, name_like, _ = record[_INFO]
             # A coined name is rare: "LLMs" or "GPT-4" are in many abstracts and name nothing new.
-            if (name_like and stems and "\ue000" not in tok and bare[:1].isalpha() and len(bare) <= 24
+            if (name_like and stems and PLACEHOLDER_OPEN not in tok and bare[:1].isalpha() and len(bare) <= 24
                     and all(common.get(s, (0, 0))[1] < 4 for s in stems)):
                 found.setdefault(bare, max(probs.get(s, 0.0) for s in stems))
     return sorted(found, key=lambda n: (-found[n], n))[:1]
