@@ -177,9 +177,9 @@ class _Importer:
         self.taken: set[str] = set()
         self.no_venue: dict[str, list[Problem]] = {}  # reason -> the records of this file it stopped
         self.pending: list[tuple[Record | Problem, bool]] = []
-        if self.content.is_dir():  # every URL slug in use, also those of files that do not parse
-            self.taken = {slugify(path.stem) for path in find_content_files(self.content)}
-        self.catalog = scan_catalog(self.content)
+        paths = find_content_files(self.content) if self.content.is_dir() else []
+        self.taken = {slugify(path.stem) for path in paths}  # every URL slug in use, also of files that do not parse
+        self.catalog = scan_catalog(self.content, self.manifest, paths)
         for paper in self.catalog:
             self._remember(paper)
         self.texts: TextIndex | None = None  # made when first needed: a re-import matches by id
