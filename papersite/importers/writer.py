@@ -53,9 +53,12 @@ def render(front: dict, abstract: str, derived: bool) -> bytes:
     return ("---\n" + head + "\n".join(lines) + "\n---\n" + body).encode("utf-8")
 
 
+_JSON_TEXT = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(..., ensure_ascii=False), made once
+
+
 def _flow(value) -> str:
     if isinstance(value, str):
-        return value if PLAIN.fullmatch(value) else json.dumps(value, ensure_ascii=False)
+        return value if PLAIN.fullmatch(value) else _JSON_TEXT(value)
     if isinstance(value, list):
         return "[" + ", ".join(_flow(v) for v in value) + "]"
     if isinstance(value, dict):
@@ -69,7 +72,9 @@ _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml when PyYAML h
 def one_line(text: str) -> str:
     """Text as front matter holds a title or a name: control characters dropped, whitespace
     runs made one space; nothing else changed (the record's text is the paper's)."""
-    return " ".join(FORBIDDEN_CHARACTERS.sub("", text).split())
+    if not text.isprintable():  # every character FORBIDDEN_CHARACTERS matches is unprintable
+        text = FORBIDDEN_CHARACTERS.sub("", text)
+    return " ".join(text.split())
 
 
 def file_hash(data: bytes) -> str:
