@@ -117,6 +117,34 @@ def test_coined_name_leads_the_title(fragment, name):
     assert title.startswith(name + ": ") and len(title.split()) >= 3
 
 
+@pytest.mark.parametrize("fragment, name", [
+    ("we introduce FourierFT", "FourierFT"), ("We introduce Magicoder", "Magicoder"),
+    ("we first develop HarmonicFlow", "HarmonicFlow"), ("Layered Intermediate Predictions (TULIP)", "TULIP"),
+])
+def test_the_name_an_abstract_introduces_leads_its_title(fragment, name):
+    """Led by the name the abstract gives its own method, not one it only cites (FourierFT's
+    abstract defines "Low-Rank Adaptation (LoRA)" first)."""
+    title = TITLES[seed(fragment)]
+    assert title.startswith(name + ": ") and len(title.split()) >= 3
+    assert "LoRA" not in title and "Low-Rank Adaptation" not in title
+
+
+@pytest.mark.parametrize("abstract, expected", [
+    ("Low-Rank Adaptation (LoRA) is a popular way to fine-tune models. We introduce GraphTune, which "
+     "learns sparse spectral updates of graph neural networks.", "GraphTune: "),
+    ("Quantization is hard. We propose **L**ow-Rank **Q**uantization **E**rror **R**eduction (LQER), which "
+     "recovers accuracy.", "LQER: Low-Rank Quantization Error Reduction"),
+    ("Two baselines exist, namely SCGD and SCSC. We establish stability bounds for stochastic compositional "
+     "gradient descent.", None),  # "namely" introduces nothing
+])
+def test_introduced_names(abstract, expected):
+    title = derive_title(abstract)
+    if expected is None:
+        assert not title.startswith(("SCGD", "SCSC")), title
+    else:
+        assert title.startswith(expected) and "LoRA" not in title, title
+
+
 def test_position_papers_say_so():
     assert TITLES[seed("position paper")].startswith("Position: ")
 

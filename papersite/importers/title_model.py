@@ -585,9 +585,9 @@ _MARGIN = 1e-9
 
 
 def best_phrase(doc: Doc, probs: dict[str, float], expected_len: float, max_words: int = 12,
-                exclude: frozenset = frozenset()) -> tuple[float, list[str]]:
-    """The phrase with the highest expected content-word F1 (score, tokens); the stems
-    of exclude (a name put in front) count as already in the title."""
+                exclude: frozenset = frozenset(), first_token: int = 0) -> tuple[float, list[str]]:
+    """The phrase with the highest expected content-word F1 (score, tokens), from the token
+    first_token on; the stems of exclude (a name put in front) count as already in the title."""
     best_key, best_toks = (-1.0, 0, 0), []  # (score, -run, -start): ties go to the earliest phrase
     # sorted: a set's order varies from process to process, and so would the sum's last bit
     base_gain, base_n = sum(probs.get(s, 0.0) for s in sorted(exclude)), len(exclude)
@@ -602,7 +602,7 @@ def best_phrase(doc: Doc, probs: dict[str, float], expected_len: float, max_word
     # richest runs first and stop when no remaining run can win. (With repeated words
     # counted again: still an upper bound, and cheaper.)
     ranked = sorted((-(base_gain + sum(gains[before[a]:before[b]])), index, a, b)
-                    for index, (a, b) in enumerate(doc._spans) if b - a >= 2)
+                    for index, (a, b) in enumerate(doc._spans) if b - a >= 2 and a >= first_token)
     floor = 3 + expected_len
     for neg_bound, index, a, b in ranked:
         if 2 * -neg_bound / floor < best_key[0]:
@@ -653,14 +653,71 @@ def _names(doc: Doc, probs: dict[str, float]) -> list[str]:
     return sorted(found, key=lambda n: (-found[n], n))[:1]
 
 
+# "we propose FourierFT, ...", "a method called GraphZip", "we introduce the Threshold-Consistent
+# Margin (TCM) loss": the verbs, and the words that may stand between a verb and the name.
+_INTRODUCING = re.compile(r"(?:propose|introduce|present|develop|call|dub|name|term|coin)(?:s|d|ed)?", re.I)
+_BEFORE_NAME = frozenset("a an the our new novel simple".split())
+_NOT_NAMES = frozenset("a an the this that these our we it in on for to of".split())
+
+
+def introduced_name(doc: Doc) -> tuple[str, list[str] | None, int] | None:
+    """The name the abstract gives its own contribution, and the words of its long form when
+    it is an acronym defined there: "FourierFT" in "we introduce FourierFT, which ...";
+    ("TULIP", [Transitional, ..., Predictions]) in "we propose Transitional ... Predictions
+    (TULIP)"; and the number of the sentence that introduces it. None when no
+    contribution sentence names one. A name the abstract only cites ("Low-Rank Adaptation
+    (LoRA) is popular") is not introduced."""
+    long_forms = {}
+    for acr, long, _ in doc.acronyms:
+        long_forms.setdefault(long[0].strip(_TOKEN_EDGE), []).append((acr, long))
+    for si in compress(range(len(doc.sentences)), doc.contrib):
+        sentence = doc.sentences[si]
+        for j, tok in enumerate(sentence[:-1]):
+            if not _INTRODUCING.fullmatch(tok):
+                continue
+            k = j + 1
+            while k < len(sentence) - 1 and k - j <= 2 and sentence[k].lower() in _BEFORE_NAME:
+                k += 1
+            candidate = sentence[k]
+            bare = candidate.strip(_TOKEN_EDGE)
+            for acr, long in long_forms.get(bare, ()):
+                if [w.strip(_TOKEN_EDGE) for w in sentence[k:k + len(long)]] == [w.strip(_TOKEN_EDGE) for w in long]:
+                    return acr, long, si
+            if (bare[:1].isupper() and bare.lower() not in _NOT_NAMES and len(bare) >= 3 and len(bare) <= 24
+                    and PLACEHOLDER_OPEN not in candidate and _token(candidate)[1]
+                    and (_name_like(bare) or candidate[-1:] in ",:" or sentence[k + 1][:1] == "(")):
+                return bare, None, si
+    return None
+
+
 def rank(doc: Doc, expected_len: float | None = None, name_bonus: float | None = None,
          acronym_bonus: float | None = None) -> tuple[str, list[str]]:
-    """(name or "", phrase tokens) with the highest expected F1."""
+    """(name or "", phrase tokens) with the highest expected F1; led by the name the abstract
+    gives its contribution when it gives one (introduced_name)."""
     data = model()
     T = data.get("expected_len", 6.0) if expected_len is None else expected_len
     bonus = data.get("name_bonus", 0.0) if name_bonus is None else name_bonus
     acr_bonus = data.get("acronym_bonus", 0.0) if acronym_bonus is None else acronym_bonus
     probs = word_probabilities(doc)
+    introduced = introduced_name(doc)
+    if introduced is not None:
+        name, long, sentence = introduced
+        if long is not None and len(dict.fromkeys(s for t in [name] + long for s in _token(t)[1])) >= 3:
+            # the letters of the acronym, stressed inside its words ("**L**ow-Rank"), unstressed
+            return name, [t[0] + t[1:-1].replace('"', "") + t[-1] if len(t) > 2 else t for t in long]
+        stems = frozenset(_token(name)[1])
+        _, toks = best_phrase(doc, probs, T, max_words=9, exclude=stems)
+        # What follows the name says what it is, not which method the abstract cites: a phrase
+        # that is only the long form of an acronym defined before ("Low-Rank Adaptation (LoRA)")
+        # gives way to the best phrase without those words.
+        said = {s for t in toks for s in _token(t)[1]}
+        for acr, long, where in doc.acronyms:
+            cited = {s for t in [acr] + long for s in _token(t)[1]}
+            if where < sentence and said and said <= cited:
+                _, toks = best_phrase(doc, {**probs, **dict.fromkeys(cited, 0.0)}, T, max_words=9, exclude=stems)
+                break
+        if toks and name not in {_token(t)[0] for t in toks}:  # the name once: "GraphTune: ... Graph ..." is fine
+            return name, toks
     best_score, best_toks = best_phrase(doc, probs, T)
     best_name = ""
     for acr, long, _ in doc.acronyms:  # "ACR: Long Form", the way papers name their method
