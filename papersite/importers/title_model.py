@@ -365,9 +365,11 @@ class Doc:
                     if long and not _PUNCTUATION.search(" ".join(long)[:-1]):
                         self.acronyms.append((m.group(1), long, text.count(". ", 0, m.start())))
         # The records of all tokens, in order; the first token of each sentence.
-        get = _CACHE.get
-        self._tokens = tokens = list(chain.from_iterable(sentences))
-        self._records = records = [get(tok) or _analyse(tok) for tok in tokens]
+        self._tokens = tokens = text.split()  # the sentences' tokens, in order: one space between sentences
+        records = list(map(_CACHE.get, tokens))
+        if None in records:  # tokens not met before
+            records = [record or _analyse(tok) for record, tok in zip(records, tokens)]
+        self._records = records
         self._starts = starts = list(accumulate(map(len, sentences), initial=0))
         self._total = starts[-1] or 1
         # Content stems, one entry per occurrence; the occurrences before each token.
@@ -655,7 +657,8 @@ def _names(doc: Doc, probs: dict[str, float]) -> list[str]:
 
 # "we propose FourierFT, ...", "a method called GraphZip", "we introduce the Threshold-Consistent
 # Margin (TCM) loss": the verbs, and the words that may stand between a verb and the name.
-_INTRODUCING = re.compile(r"(?:propose|introduce|present|develop|call|dub|name|term|coin)(?:s|d|ed)?", re.I)
+_INTRODUCING = frozenset(f"{verb}{end}" for verb in "propose introduce present develop call dub name term coin".split()
+                         for end in ("", "s", "d", "ed")) | {"dubbed"}
 _BEFORE_NAME = frozenset("a an the our new novel simple".split())
 _NOT_NAMES = frozenset("a an the this that these our we it in on for to of".split())
 
@@ -672,9 +675,7 @@ def introduced_name(doc: Doc) -> tuple[str, list[str] | None, int] | None:
         long_forms.setdefault(long[0].strip(_TOKEN_EDGE), []).append((acr, long))
     for si in compress(range(len(doc.sentences)), doc.contrib):
         sentence = doc.sentences[si]
-        for j, tok in enumerate(sentence[:-1]):
-            if not _INTRODUCING.fullmatch(tok):
-                continue
+        for j in compress(range(len(sentence) - 1), map(_INTRODUCING.__contains__, sentence)):
             k = j + 1
             while k < len(sentence) - 1 and k - j <= 2 and sentence[k].lower() in _BEFORE_NAME:
                 k += 1
