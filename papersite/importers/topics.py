@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import compress, count
 
 from ..model import Topic
 from .identity import fold
@@ -70,24 +69,11 @@ def _tokens(text: str, keys=None) -> _Text:
     raw = _WORD.findall(text)
     stems = list(map(_stem, raw))
     where: dict[str, list[int]] = {}
-    if keys is None:
-        for i, (st, r) in enumerate(zip(stems, raw)):
+    for i, (st, r) in enumerate(zip(stems, raw)):
+        if keys is None or st in keys:
             where.setdefault(st, []).append(i)
-            if r != st:
-                where.setdefault(r, []).append(i)
-        return _Text(stems, raw, where)
-    # Few tokens are keys: find them with C-level passes, then place only those.
-    for i in compress(count(), map(keys.__contains__, stems)):
-        where.setdefault(stems[i], []).append(i)
-    mixed = False
-    for i in compress(count(), map(keys.__contains__, raw)):
-        r = raw[i]
-        if r != stems[i]:
-            mixed = mixed or r in where
+        if r != st and (keys is None or r in keys):
             where.setdefault(r, []).append(i)
-    if mixed:  # a key both a stem and a raw token (never in a real taxonomy): positions in order
-        for positions in where.values():
-            positions.sort()
     return _Text(stems, raw, where)
 
 
@@ -131,10 +117,6 @@ def _find(kw: _Keyword, text: _Text) -> list[tuple[int, int]]:
 def _hits(keywords: tuple[_Keyword, ...], text: _Text) -> list[int]:
     """Occurrences per keyword. Longer keywords claim their tokens first, so
     "diffusion models" counts as that phrase and not also as "diffusion"."""
-    if all(len(kw.stems) == 1 and not kw.acronym for kw in keywords):
-        # Single words with different stems never share a token: nothing to claim.
-        stems, where = text.stems, text.where
-        return [sum(1 for i in where.get(kw.stems[0], ()) if stems[i] == kw.stems[0]) for kw in keywords]
     taken: set[int] = set()
     counts = []
     for kw in keywords:
