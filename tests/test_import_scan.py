@@ -59,7 +59,7 @@ def test_the_values_render_writes_are_read_without_yaml():
 
 def test_anything_else_goes_to_yaml():
     for line in ("title: 'Quoted the YAML way'", "title: Plain words", "year: 2024.0", "links: {pdf: 1.5}",
-                 "authors:", "  - Ada", "title: \"a\u2028b\""):
+                 "authors:", "  - Ada", "title: \"a\u2028b\"", 'title: "PyYAML\\x41 escapes"', 'title: "folded'):
         assert writer._read_rendered(f"id: p1\n{line}") is None, line
 
 

@@ -262,7 +262,12 @@ def _unflow(value: str):
     if "\x85" in value or "\u2028" in value or "\u2029" in value:
         return None  # line breaks to YAML, inside quotes too
     if value[0] == '"':
-        return json.loads(value) if _FLOW_STRING.fullmatch(value) else None
+        if not _FLOW_STRING.fullmatch(value):
+            return None  # a quoted string that goes on, on the next line
+        try:
+            return json.loads(value)
+        except ValueError:  # an escape YAML has and JSON has not ("\\x41", "\\e")
+            return None
     if PLAIN.fullmatch(value):
         return value
     if _FLOW_INT.fullmatch(value):
