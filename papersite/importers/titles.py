@@ -66,7 +66,6 @@ def _unmix_case(s: str) -> str:
     return _MIXED_CASE.sub(lambda m: m.group(1) + m.group(2).lower() + m.group(3), s)
 
 
-
 def _shape(tokens: list[str], math: list[str], budget: int) -> str:
     """Phrase tokens -> title text: title case, math restored, within budget characters."""
     words = list(tokens)
