@@ -263,7 +263,8 @@ def test_model_file_is_small_and_complete():
     assert data["features"] == list(title_model.FEATURES) and len(data["weights"]) == len(data["features"])
 
 
-@pytest.mark.parametrize("abstract", ["", "   ", "Short.", "We we we we.", "We propose X."])
+@pytest.mark.parametrize("abstract", ["", "   ", "Short.", "We we we we.", "We propose X.",
+                                      "Background matters here. We propose Foobar", "We introduce the"])
 def test_degenerate_abstracts(abstract):
     title = derive_title(abstract)
     assert title and len(title) <= MAX_TITLE_LEN and not re.match(r"we\b", title, re.I)

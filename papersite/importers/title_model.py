@@ -686,7 +686,8 @@ def introduced_name(doc: Doc) -> tuple[str, list[str] | None, int] | None:
                     return acr, long, si
             if (bare[:1].isupper() and bare.lower() not in _NOT_NAMES and len(bare) >= 3 and len(bare) <= 24
                     and PLACEHOLDER_OPEN not in candidate and _token(candidate)[1]
-                    and (_name_like(bare) or candidate[-1:] in ",:" or sentence[k + 1][:1] == "(")):
+                    and (_name_like(bare) or candidate[-1:] in ",:"
+                         or (k + 1 < len(sentence) and sentence[k + 1][:1] == "("))):
                 return bare, None, si
     return None
 
