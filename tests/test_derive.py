@@ -280,6 +280,22 @@ def test_title_rules_hold_for_any_text(text):
     assert title.count("$") % 2 == 0
 
 
+# Words that reach the name and acronym rules: verbs that introduce, names, asides, math.
+_WORDS = st.sampled_from(["we", "We", "propose", "introduce", "called", "named", "namely", "a", "the", "novel",
+                          "FourierFT,", "GraphZip", "LoRA", "(LoRA)", "Low-Rank", "Adaptation", "(LRA),", "**L**ow",
+                          "method", "models.", "graph", "neural", "networks", "$x_1$", "(see", "it).", ":", ","])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_WORDS, max_size=40))
+def test_title_rules_hold_for_abstracts_that_introduce_names(words):
+    title = derive_title(" ".join(words))
+    assert title and len(title) <= MAX_TITLE_LEN
+    assert not re.match(r"we\b", title, re.I)
+    assert not re.search(r"[.,;:!?]$", title)
+    assert title.count("$") % 2 == 0
+
+
 # --- topics ----------------------------------------------------------------
 
 
