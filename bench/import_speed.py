@@ -1,6 +1,6 @@
 """How long `build.py import` takes, and how much memory, on large exports.
 
-    .venv/bin/python bench/import_speed.py [--bibtex 1500,3000] [--csv 5000,10000]
+    .venv/bin/python bench/import_speed.py [--bibtex 1500,3000] [--csv 5000,10000] [--against COMMIT [--repeat 3]]
 
 Each size is a generated file imported by the real CLI (a fresh process: start-up
 included) into a fresh catalog in a temp folder, then imported a second time (every
@@ -9,15 +9,23 @@ record unchanged). Texts come from the real ICML 2024 export
 numbered title when a size needs more records than it has; without it, from
 bench/synth.py. Memory is the peak RSS of the import process: it should not grow with
 the file (readers stream; the importer keeps a few strings per paper).
+
+--against COMMIT also runs that commit's build.py (its tree unpacked from git) on the
+same files, alternating with this one, --repeat times each, and prints the medians and
+the ratio: on a machine shared with other work, only such a side-by-side says what a
+change gained.
 """
 from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import os
 import subprocess
+import statistics
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -88,11 +96,11 @@ def fresh_catalog(folder: Path) -> Path:
     return folder / "site.yaml"
 
 
-def timed_import(source: Path, site_yaml: Path) -> tuple[float, float, float, str]:
+def timed_import(source: Path, site_yaml: Path, root: Path = ROOT) -> tuple[float, float, float, str]:
     """(seconds, CPU seconds, peak RSS in MB, summary line) of one `build.py import` process
     (CPU and memory include its workers). CPU time says more than the clock on a busy machine."""
     start = time.perf_counter()
-    process = subprocess.Popen([sys.executable, str(ROOT / "build.py"), "import", str(source),
+    process = subprocess.Popen([sys.executable, str(root / "build.py"), "import", str(source),
                                 "--config", str(site_yaml)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                env={**os.environ, "PAPERSITE_TODAY": "2025-01-01"})
     _, status, usage = os.wait4(process.pid, 0)
@@ -105,15 +113,49 @@ def timed_import(source: Path, site_yaml: Path) -> tuple[float, float, float, st
     return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out.strip().splitlines()[-1]
 
 
+def unpacked(commit: str, folder: Path) -> Path:
+    """The repository's tree at commit, unpacked into folder."""
+    archive = subprocess.run(["git", "archive", commit], cwd=ROOT, check=True, capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+    return folder
+
+
+def compare(jobs, commit: str, repeat: int) -> None:
+    """This checkout against commit on the same files: CPU seconds, medians of repeat runs each."""
+    print(f"\nCPU seconds (import process and its workers), medians of {repeat}; this checkout against {commit}:")
+    print(f"{'file':<18}{'first: ' + commit:>16}{'this':>8}{'ratio':>7}{'second: ' + commit:>18}{'this':>8}{'ratio':>7}")
+    with tempfile.TemporaryDirectory() as folder:
+        old_root = unpacked(commit, Path(folder) / "old")
+        for kind, count in jobs:
+            source = Path(folder) / f"papers-{count}.{kind}"
+            (write_bibtex if kind == "bib" else write_csv)(source, count)
+            cpu = {(who, which): [] for who in ("old", "new") for which in ("first", "second")}
+            for run in range(repeat):
+                for who, root in (("old", old_root), ("new", ROOT)) if run % 2 == 0 else (("new", ROOT), ("old", old_root)):
+                    site_yaml = fresh_catalog(Path(folder) / f"site-{who}-{run}-{kind}{count}")
+                    cpu[who, "first"].append(timed_import(source, site_yaml, root)[1])
+                    cpu[who, "second"].append(timed_import(source, site_yaml, root)[1])
+            m = {key: statistics.median(values) for key, values in cpu.items()}
+            print(f"{source.name:<18}{m['old', 'first']:>14.2f} s{m['new', 'first']:>6.2f} s"
+                  f"{m['old', 'first'] / m['new', 'first']:>6.2f}x{m['old', 'second']:>16.2f} s"
+                  f"{m['new', 'second']:>6.2f} s{m['old', 'second'] / m['new', 'second']:>6.2f}x", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bibtex", default="1500,3000", help="entry counts of the BibTeX files")
     parser.add_argument("--csv", default="5000,10000", help="row counts of the CSV files")
+    parser.add_argument("--against", metavar="COMMIT", help="also compare with this commit, side by side")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each version for --against")
     args = parser.parse_args()
     print(f"texts from {EXPORT if EXPORT.exists() else 'bench/synth.py'}")
+    jobs = [("bib", int(n)) for n in args.bibtex.split(",") if n] + [("csv", int(n)) for n in args.csv.split(",") if n]
+    if args.against:
+        compare(jobs, args.against, args.repeat)
+        return
     print(f"{'file':<18}{'MB':>6}{'first import':>14}{'CPU':>9}{'peak RSS':>10}{'second':>9}{'CPU':>9}"
           f"{'peak RSS':>10}")
-    jobs = [("bib", int(n)) for n in args.bibtex.split(",") if n] + [("csv", int(n)) for n in args.csv.split(",") if n]
     for kind, count in jobs:
         with tempfile.TemporaryDirectory() as folder:
             folder = Path(folder)

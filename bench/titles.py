@@ -5,18 +5,20 @@
 Reads the development set (bench/titledata.py: ICML 2024 paper events with an
 abstract, a third held out of all tuning) and prints, on the held-out part:
 content-word F1 against the real title, titles sharing no content word with it,
-and degenerate titles (papersite.title_model.degenerate_reason), for the derived
+and degenerate titles (papersite.importers.title_model.degenerate_reason), for the derived
 titles, the real titles, the first 12 words of the abstract, and the derivation
-of an older commit (its papersite/derive.py, loaded from git). Then the time to
+of an older commit (its papersite package, loaded from git). Then the time to
 derive 10,000 titles. --seeds prints the 57 seed abstracts' titles, old and new.
 --topics also prints per-topic precision and recall (bench/topics.py).
 """
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import importlib
+import io
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from collections import Counter
@@ -26,26 +28,40 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from papersite import derive, title_model  # noqa: E402
-from papersite.title_model import content_f1, degenerate_reason  # noqa: E402
+from papersite.importers import title_model  # noqa: E402
+from papersite.importers.title_model import content_f1, degenerate_reason  # noqa: E402
+from papersite.importers.titles import derive_title  # noqa: E402
 from titledata import DEFAULT, load_pairs, split  # noqa: E402
 
 OLD_COMMIT = "78f8c24"  # the heuristic derivation this one replaced
 
 
+# Where each function lived: the modules of papersite that held it, newest layout first.
+_HOMES = {"derive_title": ("importers.titles", "derive"), "assign_topics": ("importers.topics", "derive")}
+
+
 def old_derive(commit: str, *names: str):
-    """derive_title (or the functions named) of papersite/derive.py at commit, as a throwaway module."""
-    source = subprocess.run(["git", "show", f"{commit}:papersite/derive.py"], cwd=ROOT, check=True,
-                            capture_output=True, text=True).stdout
-    folder = Path(tempfile.mkdtemp())
-    (folder / "old_derive.py").write_text(source, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("old_derive", folder / "old_derive.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["old_derive"] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    if names:
-        return [getattr(module, name) for name in names]
-    return module.derive_title
+    """derive_title (or the functions named, from _HOMES) as papersite was at commit: its whole
+    package unpacked from git under another name, so its model file and modules come along."""
+    name = f"papersite_{commit}"
+    if name not in sys.modules:
+        folder = Path(tempfile.mkdtemp())
+        archive = subprocess.run(["git", "archive", commit, "papersite"], cwd=ROOT, check=True,
+                                 capture_output=True).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(folder, filter="data")
+        (folder / "papersite").rename(folder / name)
+        sys.path.insert(0, str(folder))
+    found = []
+    for wanted in names or ("derive_title",):
+        for home in _HOMES[wanted]:
+            try:
+                module = importlib.import_module(f"{name}.{home}")
+            except ModuleNotFoundError:
+                continue
+            found.append(getattr(module, wanted))
+            break
+    return found if names else found[0]
 
 
 def first_words(abstract: str, n: int = 12) -> str:
@@ -74,7 +90,7 @@ def timing(abstracts: list[str], n: int = 10_000) -> tuple[float, float]:
     while done < n:
         title_model.clear_caches()
         for abstract in abstracts[: n - done]:
-            derive.derive_title(abstract)
+            derive_title(abstract)
         done += min(len(abstracts), n - done)
     return time.perf_counter() - wall, time.process_time() - cpu
 
@@ -105,11 +121,11 @@ def main() -> None:
     print(f"development set: {len(tuning) + n} ICML 2024 papers; tuned on {len(tuning)}, "
           f"held out {n} (scored below)\n")
     print(f"{'':34} {'F1':>6} {'no-ov':>6} {'degen':>5}")
-    print(row("derived (this commit)", score([derive.derive_title(a) for a in abstracts], real), n))
+    print(row("derived (this commit)", score([derive_title(a) for a in abstracts], real), n))
     print(row(f"derived ({args.old}, previous)", score([old(a) for a in abstracts], real), n))
     print(row("first 12 words", score([first_words(a) for a in abstracts], real), n))
     print(row("real titles", score(real, real), n))
-    tuned = score([derive.derive_title(a) for a, _ in tuning], [t for _, t in tuning])
+    tuned = score([derive_title(a) for a, _ in tuning], [t for _, t in tuning])
     print(f"\n(for reference, on the tuning part: F1 {tuned['f1']:.3f}, degenerate {tuned['degenerate']})")
     all_abstracts = [a for a, _ in tuning + held]
     wall, cpu = timing(all_abstracts)
@@ -117,7 +133,7 @@ def main() -> None:
     if args.seeds:
         print("\nseed titles, previous -> this commit:")
         for abstract in seed_abstracts():
-            print(f"  {old(abstract)}\n    -> {derive.derive_title(abstract)}")
+            print(f"  {old(abstract)}\n    -> {derive_title(abstract)}")
     if args.topics:
         from topics import report
         report(args.keywords, tuning, held)

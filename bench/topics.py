@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from papersite import derive  # noqa: E402
+from papersite.importers import topics as matching  # noqa: E402
+from papersite.importers.titles import derive_title  # noqa: E402
 from titledata import DEFAULT, load_pairs, split  # noqa: E402
 
 LABELS_AT = "78f8c24"
@@ -44,10 +45,10 @@ def frozen_taxonomy() -> list[dict]:
 
 def keyword_hits(text: str, taxonomy: list[dict]) -> set[str]:
     """Topics with a keyword in text (the matcher of assign_topics, on text alone)."""
-    tokens = derive._tokens(text)
+    tokens = matching._tokens(text)
     hits = set()
     for topic in taxonomy:
-        if any(derive._find(kw, tokens) for kw in derive._prepare(tuple(topic["keywords"]))):
+        if any(matching._find(kw, tokens) for kw in matching._prepare(tuple(topic["keywords"]))):
             hits.add(topic["slug"])
     return hits
 
@@ -102,7 +103,7 @@ def report(keywords: Path | None, tuning, held, part: str = "held") -> None:
     pairs = held if part == "held" else tuning
     taxonomy = yaml.safe_load(TAXONOMY.read_text(encoding="utf-8"))["topics"]
     labels, source = labels_for(pairs, keywords)
-    assigned = [derive.assign_topics(derive.derive_title(a), a, taxonomy) for a, _ in pairs]
+    assigned = [matching.assign_topics(derive_title(a), a, taxonomy) for a, _ in pairs]
     labelled = [i for i, lab in enumerate(labels) if lab]
     from titles import old_derive  # the previous commit's titles, topics and taxonomy, for comparison
     old_topics, old_title = old_derive(LABELS_AT, "assign_topics", "derive_title")

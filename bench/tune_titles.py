@@ -1,4 +1,4 @@
-"""Fit the title model on the tuning part of the development set; write papersite/derive_data.json.
+"""Fit the title model on the tuning part of the development set; write papersite/importers/title_model.json.
 
     .venv/bin/python bench/tune_titles.py [PATH-TO-icml2024-events.json]
 
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from papersite import title_model as tm  # noqa: E402
+from papersite.importers import title_model as tm  # noqa: E402
 from titledata import DEFAULT, load_pairs, split  # noqa: E402
 
 MIN_SEEN = 3  # a word's own title rate is shipped once it is in this many tuning abstracts
@@ -113,7 +113,7 @@ def write(data: dict) -> None:
 
 
 def phrase_f1(pairs, expected_len: float) -> float:
-    from papersite.derive import derive_title
+    from papersite.importers.titles import derive_title
 
     tm.model()["expected_len"] = expected_len
     return sum(tm.content_f1(derive_title(a), t) for a, t in pairs) / len(pairs)
@@ -126,7 +126,7 @@ def main(path: Path = DEFAULT) -> None:
     X, y = rows(tuning, seen, hits, g)
     w = fit(X, y)
     priors = {s: [hits[s], seen[s]] for s in sorted(seen) if seen[s] >= MIN_SEEN}
-    data = {"about": "papersite/title_model.py: title-word model fitted by bench/tune_titles.py on "
+    data = {"about": "papersite/importers/title_model.py: title-word model fitted by bench/tune_titles.py on "
                      f"{len(tuning)} ICML 2024 (abstract, title) pairs",
             "features": list(tm.FEATURES), "weights": [round(float(v), 4) for v in w],
             "global_rate": round(g, 5), "priors": priors, "verbs": verbs(tuning),

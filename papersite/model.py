@@ -66,6 +66,6 @@ class Paper:
     def title_derived(self) -> bool:
         """The title is the one derived from the abstract: title_source is "derived", or
         "derived:<hash>" with the hash of this very title (so an edited title is not)."""
-        from .derive import title_is_derived
+        from .importers.titles import title_is_derived
 
         return title_is_derived(self.title, self.title_source)

@@ -72,10 +72,13 @@ class People:
 
 def fold(text: str) -> str:
     """'Tim Rocktäschel' -> 'tim rocktaschel': accents, case and punctuation gone."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
-    # Letters NFKD does not decompose (ø, ł, ß) fold by hand; the rest is case-folded.
-    bare = bare.translate(_LETTERS).casefold()
+    if text.isascii():  # nothing to decompose or fold by hand, and casefold is lower: the same, faster
+        bare = text.lower()
+    else:
+        decomposed = unicodedata.normalize("NFKD", text)
+        bare = "".join(c for c in decomposed if not unicodedata.combining(c))
+        # Letters NFKD does not decompose (ø, ł, ß) fold by hand; the rest is case-folded.
+        bare = bare.translate(_LETTERS).casefold()
     return " ".join(_PUNCTUATION.sub(" ", bare).replace("_", " ").split())
 
 

@@ -105,3 +105,6 @@ def test_pip_install_gives_a_papersite_command_that_builds(tmp_path):
     for name in ("templates/paper.html", "static/style.css"):
         assert (target / "papersite" / "theme" / name).read_bytes() == (ROOT / name).read_bytes()
     assert (site.root / "_site" / "static" / "style.css").read_bytes() == (ROOT / "static" / "style.css").read_bytes()
+    # and the importers' data: the title model and the default taxonomy
+    assert (target / "papersite" / "importers" / "title_model.json").is_file()
+    assert (target / "papersite" / "default_topics.yaml").is_file()

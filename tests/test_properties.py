@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from papersite.content import load_papers, read_paper, split_front_matter
-from papersite.derive import derive_title
+from papersite.importers.titles import derive_title
 from papersite.errors import Problem, SiteError
 from papersite.importers import import_files
 from papersite.importers.seed import read_seed

@@ -3,7 +3,7 @@ while the title is still the derived one."""
 import html5lib
 import yaml
 
-from papersite.derive import derive_title, title_is_derived, title_mark
+from papersite.importers.titles import derive_title, title_is_derived, title_mark
 
 ABSTRACT = ("Retrieval is hard. We introduce Retrieval-Augmented Decoding (RAD), which conditions "
             "generation on retrieved passages for generalization.")

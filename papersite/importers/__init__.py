@@ -4,8 +4,8 @@
 
 Readers (formats.py, seed.py) turn each input file into `Record`s; this module
 decides which paper each record is (identity.py), which venue it belongs to
-(venues.py), its topics (derived.py), and writes or updates its content file
-(writer.py). Safety: a file a person edited is never overwritten, re-importing
+(venues.py), its topics (topics.py) and, for seed text, its title (titles.py),
+and writes or updates its content file (writer.py). Safety: a file a person edited is never overwritten, re-importing
 the same input changes nothing, and every record that is not imported is in
 the report with its file and line.
 """
@@ -27,9 +27,10 @@ from ..errors import Problem, SiteError
 from ..model import LINK_KINDS, Venue
 from ..parallel import parallel_map
 from ..yamlsource import FORBIDDEN_CHARACTERS
-from .derived import Topics, title_from, title_mark
 from .identity import TextIndex, family_name, identifiers, record_id, title_key
 from .records import Record
+from .titles import derive_title, title_mark
+from .topics import Topics
 from .venues import Venues, append_venues
 from .writer import (MANIFEST, Existing, file_hash, one_line, read_manifest, render, scan_catalog, write_atomically,
                      write_manifest)
@@ -176,9 +177,9 @@ class _Importer:
         self.taken: set[str] = set()
         self.no_venue: dict[str, list[Problem]] = {}  # reason -> the records of this file it stopped
         self.pending: list[tuple[Record | Problem, bool]] = []
-        if self.content.is_dir():  # every URL slug in use, also those of files that do not parse
-            self.taken = {slugify(path.stem) for path in find_content_files(self.content)}
-        self.catalog = scan_catalog(self.content)
+        paths = find_content_files(self.content) if self.content.is_dir() else []
+        self.taken = {slugify(path.stem) for path in paths}  # every URL slug in use, also of files that do not parse
+        self.catalog = scan_catalog(self.content, self.manifest, paths)
         for paper in self.catalog:
             self._remember(paper)
         self.texts: TextIndex | None = None  # made when first needed: a re-import matches by id
@@ -217,7 +218,7 @@ class _Importer:
         if record.skip_reason or not (title or seed) or len(abstract) > MAX_ABSTRACT_CHARS:
             return title, abstract, []
         if seed:
-            title = title_from(abstract)
+            title = derive_title(abstract)
         return title, abstract, self.topics.assign([one_line(k) for k in record.keywords], title, abstract)
 
     def _take(self, item: Record | Problem, seed: bool, derived) -> None:

@@ -19,10 +19,10 @@ from pathlib import Path
 import yaml
 
 from ..content import find_content_files, split_front_matter
-from ..derive import title_is_derived
 from ..errors import Problem, SiteError
 from ..yamlsource import FORBIDDEN_CHARACTERS, load_yaml
 from .identity import family_name, identifiers, title_key
+from .titles import title_is_derived
 
 MANIFEST = ".imported.json"
 HEADER = "# Imported. Edit freely: an edited file is never overwritten by a later import.\n"
@@ -53,9 +53,12 @@ def render(front: dict, abstract: str, derived: bool) -> bytes:
     return ("---\n" + head + "\n".join(lines) + "\n---\n" + body).encode("utf-8")
 
 
+_JSON_TEXT = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(..., ensure_ascii=False), made once
+
+
 def _flow(value) -> str:
     if isinstance(value, str):
-        return value if PLAIN.fullmatch(value) else json.dumps(value, ensure_ascii=False)
+        return value if PLAIN.fullmatch(value) else _JSON_TEXT(value)
     if isinstance(value, list):
         return "[" + ", ".join(_flow(v) for v in value) + "]"
     if isinstance(value, dict):
@@ -69,7 +72,9 @@ _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml when PyYAML h
 def one_line(text: str) -> str:
     """Text as front matter holds a title or a name: control characters dropped, whitespace
     runs made one space; nothing else changed (the record's text is the paper's)."""
-    return " ".join(FORBIDDEN_CHARACTERS.sub("", text).split())
+    if not text.isprintable():  # every character FORBIDDEN_CHARACTERS matches is unprintable
+        text = FORBIDDEN_CHARACTERS.sub("", text)
+    return " ".join(text.split())
 
 
 def file_hash(data: bytes) -> str:
@@ -175,17 +180,27 @@ class Existing:
         return title_is_derived(self.title, self.title_source)
 
 
-def scan_catalog(content: Path) -> list[Existing]:
+def scan_catalog(content: Path, manifest: dict[str, str] | None = None,
+                 paths: list[Path] | None = None) -> list[Existing]:
     """Every content file that parses far enough to have an id, in path order; the build
-    reports the others."""
+    reports the others. A file whose bytes are the ones the manifest records is read as
+    render() wrote it (_read_rendered), without a YAML parser: a re-import of 10,000
+    papers spent most of its time parsing their front matter."""
     found = []
     if not content.is_dir():
         return found
-    for path in find_content_files(content):
+    manifest = manifest or {}
+    prefix = len(str(content)) + 1
+    for path in find_content_files(content) if paths is None else paths:
         try:
-            text = path.read_text(encoding="utf-8-sig")
+            raw = path.read_bytes()
+            text = raw.decode("utf-8-sig")
             front, body, _ = split_front_matter(text)
-            data, _ = load_yaml(front, path, first_line=2)
+            data = None
+            if manifest.get(str(path)[prefix:].replace(os.sep, "/")) == file_hash(raw):
+                data = _read_rendered(front)
+            if data is None:
+                data, _ = load_yaml(front, path, first_line=2)
         except (ValueError, OSError, UnicodeDecodeError, SiteError):
             continue
         if not isinstance(data, dict) or not isinstance(data.get("id"), (str, int)) or isinstance(data["id"], bool):
@@ -205,6 +220,77 @@ def scan_catalog(content: Path) -> list[Existing]:
             identifiers=identifiers(ids, links),
         ))
     return found
+
+
+# What scan_catalog reads of a file render() wrote, and how: "key: value" lines, the value
+# as _flow wrote it. _FLOW_SAFE lists everything _flow writes in a list or mapping but floats.
+_SCANNED = frozenset({"id", "title", "title_source", "authors", "venue", "added", "links"})
+_KEY = re.compile(r"[a-z_]+")
+_FLOW_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_FLOW_INT = re.compile(r"-?[1-9][0-9]*|0")
+_FLOW_SAFE = re.compile(r'[\[\]{},: ]|"(?:[^"\\]|\\.)*"|-?[1-9][0-9]*|0|true|false|null'
+                        r"|[a-z][a-z0-9]*(?:-[a-z0-9]+)+")
+_FLOW_PLAIN = re.compile(r'"(?:[^"\\]|\\.)*"|(?<![\w.-])([a-z][a-z0-9]*(?:-[a-z0-9]+)+)(?![\w.-])')
+
+
+def _read_rendered(front: str) -> dict | None:
+    """What scan_catalog needs of the front matter of a file render() wrote, read line by
+    line: a value is a slug as written, or JSON (strings, integers, lists and mappings of
+    them), which YAML reads as the same value. None when a line is anything else (a file of
+    an older importer, say): YAML then reads it. `extra`, written by PyYAML, is skipped."""
+    data = {}
+    in_extra = False
+    for line in front.split("\n"):
+        if not line or line[0] == "#" or (in_extra and line[0] in " -"):
+            continue  # a comment, or a line of extra's block
+        in_extra = line == "extra:" or line.startswith("extra: ")
+        if in_extra:
+            continue
+        key, colon, value = line.partition(": ")
+        if not colon or not value or not _KEY.fullmatch(key):
+            return None
+        if key in _SCANNED:
+            parsed = _unflow(value)
+            if parsed is None:
+                return None
+            data[key] = parsed
+    return data
+
+
+def _unflow(value: str):
+    """A value as _flow wrote it, or None when it is not one (then YAML has to read it)."""
+    if "\x85" in value or "\u2028" in value or "\u2029" in value:
+        return None  # line breaks to YAML, inside quotes too
+    if value[0] == '"':
+        if not _FLOW_STRING.fullmatch(value):
+            return None  # a quoted string that goes on, on the next line
+        try:
+            return json.loads(value)
+        except ValueError:  # an escape YAML has and JSON has not ("\\x41", "\\e")
+            return None
+    if PLAIN.fullmatch(value):
+        return value
+    if _FLOW_INT.fullmatch(value):
+        return int(value)
+    if value[0] not in "[{":
+        return None
+    try:
+        return _FLOW_JSON.decode(value)  # no slug in it, as is usual
+    except ValueError:
+        pass
+    if _FLOW_SAFE.sub("", value):
+        return None  # something other than strings, integers, slugs and brackets
+    try:
+        return _FLOW_JSON.decode(_FLOW_PLAIN.sub(lambda m: json.dumps(m.group(1)) if m.group(1) else m.group(0), value))
+    except ValueError:
+        return None
+
+
+def _no_float(text: str):
+    raise ValueError(f"{text}: YAML and JSON may read a number with a fraction or exponent differently")
+
+
+_FLOW_JSON = json.JSONDecoder(parse_float=_no_float, parse_constant=_no_float)
 
 
 def _text(value) -> str:

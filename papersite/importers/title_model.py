@@ -9,7 +9,7 @@ then the phrase of the abstract, or "Name: phrase", that maximises the expected
 content-word F1 against the unknown real title.
 
 The weights and the per-word rates come from bench/tune_titles.py and ship in
-derive_data.json; everything here is a pure function of the abstract.
+title_model.json; everything here is a pure function of the abstract.
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from itertools import accumulate, chain, compress, repeat
 from operator import itemgetter
 from pathlib import Path
 
-DATA_FILE = Path(__file__).with_name("derive_data.json")
+DATA_FILE = Path(__file__).with_name("title_model.json")
 
 # The stop words of the content-word metric (bench/titles.py): function words
 # that say nothing about what a title is about.
@@ -95,6 +95,123 @@ def degenerate_reason(title: str) -> str | None:
 
 
 # ---------------------------------------------------------------------------
+# Text preparation
+# ---------------------------------------------------------------------------
+
+# Private-use marks around masked math: "\ue0003\ue001" stands for the abstract's 4th $...$ span.
+PLACEHOLDER_OPEN, _PLACEHOLDER_CLOSE = "\ue000", "\ue001"
+_PLACEHOLDER = re.compile(f"{PLACEHOLDER_OPEN}(\\d+){_PLACEHOLDER_CLOSE}")
+
+
+_TEXT_MACRO = re.compile(
+    r"\\(?:textbf|texttt|textit|textsc|textrm|text|mathrm|mathbf|mathtt|mathit|emph)"
+    r"\s*\{([^{}]*)\}"
+)
+
+
+def _mask_math(text: str) -> tuple[str, list[str]]:
+    """Replace $...$ by placeholders so no heuristic looks inside math.
+
+    Math that only wraps text ($\\textbf{\\texttt{Lingual-SMoE}}$) or a number
+    is unwrapped instead: it is prose in disguise.
+    """
+    spans: list[str] = []
+
+    def repl(m: re.Match) -> str:
+        inner = m.group(1)
+        plain = inner
+        for _ in range(3):
+            plain = _TEXT_MACRO.sub(r"\1", plain)
+        plain = plain.strip("{} ")
+        if (plain != inner and not re.search(r"[\\^_{}]", plain)) or re.fullmatch(
+            r"[\d.,%+-]+", plain
+        ):
+            return plain
+        spans.append(m.group(0))
+        return f"{PLACEHOLDER_OPEN}{len(spans) - 1}{_PLACEHOLDER_CLOSE}"
+
+    return re.sub(r"\$([^$]+)\$", repl, text), spans
+
+
+_MD_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_URL = re.compile(r"https?://\S+")
+_BACKTICK_QUOTE = re.compile(r"`([^`'\"]+)'")
+_STRONG = re.compile(r"\*\*(.+?)\*\*")
+_EMPHASIS = re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])")
+_QUOTES = (("’’", '"'), ("''", '"'), ("``", '"'), ("“", '"'), ("”", '"'),
+           ("‘", "'"), ("’", "'"), ("—", " — "), ("–", " – "))
+
+
+def _clean(abstract: str) -> tuple[str, list[str]]:
+    # Each step runs only when its text can match: most abstracts have no math, link or emphasis.
+    # Only the steps that can leave double spaces call for spacing the text again.
+    text = " ".join(abstract.split())
+    spans: list[str] = []
+    respace = False
+    if "$" in text:
+        text, spans = _mask_math(text)
+        text = text.replace("$", "")  # an unbalanced dollar left over from broken math
+        respace = True
+    if "](" in text:
+        text = _MD_LINK.sub(r"\1", text)  # markdown links
+        respace = True
+    if "http" in text:
+        text = _URL.sub("", text)
+        respace = True
+    # Quotes and emphasis become plain double quotes: they often mark a name.
+    for a, b in _QUOTES:
+        if a in text:
+            text = text.replace(a, b)
+            respace = respace or " " in b
+    if "`" in text:
+        text = _BACKTICK_QUOTE.sub(r'"\1"', text)
+    if "*" in text:
+        text = _STRONG.sub(r'"\1"', text)
+        text = _EMPHASIS.sub(r'"\1"', text)
+    return (" ".join(text.split()) if respace else text), spans
+
+
+_ABBREV_END = re.compile(
+    r"\b(?:e\.g|i\.e|et al|etc|vs|cf|Fig|Eq|resp|w\.r\.t|approx|a\.k\.a|aka)\.$", re.I
+)
+
+
+# The space between two sentences (group 1). Matching the punctuation itself, rather than
+# looking behind for it, lets the regex engine skip ahead to the next "." "!" or "?".
+_SENTENCE_GAP = re.compile(r"[.!?](\s+)(?=[A-Z\"(\[\ue000])")
+
+
+def _ends_in_abbreviation(s: str) -> bool:
+    # The longest abbreviation is 7 characters; \b still sees the character before pos.
+    return _ABBREV_END.search(s, max(0, len(s) - 8)) is not None
+
+
+def _split_sentences(text: str) -> list[str]:
+    out: list[str] = []
+    prev = 0
+    for m in _SENTENCE_GAP.finditer(text):
+        part = text[prev:m.start(1)]
+        if out and _ends_in_abbreviation(out[-1]):
+            out[-1] += " " + part
+        else:
+            out.append(part)
+        prev = m.end(1)
+    part = text[prev:]
+    if out and _ends_in_abbreviation(out[-1]):
+        out[-1] += " " + part
+    else:
+        out.append(part)
+    return out
+
+
+def restore_math(s: str, math: list[str]) -> str:
+    """Text with the placeholders of _mask_math put back to the $...$ spans they stand for."""
+    if PLACEHOLDER_OPEN not in s:
+        return s
+    return _PLACEHOLDER.sub(lambda m: math[int(m.group(1))], s)
+
+
+# ---------------------------------------------------------------------------
 # Features
 # ---------------------------------------------------------------------------
 
@@ -126,7 +243,6 @@ def _is_contribution(sentence: str) -> bool:
 
 
 _ACRONYM = re.compile(r"\(([A-Za-z][\w-]{1,15})\)")
-_PLACEHOLDER = "\ue000"  # start of masked $math$ (derive._mask_math)
 _TOKEN_EDGE = "\"'()[]{},.;:!?“”‘’*"
 _PUNCTUATION = re.compile(r"[,;:.!?]")
 _INITIAL_SPLIT = re.compile(r"[-/]")
@@ -212,16 +328,9 @@ def _long_form(acr: str, words: list[str]) -> list[str] | None:
         it = chain.from_iterable(initials[start:])
         if all(c in it for c in letters):
             long = words[start:]
-            ok_start = _piece(long[0])[2] or (_PLACEHOLDER in long[0] and _token(long[0])[1])
+            ok_start = _piece(long[0])[2] or (PLACEHOLDER_OPEN in long[0] and _token(long[0])[1])
             return long if ok_start and _piece(long[-1])[3] else None
     return None
-
-
-@lru_cache(maxsize=1)
-def _text_preparation():
-    """derive's text clean-up, shared by all title code (imported late: derive imports this module)."""
-    from .derive import _clean, _split_sentences
-    return _clean, _split_sentences
 
 
 # A run of tokens a title phrase may be cut from, in the codes of _analyse.
@@ -236,7 +345,6 @@ class Doc:
     the hot path of the importer."""
 
     def __init__(self, abstract: str):
-        _clean, _split_sentences = _text_preparation()
         text, self.math = _clean(abstract)
         sentence_texts = _split_sentences(text) if text else []
         self.sentences = sentences = [t.split() for t in sentence_texts]
@@ -257,9 +365,11 @@ class Doc:
                     if long and not _PUNCTUATION.search(" ".join(long)[:-1]):
                         self.acronyms.append((m.group(1), long, text.count(". ", 0, m.start())))
         # The records of all tokens, in order; the first token of each sentence.
-        get = _CACHE.get
-        self._tokens = tokens = list(chain.from_iterable(sentences))
-        self._records = records = [get(tok) or _analyse(tok) for tok in tokens]
+        self._tokens = tokens = text.split()  # the sentences' tokens, in order: one space between sentences
+        records = list(map(_CACHE.get, tokens))
+        if None in records:  # tokens not met before
+            records = [record or _analyse(tok) for record, tok in zip(records, tokens)]
+        self._records = records
         self._starts = starts = list(accumulate(map(len, sentences), initial=0))
         self._total = starts[-1] or 1
         # Content stems, one entry per occurrence; the occurrences before each token.
@@ -451,7 +561,7 @@ def _make_piece(tok: str, bare: str, stems: tuple[str, ...], low: str) -> tuple[
         return bare, (), False, False, 2
     ends = tok[-1:] in ",.;:!?\"”)]" or tok[:1] in "\"“"
     shown = bare if ends or tok[:1] in "\"“'‘" else tok
-    start = bool(stems) and low not in _BAD_START and not low.endswith("ly") and "\ue000" not in tok
+    start = bool(stems) and low not in _BAD_START and not low.endswith("ly") and PLACEHOLDER_OPEN not in tok
     last = low.rsplit("-", 1)[-1]
     modifiers = _modifiers()
     end = (bool(stems) and low not in _DANGLING and low not in modifiers and last not in modifiers
@@ -477,9 +587,9 @@ _MARGIN = 1e-9
 
 
 def best_phrase(doc: Doc, probs: dict[str, float], expected_len: float, max_words: int = 12,
-                exclude: frozenset = frozenset()) -> tuple[float, list[str]]:
-    """The phrase with the highest expected content-word F1 (score, tokens); the stems
-    of exclude (a name put in front) count as already in the title."""
+                exclude: frozenset = frozenset(), first_token: int = 0) -> tuple[float, list[str]]:
+    """The phrase with the highest expected content-word F1 (score, tokens), from the token
+    first_token on; the stems of exclude (a name put in front) count as already in the title."""
     best_key, best_toks = (-1.0, 0, 0), []  # (score, -run, -start): ties go to the earliest phrase
     # sorted: a set's order varies from process to process, and so would the sum's last bit
     base_gain, base_n = sum(probs.get(s, 0.0) for s in sorted(exclude)), len(exclude)
@@ -494,7 +604,7 @@ def best_phrase(doc: Doc, probs: dict[str, float], expected_len: float, max_word
     # richest runs first and stop when no remaining run can win. (With repeated words
     # counted again: still an upper bound, and cheaper.)
     ranked = sorted((-(base_gain + sum(gains[before[a]:before[b]])), index, a, b)
-                    for index, (a, b) in enumerate(doc._spans) if b - a >= 2)
+                    for index, (a, b) in enumerate(doc._spans) if b - a >= 2 and a >= first_token)
     floor = 3 + expected_len
     for neg_bound, index, a, b in ranked:
         if 2 * -neg_bound / floor < best_key[0]:
@@ -539,20 +649,77 @@ def _names(doc: Doc, probs: dict[str, float]) -> list[str]:
         for tok, record in compress(zip(tokens[a:b], records[a:b]), map(_get_name_stems, records[a:b])):
             bare, stems, name_like, _ = record[_INFO]
             # A coined name is rare: "LLMs" or "GPT-4" are in many abstracts and name nothing new.
-            if (name_like and stems and "\ue000" not in tok and bare[:1].isalpha() and len(bare) <= 24
+            if (name_like and stems and PLACEHOLDER_OPEN not in tok and bare[:1].isalpha() and len(bare) <= 24
                     and all(common.get(s, (0, 0))[1] < 4 for s in stems)):
                 found.setdefault(bare, max(probs.get(s, 0.0) for s in stems))
     return sorted(found, key=lambda n: (-found[n], n))[:1]
 
 
+# "we propose FourierFT, ...", "a method called GraphZip", "we introduce the Threshold-Consistent
+# Margin (TCM) loss": the verbs, and the words that may stand between a verb and the name.
+_INTRODUCING = frozenset(f"{verb}{end}" for verb in "propose introduce present develop call dub name term coin".split()
+                         for end in ("", "s", "d", "ed")) | {"dubbed"}
+_BEFORE_NAME = frozenset("a an the our new novel simple".split())
+_NOT_NAMES = frozenset("a an the this that these our we it in on for to of".split())
+
+
+def introduced_name(doc: Doc) -> tuple[str, list[str] | None, int] | None:
+    """The name the abstract gives its own contribution, and the words of its long form when
+    it is an acronym defined there: "FourierFT" in "we introduce FourierFT, which ...";
+    ("TULIP", [Transitional, ..., Predictions]) in "we propose Transitional ... Predictions
+    (TULIP)"; and the number of the sentence that introduces it. None when no
+    contribution sentence names one. A name the abstract only cites ("Low-Rank Adaptation
+    (LoRA) is popular") is not introduced."""
+    long_forms = {}
+    for acr, long, _ in doc.acronyms:
+        long_forms.setdefault(long[0].strip(_TOKEN_EDGE), []).append((acr, long))
+    for si in compress(range(len(doc.sentences)), doc.contrib):
+        sentence = doc.sentences[si]
+        for j in compress(range(len(sentence) - 1), map(_INTRODUCING.__contains__, sentence)):
+            k = j + 1
+            while k < len(sentence) - 1 and k - j <= 2 and sentence[k].lower() in _BEFORE_NAME:
+                k += 1
+            candidate = sentence[k]
+            bare = candidate.strip(_TOKEN_EDGE)
+            for acr, long in long_forms.get(bare, ()):
+                if [w.strip(_TOKEN_EDGE) for w in sentence[k:k + len(long)]] == [w.strip(_TOKEN_EDGE) for w in long]:
+                    return acr, long, si
+            if (bare[:1].isupper() and bare.lower() not in _NOT_NAMES and len(bare) >= 3 and len(bare) <= 24
+                    and PLACEHOLDER_OPEN not in candidate and _token(candidate)[1]
+                    and (_name_like(bare) or candidate[-1:] in ",:"
+                         or (k + 1 < len(sentence) and sentence[k + 1][:1] == "("))):
+                return bare, None, si
+    return None
+
+
 def rank(doc: Doc, expected_len: float | None = None, name_bonus: float | None = None,
          acronym_bonus: float | None = None) -> tuple[str, list[str]]:
-    """(name or "", phrase tokens) with the highest expected F1."""
+    """(name or "", phrase tokens) with the highest expected F1; led by the name the abstract
+    gives its contribution when it gives one (introduced_name)."""
     data = model()
     T = data.get("expected_len", 6.0) if expected_len is None else expected_len
     bonus = data.get("name_bonus", 0.0) if name_bonus is None else name_bonus
     acr_bonus = data.get("acronym_bonus", 0.0) if acronym_bonus is None else acronym_bonus
     probs = word_probabilities(doc)
+    introduced = introduced_name(doc)
+    if introduced is not None:
+        name, long, sentence = introduced
+        if long is not None and len(dict.fromkeys(s for t in [name] + long for s in _token(t)[1])) >= 3:
+            # the letters of the acronym, stressed inside its words ("**L**ow-Rank"), unstressed
+            return name, [t[0] + t[1:-1].replace('"', "") + t[-1] if len(t) > 2 else t for t in long]
+        stems = frozenset(_token(name)[1])
+        _, toks = best_phrase(doc, probs, T, max_words=9, exclude=stems)
+        # What follows the name says what it is, not which method the abstract cites: a phrase
+        # that is only the long form of an acronym defined before ("Low-Rank Adaptation (LoRA)")
+        # gives way to the best phrase without those words.
+        said = {s for t in toks for s in _token(t)[1]}
+        for acr, long, where in doc.acronyms:
+            cited = {s for t in [acr] + long for s in _token(t)[1]}
+            if where < sentence and said and said <= cited:
+                _, toks = best_phrase(doc, {**probs, **dict.fromkeys(cited, 0.0)}, T, max_words=9, exclude=stems)
+                break
+        if toks and name not in {_token(t)[0] for t in toks}:  # the name once: "GraphTune: ... Graph ..." is fine
+            return name, toks
     best_score, best_toks = best_phrase(doc, probs, T)
     best_name = ""
     for acr, long, _ in doc.acronyms:  # "ACR: Long Form", the way papers name their method
