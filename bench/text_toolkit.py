@@ -3,8 +3,9 @@
     .venv/bin/python bench/text_toolkit.py [PATH-TO-icml2024-events.json]
 
 Search must stem as lunr.js does (papersite.text.stem, a Porter stemmer).
-related.py and derive.py each have a lighter stemmer, and related.py a stop
-list of its own. This swaps in each alternative, leaving everything else as
+Related papers (text.plural_stem, text.PROSE_STOP_WORDS) and topics
+(text.suffix_stem) use lighter stemmers, and related papers a stop list of
+their own. This swaps in each alternative, leaving everything else as
 it is, and scores it on ../shared/data's ICML 2024 papers:
 
 - related papers: of each paper's 5 related papers, the share written by at
@@ -27,7 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from papersite import derive, related, text  # noqa: E402
+from papersite import related, text  # noqa: E402
+from papersite.importers import topics as derive  # noqa: E402  (topic matching, with its stemmer)
+from papersite.importers.titles import derive_title  # noqa: E402
 from titledata import DEFAULT, PAPER_TYPES, split  # noqa: E402
 
 
@@ -71,7 +74,7 @@ def topic_score(held: list[tuple[str, str]], stem) -> tuple[float, float, float]
     taxonomy = yaml.safe_load(TAXONOMY.read_text(encoding="utf-8"))["topics"]
     frozen = [t for t in frozen_taxonomy() if t["slug"] != "general-ml"]
     labels = [keyword_hits(title, frozen) for _, title in held]  # with derive's own stemmer
-    titles = [derive.derive_title(a) for a, _ in held]
+    titles = [derive_title(a) for a, _ in held]
     saved = derive._stem
 
     def forget():  # keywords are stemmed once per taxonomy: again with the other stemmer

@@ -28,11 +28,12 @@ from collections import Counter, OrderedDict
 from itertools import chain
 from typing import Sequence
 
+from .text import PROSE_STOP_WORDS, plural_stem
+
 # One BLAS thread: as fast for these small products, never oversubscribed on a busy machine
 # (OpenBLAS threads slow a QR forty-fold there), and safe in the forked workers of a build.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from lunr.stop_word_filter import WORDS as STOP_WORDS  # lunr.js's English list, as search uses
 
 GRID = 4096  # coordinates are integers 0..GRID-1 on both axes
 DIMENSIONS = 64  # LSA components: 32 kept far fewer neighbours, 96 a few more at 1.5x the cost
@@ -80,22 +81,11 @@ def layout(texts: Sequence[str], method: str = "force") -> list[tuple[int, int]]
 
 
 WORD = re.compile(r"[a-z][a-z0-9]+")
-_STOP = frozenset(STOP_WORDS) | {"paper", "propose", "proposed", "show", "results", "method", "methods",
-                                  "approach", "novel", "based", "using", "use", "used", "also", "via"}
 
 
 def term_counts(text: str) -> Counter:
     """The text's words, lowercased, without stop words, plurals folded ("networks" -> "network")."""
-    counts: Counter = Counter()
-    for word in WORD.findall(text.lower()):
-        if word in _STOP:
-            continue
-        if len(word) > 4 and word.endswith("ies"):
-            word = word[:-3] + "y"
-        elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-            word = word[:-1]
-        counts[word] += 1
-    return counts
+    return Counter(plural_stem(word) for word in WORD.findall(text.lower()) if word not in PROSE_STOP_WORDS)
 
 
 def tfidf(texts: Sequence[str]):

@@ -24,6 +24,8 @@ from itertools import chain
 import numpy as np
 
 from .parallel import parallel_map
+from .text import PROSE_STOP_WORDS as STOP_WORDS
+from .text import plural_stem as _stem
 
 TERMS_PER_PAPER = 25  # 40 find the topic better but triple the cost of an edit (docs/performance.md)
 COUNT = 5  # related papers per paper
@@ -31,24 +33,11 @@ SCALE = 1 << 24  # weight resolution: a score is at most SCALE**2 = 2**48 (Cauch
 BLOCK_CELLS = 1 << 22  # scores held at once per block (32 MB of float64)
 GROUPS = 64  # stretches of a row of scores whose maxima bound its top (see _BlockScorer._floor)
 WORD = re.compile(r"[a-z][a-z0-9]+")
-STOP_WORDS = frozenset("""
-a about above after again against all also although among an and any are as at be because been
-before being below between both but by can could did do does doing during each either et al few for
-from further had has have having here how however i if in into is it its itself just may might more
-most much must new no nor not novel of off on once only or other our ours out over own paper
-propose proposed provide results same several should show shows so some such than that the their
-them then there these they this those through thus to too two under until up upon use used using
-very via was we well were what when where which while who whom why will with within without would
-yet one first based approach method methods work also can""".split())
 _LOG1 = [0.0] + [1 + math.log(n) for n in range(1, 4096)]  # 1 + log(count)
 
 
-def tokens(text: str) -> list[str]:
-    return [_stem(w) for w in WORD.findall(text.lower()) if w not in STOP_WORDS]
-
-
 def term_counts(text: str) -> Counter:
-    """Counter(tokens(text)), with each distinct word stemmed once per process."""
+    """The text's stemmed words but stop words, counted, with each distinct word stemmed once per process."""
     counts = Counter(map(_STEMS.__getitem__, WORD.findall(text.lower())))
     counts.pop("", None)  # stop words
     return counts
@@ -72,15 +61,6 @@ def _norm(weights: list[float]) -> float:
 
 def _log1(n: int) -> float:
     return _LOG1[n] if n < len(_LOG1) else 1 + math.log(n)
-
-
-def _stem(word: str) -> str:
-    """A light plural stemmer: enough to pair 'networks' with 'network'."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
 
 
 def find_related(texts: dict[str, str], count: int = COUNT) -> dict[str, list[str]]:

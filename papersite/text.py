@@ -4,8 +4,9 @@
 index is built in Python and queried by lunr.js in the browser, so a word must
 stem the same on both sides (lunr.py's stemmer does not: "delayed" -> "delai";
 tests/test_search_parity.py checks every word of the seeds against lunr.js).
-Related papers need nothing else: with a lighter plural stemmer and a stop
-list of their own they scored the same on real papers (bench/text_toolkit.py).
+Related papers and the paper map use `plural_stem` and `PROSE_STOP_WORDS`:
+with the Porter stemmer or lunr's stop list they scored no better on real
+papers (bench/text_toolkit.py), and the plural stemmer is the cheaper.
 
 `suffix_stem` is lighter, and topics keep it for a measured reason: derive's
 keyword matching (its thresholds were tuned with it) loses 4.7 points of
@@ -19,9 +20,34 @@ from functools import lru_cache
 
 from lunr.stop_word_filter import WORDS as _LUNR_WORDS
 
-__all__ = ["STOP_WORDS", "stem", "suffix_stem"]
+__all__ = ["PROSE_STOP_WORDS", "STOP_WORDS", "TITLE_STOP_WORDS", "plural_stem", "stem", "suffix_stem"]
 
 STOP_WORDS: frozenset[str] = frozenset(_LUNR_WORDS)  # lunr.js 2.3.9's stop words (lunr.py ships the same list)
+
+# Function words and the stock phrases of abstracts ("we propose a novel method"): what
+# related papers and the paper map leave out when they compare texts.
+PROSE_STOP_WORDS: frozenset[str] = frozenset("""
+a about above after again against all also although among an and any are as at be because been
+before being below between both but by can could did do does doing during each either et al few for
+from further had has have having here how however i if in into is it its itself just may might more
+most much must new no nor not novel of off on once only or other our ours out over own paper
+propose proposed provide results same several should show shows so some such than that the their
+them then there these they this those through thus to too two under until up upon use used using
+very via was we well were what when where which while who whom why will with within without would
+yet one first based approach method methods work also can""".split())
+
+# The content-word metric's function words (bench/titles.py): the shipped title model
+# (importers/title_model.json) was fit with exactly these, so they stay as they are.
+TITLE_STOP_WORDS: frozenset[str] = frozenset("""
+a about above after again against all also am an and any are as at be because been before being
+below between both but by can could did do does doing down during each few for from further had has
+have having he her here hers herself him himself his how i if in into is it its itself just me more
+most my myself no nor not now of off on once only or other our ours ourselves out over own same she
+should so some such than that the their theirs them themselves then there these they this those
+through to too under until up very was we were what when where which while who whom why will with
+would you your yours yourself yourselves via using towards toward upon onto within without across
+among beyond versus vs per
+""".split())
 
 # A port of lunr.stemmer from lunr.js 2.3.9 (MIT, Oliver Nightingale), itself
 # based on Martin Porter's JavaScript implementation. Kept step by step as in
@@ -179,3 +205,12 @@ def suffix_stem(word: str) -> str:
     if w.endswith("e") and len(w) > 3:
         w = w[:-1]
     return w
+
+
+def plural_stem(word: str) -> str:
+    """A light plural stemmer for lower-cased words: enough to pair 'networks' with 'network'."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word

@@ -23,27 +23,17 @@ from itertools import accumulate, chain, compress, repeat
 from operator import itemgetter
 from pathlib import Path
 
+from ..text import TITLE_STOP_WORDS
+
 DATA_FILE = Path(__file__).with_name("title_model.json")
 
-# The stop words of the content-word metric (bench/titles.py): function words
-# that say nothing about what a title is about.
-STOP_WORDS = frozenset("""
-a about above after again against all also am an and any are as at be because been before being
-below between both but by can could did do does doing down during each few for from further had has
-have having he her here hers herself him himself his how i if in into is it its itself just me more
-most my myself no nor not now of off on once only or other our ours ourselves out over own same she
-should so some such than that the their theirs them themselves then there these they this those
-through to too under until up very was we were what when where which while who whom why will with
-would you your yours yourself yourselves via using towards toward upon onto within without across
-among beyond versus vs per
-""".split())
 
 _WORD = re.compile(r"[a-z0-9]+")
 
 
 def content_words(text: str) -> list[str]:
     """Content words: lower-cased runs of letters and digits, longer than 2, not stop words."""
-    return [w for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in STOP_WORDS]
+    return [w for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in TITLE_STOP_WORDS]
 
 
 def content_stems(text: str) -> set[str]:
@@ -287,7 +277,7 @@ def _analyse(tok: str) -> tuple:
         _CACHE.clear()
     bare = tok.strip(_TOKEN_EDGE)
     low = bare.lower()
-    words = [w for w in _WORD.findall(low) if len(w) > 2 and w not in STOP_WORDS]  # content_words
+    words = [w for w in _WORD.findall(low) if len(w) > 2 and w not in TITLE_STOP_WORDS]  # content_words
     stems = tuple(dict.fromkeys(w[:5] for w in words)) if len(words) > 1 else tuple(w[:5] for w in words)
     name_like, cap = _name_like(bare), bare[:1].isupper()
     piece = _make_piece(tok, bare, stems, low)
@@ -523,7 +513,7 @@ those is are was were be been being can could may might must shall should will w
 do does did not also thus hence then therefore however moreover furthermore although though since
 because if whether when i.e. e.g. etc such
 """.split())
-_BAD_START = _DANGLING | STOP_WORDS
+_BAD_START = _DANGLING | TITLE_STOP_WORDS
 
 
 @lru_cache(maxsize=1)

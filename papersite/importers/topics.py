@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..model import Topic
+from ..text import suffix_stem as _stem
 from .identity import fold
 
 __all__ = ["Topics", "TopicMatcher", "topic_matcher", "assign_topics", "MAX_TOPICS"]
@@ -24,31 +25,6 @@ _MIN_SCORE = 2.0  # a best topic at or below this is right under half the time: 
 _MIN_EXTRA_SCORE = 3.5  # below this a second/third topic is noise
 _EXTRA_RATIO = 0.4  # ...and it must be this fraction of the best score
 _GENERIC_SLUGS = ("general", "other", "misc")
-
-
-@lru_cache(maxsize=8192)
-def _stem(word: str) -> str:
-    """Crude suffix stripping, enough to equate 'models'/'model', 'policies'/'policy'."""
-    w = word.lower()
-    if len(w) <= 3:
-        return w
-    if w.endswith("'s"):
-        w = w[:-2]
-    if w.endswith("ies") and len(w) > 4:
-        w = w[:-3] + "y"
-    elif w.endswith("sses"):
-        w = w[:-2]
-    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        w = w[:-1]
-    if w.endswith("ing") and len(w) > 5:
-        w = w[:-3]
-    elif w.endswith("ed") and len(w) > 4:
-        w = w[:-2]
-    if w.endswith("y"):
-        w = w[:-1] + "i"
-    if w.endswith("e") and len(w) > 3:
-        w = w[:-1]
-    return w
 
 
 @dataclass
