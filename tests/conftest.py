@@ -34,7 +34,7 @@ venues:
 """
 
 
-# The everyday loop is `pytest -m "not slow"` (under 30 s); CI runs everything. Tests are
+# The everyday loop is `pytest -m "not slow"`; CI runs everything. Tests are
 # marked slow here, by kind, so that a new test of a slow kind needs no decorator: browser
 # tests (Chromium), Hypothesis tests, random walks ("random_walk" in the name), and the
 # modules and tests below: vnu.jar on Java, git, Node, the real command in a subprocess,
