@@ -22,7 +22,6 @@ class Catalog:
     topics: tuple[Topic, ...]  # topics that have papers, in taxonomy order
     venue_papers: dict[str, tuple[Paper, ...]]
     topic_papers: dict[str, tuple[Paper, ...]]
-    positions: dict[str, int]  # paper id -> index within its venue
     citation_keys: dict[str, str] = field(default_factory=dict)  # paper id -> BibTeX key, unique in the catalog
     authors: tuple[Author, ...] = ()  # everyone who wrote a paper, A-Z (see people.py)
     bylines: dict[str, tuple[tuple[str, Author], ...]] = field(default_factory=dict)  # id -> (name as written, Author)
@@ -61,7 +60,6 @@ class Catalog:
             topics=tuple(t for t in config.topics if t.slug in by_topic),  # no empty topic pages
             venue_papers={slug: tuple(ps) for slug, ps in by_venue.items()},
             topic_papers={slug: tuple(ps) for slug, ps in by_topic.items()},
-            positions={p.id: i for ps in by_venue.values() for i, p in enumerate(ps)},
             citation_keys=assign_keys(ordered),
             authors=found.authors,
             bylines=found.bylines,
@@ -84,13 +82,6 @@ class Catalog:
     @cached_property
     def _topics_by_slug(self) -> dict[str, Topic]:
         return {t.slug: t for t in self.config.topics}
-
-    def neighbours(self, paper: Paper) -> tuple[Paper | None, Paper | None]:
-        """Previous and next paper within the same venue."""
-        siblings = self.venue_papers[paper.venue]
-        index = self.positions[paper.id]
-        return (siblings[index - 1] if index > 0 else None,
-                siblings[index + 1] if index + 1 < len(siblings) else None)
 
 
 def _check_unique(papers: list[Paper], config: SiteConfig, what: str, key,

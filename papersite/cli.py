@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import signal
 import sys
 import threading
@@ -24,6 +25,7 @@ from .errors import SiteError
 from .importers import import_files
 from .importers.formats import FORMATS
 from .pipeline import build_and_write
+from .scaffold import new_catalog
 from .serve import Preview, exposure_warning
 from .watch import watch_and_build
 
@@ -259,6 +261,21 @@ def deploy(remote, branch, message, force, base_url, config_path):
         fail(error)
     state = "published" if result.changed else "unchanged, already published"
     click.echo(f"{result.files} files {state}: {remote}/{branch} at {result.commit[:12]}, for {config.base_url}")
+
+
+@cli.command()
+@click.argument("folder", type=click.Path(path_type=Path))
+def new(folder):
+    """Make a fresh catalog in FOLDER, a new or empty folder: an empty content/,
+    a short site.yaml with the default topics, the theme's templates/ and static/
+    to edit, package.json for lunr.js, a .gitignore and a README."""
+    try:
+        new_catalog(folder)
+    except SiteError as error:
+        fail(error)
+    checkout = Path(__file__).resolve().parent.parent / "build.py"  # run from a checkout, not installed
+    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(checkout))}" if checkout.is_file() else "papersite"
+    click.echo(f"Made a new catalog in {folder}/. Next: cd {shlex.quote(str(folder))} && npm ci && {command} serve")
 
 
 def main() -> None:

@@ -7,6 +7,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import is_hypothesis_test
 
 from papersite.config import load_config
 from papersite.pipeline import build_and_write
@@ -31,6 +32,114 @@ venues:
     year: 2024
     full_name: International Conference on Machine Learning
 """
+
+
+# The everyday loop is `pytest -m "not slow"`; CI runs everything. Tests are
+# marked slow here, by kind, so that a new test of a slow kind needs no decorator: browser
+# tests (Chromium), Hypothesis tests, random walks ("random_walk" in the name), and the
+# modules and tests below: vnu.jar on Java, git, Node, the real command in a subprocess,
+# many builds, whole-site parses; each took about half a second of CPU or more on this
+# shared machine (a second or more of wall time). A name here that no longer exists
+# fails collection.
+SLOW_FOLDERS = {"browser"}
+SLOW_MODULES = {
+    "test_vnu.py",  # vnu.jar
+    "test_faults.py",  # kills, full disks and signals, mostly through the real command in a subprocess
+    "test_incremental.py",  # every test compares many rebuilds with clean builds
+    "test_deploy.py",  # git repositories and pushes
+    "test_yaml_fast_path.py",  # 1,500 random documents through two parsers
+    "test_search_parity.py",  # lunr.js in Node against the Python port
+}
+SLOW_TESTS = {
+    "test_authors.py": {"test_new_page_kinds_are_valid_html"},  # vnu.jar
+    "test_bad_input.py": {
+        "test_a_template_error_mid_render_leaves_the_previous_site",
+        "test_an_abstract_at_the_limit_builds_in_reasonable_time",
+        "test_deeply_nested_yaml_is_refused_quickly",
+        "test_import_of_bad_seed_files",
+        "test_removed_papers_disappear_after_a_rebuild",
+        "test_the_real_command_prints_no_traceback",
+    },
+    "test_citations.py": {
+        "test_keys_are_unique_hand_set_ones_win_and_suffixes_follow_import_order",
+        "test_rebuilds_give_the_files_a_clean_build_gives",
+    },
+    "test_cli.py": {
+        "test_build_prints_one_summary_line",
+        "test_pip_install_gives_a_papersite_command_that_builds",
+        "test_python_m_papersite_is_the_same_cli",
+    },
+    "test_derive.py": {"test_indexed_topics_equal_trying_every_keyword"},
+    "test_determinism.py": {
+        "test_listing_order_does_not_change_the_output",
+        "test_listing_order_does_not_change_the_written_site",
+        "test_where_the_site_lives_and_how_it_is_invoked_does_not_leak",
+    },
+    "test_extra_css.py": {
+        "test_a_missing_stylesheet_fails_the_build_with_its_line_and_leaves_the_site",
+        "test_every_page_links_the_stylesheets_after_the_theme",
+    },
+    "test_feeds.py": {"test_every_page_has_open_graph_and_twitter_cards"},
+    "test_hostile.py": {"test_every_page_of_the_bundled_catalog_carries_the_csp"},
+    "test_import.py": {
+        "test_a_second_import_changes_no_byte",
+        "test_import_with_logging_configured_prints_only_the_summary",
+        "test_seeds_import_build_and_show_their_abstracts",
+    },
+    "test_import_formats.py": {
+        "test_bibtex_macros_from_an_earlier_string_file_apply_to_later_files",
+        "test_reading_twice_gives_identical_records",
+        "test_real_icml_export_keeps_every_title_author_and_abstract",
+    },
+    "test_markup.py": {
+        "test_markdown_past_a_limit_fails_the_build_with_file_and_line",
+        "test_markdown_within_the_limits_builds",
+        "test_nesting_fuzz_renders_or_names_a_line",
+        "test_problems_from_forked_workers_name_every_file",
+    },
+    "test_parallel.py": {
+        "test_a_build_on_two_workers_equals_one_on_one",
+        "test_a_one_shot_build_on_two_workers_writes_the_in_memory_site",
+        "test_an_error_in_a_forked_stage_leaves_the_previous_site",
+    },
+    "test_publish.py": {"test_crawl_from_the_home_page_every_link_and_asset_answers_200"},
+    "test_related.py": {"test_updates_after_edits_equal_a_fresh_computation"},  # a random walk
+    "test_same_site.py": {"test_a_commit_builds_byte_identical_sites_twice"},
+    "test_search_files.py": {
+        "test_editing_one_paper_changes_only_a_few_search_files",
+        "test_edits_on_a_warm_cache_give_a_clean_build",
+        "test_settings_describe_the_lunr_index",
+    },
+    "test_serve.py": {
+        "test_200_concurrent_requests_all_succeed",
+        "test_serve_on_a_port_in_use_says_so",
+        "test_serve_without_a_site_yaml_says_so",
+    },
+    "test_site.py": {
+        "test_every_page_is_well_formed_html5",
+        "test_two_builds_are_byte_identical_across_hash_seeds",
+    },
+    "test_sitemap.py": {
+        "test_a_rebuild_that_crosses_the_limit_equals_a_clean_build",
+        "test_over_the_limit_an_index_of_sitemaps",
+    },
+    "test_title_mark.py": {"test_page_shows_the_mark_until_the_title_is_edited"},
+    "test_watch.py": {"test_git_checkout_of_many_files_is_one_change_set"},
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        module, name = item.path.name, getattr(item, "originalname", item.name)
+        if (item.path.parent.name in SLOW_FOLDERS or module in SLOW_MODULES or name in SLOW_TESTS.get(module, ())
+                or "random_walk" in name or is_hypothesis_test(getattr(item, "obj", None))):
+            item.add_marker(pytest.mark.slow)
+    modules = {item.path.name: item.module for item in items if isinstance(item, pytest.Function)}
+    stale = [module for module in sorted(SLOW_MODULES | SLOW_TESTS.keys()) if not (ROOT / "tests" / module).is_file()]
+    stale += [f"{module}::{name}" for module, names in SLOW_TESTS.items() if module in modules
+              for name in sorted(names) if not hasattr(modules[module], name)]
+    if stale:
+        raise pytest.UsageError(f"tests/conftest.py: SLOW_MODULES or SLOW_TESTS name tests that do not exist: {', '.join(stale)}")
 
 
 def paper_text(id="p1", title="A Paper", venue="icml-2024", topics="[learning-theory]",

@@ -30,6 +30,30 @@ def edit(rng: random.Random, text: str, words: list[str]) -> str:
     return " ".join(tokens)
 
 
+TEXTS = {
+    "diffusion-a": "Diffusion models generate images by denoising; we speed up diffusion sampling.",
+    "diffusion-b": "A faster sampler for diffusion models: fewer denoising steps for image generation.",
+    "diffusion-c": "Guidance for diffusion models in text-to-image generation.",
+    "rl-a": "Reinforcement learning agents explore with intrinsic rewards in sparse reward tasks.",
+    "rl-b": "Exploration bonuses and intrinsic rewards for reinforcement learning agents.",
+    "theory": "Generalization bounds for overparameterized networks via sample complexity.",
+}
+
+
+def test_related_papers_are_the_similar_ones():
+    related = find_related(TEXTS, count=2)
+    assert set(related["diffusion-a"]) == {"diffusion-b", "diffusion-c"}
+    assert related["rl-a"][0] == "rl-b" and related["rl-b"][0] == "rl-a"
+    assert all(pid not in others for pid, others in related.items())
+    assert all(len(others) <= 2 for others in related.values())
+
+
+def test_related_is_deterministic_and_order_free():
+    forward = find_related(TEXTS)
+    backward = find_related(dict(reversed(list(TEXTS.items()))))
+    assert forward == backward
+
+
 def test_related_papers_of_the_seeds_are_plausible():
     texts = {f"s{i:03d}": text for i, text in enumerate(ABSTRACTS)}
     related = find_related(texts)

@@ -1,0 +1,154 @@
+"""`new DIR`: a fresh catalog that builds, imports and serves straight away, and never overwrites."""
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+import build
+from papersite import scaffold
+from papersite.render import THEME
+from papersite.serve import Preview
+from papersite.static_files import NPM_ASSETS
+from tests.conftest import ROOT
+from tests.htmlcheck import parse
+
+BIB = """\
+@inproceedings{lovelace2024diffusion,
+  title = {Faster Diffusion Models for Image Generation},
+  author = {Lovelace, Ada and Turing, Alan},
+  booktitle = {International Conference on Machine Learning},
+  year = {2024},
+  abstract = {We speed up sampling from diffusion models for image generation with fewer denoising steps.}
+}
+"""
+
+
+def run(*args):
+    return CliRunner().invoke(build.cli, [str(a) for a in args])
+
+
+def new(folder: Path):
+    result = run("new", folder)
+    assert result.exit_code == 0, result.output
+    return folder
+
+
+def test_a_new_catalog_builds_through_the_cli(tmp_path):
+    folder = new(tmp_path / "my-papers")
+    assert sorted(p.name for p in folder.iterdir()) == [
+        ".gitignore", ".npmrc", "README.md", "content", "package-lock.json", "package.json", "site.yaml",
+        "static", "templates"]
+    assert [p.name for p in (folder / "content").iterdir()] == [".gitkeep"]  # no papers, but git keeps it
+
+    result = run("build", "--config", folder / "site.yaml", "-o", folder / "_site")
+    assert result.exit_code == 0, result.output
+    home = parse(folder / "_site" / "index.html")
+    assert "my-papers" in home.h1
+    for asset in home.assets:  # the copied theme's stylesheet and scripts, and lunr.js, are there
+        if asset.startswith("/static/"):
+            assert (folder / "_site" / asset.lstrip("/")).is_file(), asset
+    assert (folder / "_site" / "static" / "lunr.min.js").is_file()
+    assert "/search/" in home.links and (folder / "_site" / "search" / "index.html").is_file()
+
+
+def test_a_new_catalog_imports_papers_and_gains_their_venue(tmp_path):
+    folder = new(tmp_path / "catalog")
+    (tmp_path / "papers.bib").write_text(BIB, encoding="utf-8")
+    result = run("import", tmp_path / "papers.bib", "--config", folder / "site.yaml")
+    assert result.exit_code == 0, result.output
+    config = yaml.safe_load((folder / "site.yaml").read_text(encoding="utf-8"))
+    [venue] = config["venues"]  # appended where `venues: []` was
+    [paper] = (folder / "content").rglob("*.md")
+    assert "generative-models" in yaml.safe_load(paper.read_text(encoding="utf-8").split("---")[1])["topics"]
+
+    result = run("build", "-q", "--config", folder / "site.yaml", "-o", folder / "_site")
+    assert result.exit_code == 0, result.output
+    page = parse(folder / "_site" / "papers" / paper.stem / "index.html")
+    assert page.h1.strip() == "Faster Diffusion Models for Image Generation"
+    assert f"/venues/{venue['slug']}/" in page.links
+
+
+def test_a_new_catalog_serves_straight_away(tmp_path):
+    folder = new(tmp_path / "catalog")
+    preview = Preview(folder / "site.yaml", None, "127.0.0.1", 0, log=lambda line: None)
+    preview.start()
+    try:
+        with urllib.request.urlopen(preview.url, timeout=10) as response:
+            assert response.status == 200 and b"<h1" in response.read()
+        with urllib.request.urlopen(preview.url + "static/lunr.min.js", timeout=10) as response:
+            assert response.status == 200
+    finally:
+        preview.stop()
+
+
+def test_a_new_catalog_holds_the_default_theme_and_taxonomy(tmp_path):
+    folder = new(tmp_path / "catalog")
+    for name in ("templates", "static"):
+        theme = sorted(p.relative_to(THEME / name) for p in (THEME / name).rglob("*") if p.is_file())
+        copied = sorted(p.relative_to(folder / name) for p in (folder / name).rglob("*") if p.is_file())
+        assert copied == theme
+        assert all((folder / name / p).read_bytes() == (THEME / name / p).read_bytes() for p in theme)
+    config = yaml.safe_load((folder / "site.yaml").read_text(encoding="utf-8"))
+    default = yaml.safe_load(scaffold.DEFAULT_TOPICS.read_text(encoding="utf-8"))
+    assert config["topics"] == default["topics"] and config["venues"] == []
+    assert len((folder / "site.yaml").read_text(encoding="utf-8").splitlines()) - \
+        len(scaffold.DEFAULT_TOPICS.read_text(encoding="utf-8").splitlines()) < 15  # short, but for the topics
+    ignored = (folder / ".gitignore").read_text(encoding="utf-8").split()
+    assert {"_site/", ".cache/", "node_modules/"} <= set(ignored)
+
+
+def test_the_new_lockfile_pins_the_engines_lunr(tmp_path):
+    """`npm ci` in a new catalog installs what the engine's own lockfile pins, and every npm
+    package the build ships (a new asset in static_files must reach the scaffold too)."""
+    folder = new(tmp_path / "catalog")
+    ours = json.loads((ROOT / "package-lock.json").read_text(encoding="utf-8"))["packages"]
+    package = json.loads((folder / "package.json").read_text(encoding="utf-8"))
+    lock = json.loads((folder / "package-lock.json").read_text(encoding="utf-8"))
+    shipped = {relative.split("/")[0] for relative in NPM_ASSETS.values()}
+    assert set(package["dependencies"]) == shipped == set(lock["packages"][""]["dependencies"])
+    for name in shipped:
+        assert lock["packages"][f"node_modules/{name}"] == ours[f"node_modules/{name}"]
+        assert package["dependencies"][name] == ours[""]["dependencies"][name]
+
+
+def test_an_empty_folder_is_fine(tmp_path):
+    (tmp_path / "empty").mkdir()
+    assert (new(tmp_path / "empty") / "site.yaml").is_file()
+
+
+@pytest.mark.parametrize("occupant", ["notes.txt", ".git"])
+def test_a_folder_that_holds_anything_is_refused_and_left_alone(tmp_path, occupant):
+    folder = tmp_path / "taken"
+    folder.mkdir()
+    (folder / occupant).write_text("mine", encoding="utf-8")
+    result = run("new", folder)
+    assert result.exit_code == 1
+    assert result.output == f"Error: {folder}: is not empty: give a new or empty folder (new never overwrites)\n"
+    assert [p.name for p in folder.iterdir()] == [occupant]
+    assert (folder / occupant).read_text(encoding="utf-8") == "mine"
+
+
+def test_a_file_is_refused(tmp_path):
+    (tmp_path / "site.yaml").write_text("title: mine\n", encoding="utf-8")
+    result = run("new", tmp_path / "site.yaml")
+    assert result.exit_code == 1 and "exists and is not a folder" in result.output
+    assert len(result.output.splitlines()) == 1
+    assert (tmp_path / "site.yaml").read_text(encoding="utf-8") == "title: mine\n"
+
+
+def test_a_failure_takes_back_what_it_made(tmp_path, monkeypatch):
+    def broken():
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(scaffold, "_default_topics", broken)  # after content/ and the theme are copied
+    (tmp_path / "empty").mkdir()
+    for folder in (tmp_path / "fresh", tmp_path / "empty"):
+        result = run("new", folder)
+        assert result.exit_code == 1 and "No space left on device" in result.output
+    assert [p.name for p in tmp_path.iterdir()] == ["empty"]  # the folder new made is gone, the user's stays
+    assert list((tmp_path / "empty").iterdir()) == []
