@@ -12,10 +12,10 @@ size, mtime, inode and a hash of its bytes. A file whose stat still matches
 and whose new bytes hash the same is unchanged; anything else (no manifest, a
 file touched by hand) is compared byte for byte, as without a manifest.
 
-`Staging.put` may be called from forked workers as they render (a one-shot
-`build` streams its pages to disk that way: written on both cores, never held
-in memory); it returns a `Stored` receipt that `commit` takes in place of the
-bytes.
+`Staging.put` may be called from forked workers as they render (a `build`
+streams its pages to disk that way: written on both cores, never held in
+memory); it returns a `Stored` receipt, which `commit` takes beside the
+files given as bytes.
 
 Since every build replaces the output folder whole, Staging first makes sure
 that loses nothing but an old site: the folder must not be (or hold, or lie
@@ -64,7 +64,7 @@ class Stored:
 Stat = tuple[int, int, int]  # size, mtime_ns, inode
 
 
-def write_site(files: dict[str, bytes | Stored], out_dir: Path,
+def write_site(files: dict[str, bytes], out_dir: Path,
                digests: dict[str, tuple[bytes, str]] | None = None, project: Path | None = None) -> WriteReport:
     """Make out_dir hold exactly `files`. `digests` (path -> (bytes, hash)) lets a
     process that writes again and again hash each new output only once; `project`
@@ -153,10 +153,9 @@ class Staging:
             raise _write_error(self.shown, exc) from None
         return Stored(digest, True)
 
-    def commit(self, files: dict[str, bytes | Stored]) -> WriteReport:
-        """Put the files not yet put, keep the unchanged ones, swap the new site in."""
-        stored = {path: entry if isinstance(entry, Stored) else self.put(path, entry)
-                  for path, entry in files.items()}
+    def commit(self, files: dict[str, bytes], stored: dict[str, Stored] | None = None) -> WriteReport:
+        """Put `files`, besides those already `stored`; keep the unchanged ones; swap the new site in."""
+        stored = {**(stored or {}), **{path: self.put(path, data) for path, data in files.items()}}
         foreign = sorted(self.unvouched - stored.keys())
         if foreign:
             raise SiteError(Problem(self.shown / foreign[0], None, _foreign_message(self.shown, foreign)))
@@ -233,7 +232,8 @@ def _write_manifest(out_dir: Path, stored: dict[str, Stored], stats: dict[str, S
     target = manifest_path(out_dir)
     temporary = target.with_name(target.name + f".{os.getpid()}")
     try:
-        temporary.write_text(json.dumps({"files": entries, "leaving": sorted(leaving)}, separators=(",", ":")),
+        temporary.write_text(json.dumps({"files": entries, "leaving": sorted(leaving)}, separators=(",", ":"),
+                                        sort_keys=True),
                              encoding="utf-8")
         os.replace(temporary, target)
     except OSError:

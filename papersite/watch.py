@@ -24,7 +24,7 @@ from watchdog.observers import Observer
 from .config import SiteConfig, load_config
 from .errors import Problem, SiteError
 from .output import check_output, write_site
-from .pipeline import Build, BuildCache, build_site, collector_paused
+from .pipeline import Build, BuildCache, Run, build_site
 
 SOURCE_DIRS = ("content", "templates", "static")
 # Seconds without events before a rebuild starts. An editor's save (temp file,
@@ -200,8 +200,9 @@ class Rebuilder:
 
     def rebuild(self) -> Outcome:
         start = time.perf_counter()
-        with collector_paused():
-            return self._rebuild(start)
+        run = Run(self.cache)  # in memory, all of it kept for the next rebuild
+        with run.executing():
+            return self._rebuild(start, run)
 
     def _config(self) -> SiteConfig:
         try:
@@ -213,12 +214,12 @@ class Rebuilder:
             self._config_loaded, self._config_stamp = load_config(self.config_path), stamp
         return self._config_loaded
 
-    def _rebuild(self, start: float) -> Outcome:
+    def _rebuild(self, start: float, run: Run) -> Outcome:
         try:
             # site.yaml is re-read whenever its stamp changes: a change to it
             # (venues, topics, base_url) must reach every page.
             config = self._config().with_base_url(self.base_url)
-            build = build_site(config, self.cache)
+            build = build_site(config, run=run)
             if self.output is not None:
                 report = write_site(build.files, self.output, self.cache.digests, config.root)
                 changed = report.written + report.removed

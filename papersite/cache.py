@@ -1,0 +1,328 @@
+"""The persistent build cache: `.cache/papersite/` beside site.yaml (git-ignored).
+
+Content-addressed: everything in it is keyed by digests of what the build
+reads (every file of content/, templates/, static/, the theme, site.yaml and
+the front-end assets), the command's options, and the engine itself
+(papersite's version, the Python version and a digest of the engine's own
+files). Reading the inputs costs one stat a file: a file's bytes are hashed
+again only when its stat (mtime, ctime, size, inode) differs from the last
+build's.
+
+Two kinds of entries:
+  - a build record per output folder: the inputs' digest, and the output's
+    manifest as that build left it. When neither changed, the build has
+    nothing to do and stops there (no library beyond the standard one is
+    imported for it).
+  - the last session: parsed papers (under their file's digest), rendered
+    abstracts (under their Markdown source), related papers, people and
+    compiled templates, which the next build starts from. See execution.py.
+
+Each entry file carries a digest of its payload: a corrupt or truncated
+entry is detected and ignored (the build starts from nothing), never
+trusted. A cache that cannot be written is a warning, never a failed build.
+This module is light on purpose: a build that finds nothing changed imports
+it and little else.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import __version__
+
+FORMAT = 1  # of the entry files; part of every key
+MAGIC = b"papersite-cache"
+SOURCE_DIRS = ("content", "templates", "static")
+ENGINE = Path(__file__).resolve().parent
+LUNR = Path("node_modules") / "lunr" / "lunr.min.js"
+
+
+def cache_dir(root: Path) -> Path:
+    return Path(root) / ".cache" / "papersite"
+
+
+def stamp(st: os.stat_result) -> tuple[int, int, int, int]:
+    """What tells a file changed. mtime alone misses a same-size edit saved within the
+    file system's timestamp resolution; ctime and the inode (editors that save by
+    renaming a new file over the old one) catch it."""
+    return st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino
+
+
+def theme_root() -> Path:
+    """Where the default theme's templates/ and static/ are (render.THEME, without importing Jinja)."""
+    installed = ENGINE / "theme"
+    return installed if (installed / "templates").is_dir() else ENGINE.parent
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+# --- What the build reads --------------------------------------------------------
+
+@dataclass
+class Fingerprint:
+    """Every input file: path -> [mtime, ctime, size, inode, digest of its bytes]; `key`,
+    a digest of all of them (by path and bytes only), of the options and of the engine;
+    `engine`, a digest of the engine alone (what the last session's objects depend on)."""
+
+    files: dict[str, list]
+    key: str
+    engine: str
+
+    def known(self, path: str) -> tuple[tuple, str] | None:
+        """A file's stamp and digest, as hashed (paths as the build names them)."""
+        entry = self.files.get(path)
+        return (tuple(entry[:4]), entry[4]) if entry else None
+
+
+def input_roots(root: Path) -> list[Path]:
+    """Folders and files whose every byte can reach the site (a superset is harmless)."""
+    theme = theme_root()
+    roots = [root / name for name in SOURCE_DIRS]
+    roots += [theme / "templates", theme / "static", ENGINE, root / LUNR, ENGINE.parent / LUNR]
+    return roots
+
+
+def fingerprint(config_path: Path, options: tuple, last: dict[str, list] | None = None) -> Fingerprint:
+    """The inputs as they are now; `last` (a previous Fingerprint's files) spares hashing
+    the files whose stat did not change."""
+    config_path = Path(config_path)
+    root = config_path.parent  # as given, as load_config takes it: paths are the ones the build reads
+    last = last or {}
+    files: dict[str, list] = {}
+    seen: set[str] = set()  # real folders walked: a link loop ends, a second way adds nothing
+    for top in [config_path, *input_roots(root)]:
+        _scan(str(top), files, last, seen)
+    whole, engine = hashlib.blake2b(digest_size=16), hashlib.blake2b(digest_size=16)
+    version = repr((FORMAT, __version__, sys.version)).encode()
+    inside = str(ENGINE) + os.sep
+    # The engine is keyed by its files' bytes, not where it is installed; sources by their path too.
+    for path in sorted(files):
+        if path.startswith(inside):
+            engine.update(f"{path[len(inside):]}\0{files[path][4]}\n".encode("utf-8", "surrogateescape"))
+        else:
+            whole.update(f"{path}\0{files[path][4]}\n".encode("utf-8", "surrogateescape"))
+    engine.update(version)
+    whole.update(engine.digest() + repr((str(config_path), options)).encode())
+    return Fingerprint(files, whole.hexdigest(), engine.hexdigest())
+
+
+def _scan(top: str, files: dict[str, list], last: dict[str, list], seen: set[str]) -> None:
+    folders = [top]
+    while folders:
+        path = folders.pop()
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue  # missing (no templates/ of its own, say): the build sees the same
+        if os.path.isdir(path):
+            real = os.path.realpath(path)
+            if real in seen:
+                continue
+            seen.add(real)
+            try:
+                names = os.listdir(path)
+            except OSError:
+                files[path] = [0, 0, 0, 0, "unreadable folder"]  # the build reports it
+                continue
+            folders.extend(os.path.join(path, name) for name in names if name != "__pycache__")
+            continue
+        now = list(stamp(st))
+        known = last.get(path)
+        if known is not None and known[:4] == now:
+            files[path] = known
+            continue
+        try:
+            with open(path, "rb") as file:
+                data = file.read()
+        except OSError as exc:
+            files[path] = [*now, f"unreadable: {exc.errno}"]  # the build reports it
+            continue
+        files[path] = [*now, _digest(data)]
+
+
+# --- Entry files -------------------------------------------------------------------
+
+def write_entry(path: Path, payload: bytes) -> None:
+    """Write payload with a header naming its length and digest; atomically (a reader
+    sees the old entry or the new one). Raises OSError."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    header = MAGIC + f" {FORMAT} {len(payload)} {_digest(payload)}\n".encode()
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "wb") as file:
+            file.write(header)
+            file.write(payload)
+        os.replace(temporary, path)
+    except OSError:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def read_entry(path: Path) -> bytes | None:
+    """The payload, or None when the entry is missing, truncated or does not match its digest."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except OSError:
+        return None
+    header, newline, payload = data.partition(b"\n")
+    parts = header.split(b" ")
+    if not newline or len(parts) != 4 or parts[0] != MAGIC or parts[1] != str(FORMAT).encode():
+        return None
+    if parts[2] != str(len(payload)).encode() or parts[3].decode("ascii", "replace") != _digest(payload):
+        return None
+    return payload
+
+
+# --- The record of the last build into an output folder --------------------------------
+
+def record_path(root: Path, output: Path) -> Path:
+    return cache_dir(root) / f"build-{_digest(os.fsencode(Path(output).absolute()))}.json"
+
+
+def output_stamp(output: Path) -> list | None:
+    """The output folder and its manifest (see output.py) as a build left them."""
+    output = Path(output)
+    manifest = output.with_name(f".{output.name}.manifest.json")  # output.manifest_path, without its imports
+    try:
+        folder, listed = os.stat(output), os.stat(manifest)
+    except OSError:
+        return None
+    return [folder.st_ino, *stamp(listed)]
+
+
+def read_record(root: Path, output: Path) -> dict | None:
+    payload = read_entry(record_path(root, output))
+    if payload is None:
+        return None
+    try:
+        record = json.loads(payload)
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) and isinstance(record.get("files"), dict) else None
+
+
+def unchanged(record: dict | None, fingerprint_: Fingerprint, output: Path) -> bool:
+    """Would a build write exactly what the last one left in output, which is still there?"""
+    return record is not None and record.get("key") == fingerprint_.key and \
+        record.get("output") == output_stamp(output)
+
+
+def write_record(root: Path, output: Path, fingerprint_: Fingerprint, summary: dict) -> None:
+    record = {"key": fingerprint_.key, "output": output_stamp(output), "summary": summary,
+              "files": fingerprint_.files}
+    write_entry(record_path(root, output), json.dumps(record, separators=(",", ":")).encode())
+
+
+# --- The last session ----------------------------------------------------------------
+
+def session_path(root: Path) -> Path:
+    return cache_dir(root) / "session.pickle"
+
+
+def save_session(root: Path, fingerprint_: Fingerprint, cache) -> None:
+    """Keep what the next build may start from (a BuildCache's parts that do not hold
+    output files). One pickle, so that objects shared between them stay shared (an
+    unchanged paper is the same object in the people and in the papers). Raises OSError."""
+    import pickle
+
+    session = {
+        "config": cache.config,
+        "papers": cache.papers.by_content(fingerprint_.known),
+        "papers_for": cache.papers.config_key,
+        "abstracts": cache.abstracts,
+        "related": cache.related,
+        "people": cache.people,
+        "templates": cache.templates,
+    }
+    payload = pickle.dumps((fingerprint_.engine, session), protocol=pickle.HIGHEST_PROTOCOL)
+    write_entry(session_path(root), payload)
+
+
+def load_session(root: Path, fingerprint_: Fingerprint):
+    """A BuildCache holding the last session, or None: none kept, made by another engine, or
+    not intact. Each part is checked again by the stage that uses it: a parse is taken only
+    for the same bytes, an abstract is keyed by its Markdown, related papers are updated
+    for the texts that differ, templates are checked against their sources."""
+    import pickle
+
+    from .execution import BuildCache
+
+    payload = read_entry(session_path(root))
+    if payload is None:
+        return None
+    try:
+        engine, session = pickle.loads(payload)
+    except Exception:  # anything at all: a cache is never trusted
+        return None
+    if engine != fingerprint_.engine or not isinstance(session, dict):
+        return None
+    try:
+        cache = BuildCache(config=session["config"], abstracts=session["abstracts"], related=session["related"],
+                           people=session["people"], templates=session["templates"])
+        cache.papers.config_key = session["papers_for"]
+        cache.papers.reuse(session["papers"], fingerprint_.known)
+    except (KeyError, TypeError, AttributeError, ValueError):
+        return None
+    return cache
+
+
+# --- `build`: the whole command -----------------------------------------------------------
+
+@dataclass
+class Written:
+    """What `build` did, for its one line."""
+
+    papers: int
+    pages: int
+    written: int
+    removed: int
+    total: int
+    content_dir: str
+    cached: bool  # nothing changed since the last build: nothing was built
+    warnings: list[str]
+
+
+def build(config_path: Path, output: Path, base_url: str | None = None, clean: bool = False,
+          progress=lambda stage: None, notify=None) -> Written:
+    """Build the site of config_path into output, reusing the cache beside it unless `clean`.
+    Raises SiteError as the build does; a cache that cannot be written is a warning."""
+    config_path, output = Path(config_path), Path(output)
+    root = config_path.parent
+    record = read_record(root, output)
+    now = fingerprint(config_path, (str(output.absolute()), base_url), record["files"] if record else None)
+    if not clean and unchanged(record, now, output):
+        summary = record["summary"]
+        return Written(**summary, written=0, removed=0, cached=True, warnings=[])
+    from .config import load_config  # only now: a build with nothing to do needs none of it
+    from .pipeline import BuildCache, build_and_write
+
+    config = load_config(config_path).with_base_url(base_url)
+    start = (None if clean else load_session(root, now)) or BuildCache()
+    result, report = build_and_write(config, output, progress=progress, notify=notify, start=start)
+    summary = {"papers": len(result.catalog.papers), "pages": result.pages, "total": report.total,
+               "content_dir": str(config.content_dir)}
+    warnings = []
+    try:
+        write_record(root, output, now, summary)
+        save_session(root, now, start)
+    except OSError as exc:
+        warnings.append(f"warning: could not write the build cache in {cache_dir(root)}/ "
+                        f"({exc.strerror or exc}): the next build starts from nothing")
+        _forget(root, output)
+    return Written(**summary, written=report.written, removed=report.removed, cached=False, warnings=warnings)
+
+
+def _forget(root: Path, output: Path) -> None:
+    """A cache half written is no cache: remove what may be stale."""
+    for path in (record_path(root, output), session_path(root)):
+        try:
+            path.unlink(missing_ok=True)
+        except OSError:
+            pass
