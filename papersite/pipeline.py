@@ -12,7 +12,7 @@ handed in as a Run; the persistent cache is cache.py's.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, TypeVar
 
@@ -23,7 +23,7 @@ from .content import load_papers, split_front_matter
 from .errors import Problem, SiteError
 from .execution import BuildCache, Run
 from .markup import MarkupError, cut_snippet, render_abstract
-from .output import Staging, WriteReport
+from .output import Staging, Stored, WriteReport
 from .pages import Abstract, plan_pages
 from .parallel import parallel_map
 from .render import make_env, render_pages
@@ -38,9 +38,15 @@ R = TypeVar("R")
 @dataclass
 class Build:
     catalog: Catalog
-    files: dict[str, bytes]  # output path -> bytes (a Run that streams to disk keeps receipts of the rest)
+    files: dict[str, bytes]  # output path -> bytes
     pages: int
     timings: dict[str, float]
+    stored: dict[str, Stored] = field(default_factory=dict)  # the files a Run streamed to disk instead
+
+    @property
+    def paths(self) -> list[str]:
+        """Every file of the site."""
+        return sorted(self.files.keys() | self.stored.keys())
 
 
 def build_site(config: SiteConfig, cache: BuildCache | None = None,
@@ -77,7 +83,7 @@ def build_site(config: SiteConfig, cache: BuildCache | None = None,
             lap("search")  # waiting for it: its own time, search_work, may have been spent alongside
         files |= static_files(config)
         lap("static")
-    return Build(catalog, dict(sorted(files.items())), len(pages), lap.timings)
+    return Build(catalog, dict(sorted(files.items())), len(pages), lap.timings, run.stored)
 
 
 class Stopwatch:
@@ -167,8 +173,8 @@ def build_and_write(config: SiteConfig, out_dir: Path, progress: Callable[[str],
     with Staging(out_dir, None, config.root, notify) as staging:
         run = Run(start, staging, search_alongside=True)
         build = build_site(config, progress=progress, run=run)
-        progress(f"writing {len(build.files) + len(run.stored)} files")
+        progress(f"writing {len(build.files) + len(build.stored)} files")
         began = time.perf_counter()
-        report = staging.commit(build.files, run.stored)
+        report = staging.commit(build.files, build.stored)
     build.timings["write"] = time.perf_counter() - began
     return build, report
