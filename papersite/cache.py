@@ -240,8 +240,14 @@ def save_session(root: Path, fingerprint_: Fingerprint, cache) -> None:
         "related": cache.related,
         "people": cache.people,
         "templates": cache.templates,
+        "plans": cache.plans,
+        "pages": cache.pages,  # receipts of the pages, by what they show
+        "citations": cache.citations,  # of each paper's RIS and CSL-JSON, the .bib files' bytes
     }
-    payload = pickle.dumps((fingerprint_.engine, session), protocol=pickle.HIGHEST_PROTOCOL)
+    try:
+        payload = pickle.dumps((fingerprint_.engine, session), protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as exc:  # a part that cannot be pickled: no session, rather than a failed build
+        raise OSError(f"cannot keep the session: {exc}") from None
     write_entry(session_path(root), payload)
 
 
@@ -265,7 +271,8 @@ def load_session(root: Path, fingerprint_: Fingerprint):
         return None
     try:
         cache = BuildCache(config=session["config"], abstracts=session["abstracts"], related=session["related"],
-                           people=session["people"], templates=session["templates"])
+                           people=session["people"], templates=session["templates"], plans=session["plans"],
+                           pages=session["pages"], citations=session["citations"])
         cache.papers.config_key = session["papers_for"]
         cache.papers.reuse(session["papers"], fingerprint_.known)
     except (KeyError, TypeError, AttributeError, ValueError):

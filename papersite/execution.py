@@ -81,6 +81,13 @@ class Run:
         """What a stage calls with each file it makes, in a worker too (None: return the bytes)."""
         return self.staging.put if self.staging is not None else None
 
+    def reuse(self, path: str, output: bytes | Stored) -> bytes | Stored | None:
+        """Last build's output of a file that did not change, to give again (None: make it anew).
+        Bytes are given again; a receipt, only while the output folder holds those bytes."""
+        if not isinstance(output, Stored):
+            return output
+        return self.staging.holding(path, output.digest) if self.staging is not None else None
+
     def collect(self, files: dict[str, bytes | Stored]) -> dict[str, bytes]:
         """The files a stage returned as bytes; the receipts of those it stored are kept aside."""
         if self.staging is None:

@@ -153,6 +153,15 @@ class Staging:
             raise _write_error(self.shown, exc) from None
         return Stored(digest, True)
 
+    def holding(self, path: str, digest: str) -> Stored | None:
+        """A receipt for `path` if the current site holds it with these bytes, as its manifest says
+        (a file touched since, by hand or by another build, is not vouched for)."""
+        recorded = self.manifest.get(path)
+        if isinstance(recorded, list) and len(recorded) == 4 and recorded[3] == digest and \
+                tuple(recorded[:3]) == self.on_disk.get(path):
+            return Stored(digest, False)
+        return None
+
     def commit(self, files: dict[str, bytes], stored: dict[str, Stored] | None = None) -> WriteReport:
         """Put `files`, besides those already `stored`; keep the unchanged ones; swap the new site in."""
         stored = {**(stored or {}), **{path: self.put(path, data) for path, data in files.items()}}

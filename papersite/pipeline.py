@@ -74,8 +74,8 @@ def build_site(config: SiteConfig, cache: BuildCache | None = None,
                            paper_count=len(catalog.papers),
                            # which sections the navigation links to (a change re-renders every page)
                            browse={"authors": bool(catalog.authors), "years": len(catalog.years) > 1})
-            files = run.collect(render_pages(env, pages, cache.pages, run.store))
-            files |= run.collect(Citations(catalog, abstracts, cache.citations, run.store).files())
+            files = run.collect(render_pages(env, pages, cache.pages, run.store, run.reuse))
+            files |= run.collect(Citations(catalog, abstracts, cache.citations, run.store, run.reuse).files())
             files |= site_marks(config)
             lap("render")
             progress("building the search index")

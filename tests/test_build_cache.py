@@ -167,3 +167,31 @@ def test_a_no_op_build_loads_no_rendering_library(catalog, tmp_path):
     done = subprocess.run([sys.executable, "-c", script, str(config), str(out)], cwd=root,
                           capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]", done.stderr
+
+
+def test_the_pages_workflow_keeps_the_cache_between_runs():
+    import yaml
+    root = Path(__file__).resolve().parent.parent
+    steps = yaml.safe_load((root / ".github" / "workflows" / "pages.yml").read_text())["jobs"]["build"]["steps"]
+    cached = [i for i, step in enumerate(steps) if step.get("uses", "").startswith("actions/cache@")]
+    built = [i for i, step in enumerate(steps) if "build.py build" in step.get("run", "")]
+    assert len(cached) == 1 and cached[0] < built[0]
+    options = steps[cached[0]]["with"]
+    assert options["path"] == ".cache/papersite"
+    assert "content/**" in options["key"] and options["restore-keys"].strip() in options["key"]
+
+
+def test_an_edit_parses_and_renders_only_what_changed(catalog, tmp_path, monkeypatch):
+    """The second build really starts from the first: one file parsed, one abstract rendered."""
+    import papersite.content
+    import papersite.pipeline
+    config, out = catalog.root / "site.yaml", catalog.root / "_site"
+    run("build", "--config", config, "-o", out)
+    catalog.paper("paper-3", id="p3", title="Paper 3 on generalization", body="A changed abstract.")
+    parsed, rendered = [], []
+    read_paper, render_abstract = papersite.content.read_paper, papersite.pipeline.render_abstract
+    monkeypatch.setattr(papersite.content, "read_paper", lambda path, *a: parsed.append(path) or read_paper(path, *a))
+    monkeypatch.setattr(papersite.pipeline, "render_abstract", lambda s: rendered.append(s) or render_abstract(s))
+    run("build", "--config", config, "-o", out)
+    assert [p.name for p in parsed] == ["paper-3.md"] and rendered == ["A changed abstract."]
+    assert_same_as_clean(catalog, tmp_path, "one edit")
