@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import __version__
+from .output import SOURCE_DIRS
 
 FORMAT = 1  # of the entry files; part of every key
 MAGIC = b"papersite-cache"
-SOURCE_DIRS = ("content", "templates", "static")
 ENGINE = Path(__file__).resolve().parent
 LUNR = Path("node_modules") / "lunr" / "lunr.min.js"
 

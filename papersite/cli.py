@@ -204,7 +204,7 @@ def build(output, base_url, config_path, quiet, watch, clean):
     nothing at all when no input changed; the site is the same as --clean's,
     byte for byte."""
     if watch:
-        from .watch import watch_and_build
+        from .buildwatch import watch_and_build
         try:
             watch_and_build(config_path, output, base_url, echo=click.echo)
         except SiteError as error:
