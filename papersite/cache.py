@@ -31,9 +31,11 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISDIR
 
 from . import __version__
-from .output import SOURCE_DIRS
+
+SOURCE_DIRS = ("content", "templates", "static")  # output.SOURCE_DIRS, without loading output.py
 
 FORMAT = 1  # of the entry files; part of every key
 MAGIC = b"papersite-cache"
@@ -95,7 +97,7 @@ def fingerprint(config_path: Path, options: tuple, last: dict[str, list] | None 
     root = config_path.parent  # as given, as load_config takes it: paths are the ones the build reads
     last = last or {}
     files: dict[str, list] = {}
-    seen: set[str] = set()  # real folders walked: a link loop ends, a second way adds nothing
+    seen: set[tuple[int, int]] = set()  # folders walked (device, inode)
     for top in [config_path, *input_roots(root)]:
         _scan(str(top), files, last, seen)
     whole, engine = hashlib.blake2b(digest_size=16), hashlib.blake2b(digest_size=16)
@@ -112,38 +114,50 @@ def fingerprint(config_path: Path, options: tuple, last: dict[str, list] | None 
     return Fingerprint(files, whole.hexdigest(), engine.hexdigest())
 
 
-def _scan(top: str, files: dict[str, list], last: dict[str, list], seen: set[str]) -> None:
+def _scan(top: str, files: dict[str, list], last: dict[str, list], seen: set[tuple[int, int]]) -> None:
+    """Every file under top (or top itself), links followed, each real folder once."""
+    try:
+        st = os.stat(top)
+    except OSError:
+        return  # missing (no templates/ of its own, say): the build sees the same
+    if not S_ISDIR(st.st_mode):
+        _take(top, st, files, last)
+        return
+    seen.add((st.st_dev, st.st_ino))
     folders = [top]
     while folders:
-        path = folders.pop()
+        folder = folders.pop()
         try:
-            st = os.stat(path)
+            entries = list(os.scandir(folder))
         except OSError:
-            continue  # missing (no templates/ of its own, say): the build sees the same
-        if os.path.isdir(path):
-            real = os.path.realpath(path)
-            if real in seen:
-                continue
-            seen.add(real)
+            files[folder] = [0, 0, 0, 0, "unreadable folder"]  # the build reports it
+            continue
+        for entry in entries:
             try:
-                names = os.listdir(path)
+                st = entry.stat()
             except OSError:
-                files[path] = [0, 0, 0, 0, "unreadable folder"]  # the build reports it
+                files[entry.path] = [0, 0, 0, 0, "broken link"]  # the build reports it
                 continue
-            folders.extend(os.path.join(path, name) for name in names if name != "__pycache__")
-            continue
-        now = list(stamp(st))
-        known = last.get(path)
-        if known is not None and known[:4] == now:
-            files[path] = known
-            continue
-        try:
-            with open(path, "rb") as file:
-                data = file.read()
-        except OSError as exc:
-            files[path] = [*now, f"unreadable: {exc.errno}"]  # the build reports it
-            continue
-        files[path] = [*now, _digest(data)]
+            if not S_ISDIR(st.st_mode):
+                _take(entry.path, st, files, last)
+            elif entry.name != "__pycache__" and (st.st_dev, st.st_ino) not in seen:
+                seen.add((st.st_dev, st.st_ino))  # a link loop ends; a second way in adds nothing
+                folders.append(entry.path)
+
+
+def _take(path: str, st: os.stat_result, files: dict[str, list], last: dict[str, list]) -> None:
+    now = list(stamp(st))
+    known = last.get(path)
+    if known is not None and known[:4] == now:
+        files[path] = known
+        return
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except OSError as exc:
+        files[path] = [*now, f"unreadable: {exc.errno}"]  # the build reports it
+        return
+    files[path] = [*now, _digest(data)]
 
 
 # --- Entry files -------------------------------------------------------------------

@@ -195,3 +195,10 @@ def test_an_edit_parses_and_renders_only_what_changed(catalog, tmp_path, monkeyp
     run("build", "--config", config, "-o", out)
     assert [p.name for p in parsed] == ["paper-3.md"] and rendered == ["A changed abstract."]
     assert_same_as_clean(catalog, tmp_path, "one edit")
+
+
+def test_the_cache_reads_what_the_build_reads():
+    """cache.py names the source folders and the theme without importing the modules that use them."""
+    from papersite import output, render, watch
+    assert papersite.cache.SOURCE_DIRS == output.SOURCE_DIRS == watch.SOURCE_DIRS
+    assert papersite.cache.theme_root() == render.THEME
