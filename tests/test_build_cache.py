@@ -57,6 +57,7 @@ def test_a_second_build_with_nothing_changed_does_nothing(catalog, tmp_path):
     second = run("build", "--config", config, "-o", out)
     assert "0 files written, 0 removed" in second and "no input changed since the last build" in second
     assert {path: os.stat(out / path).st_mtime_ns for path in tree(out)} == before
+    papersite.cache.wait_for_saver(catalog.root)
     assert (catalog.root / ".cache" / "papersite" / "session.pickle").is_file()
     assert "no input changed" not in run("build", "--clean", "--config", config, "-o", out)
 
@@ -121,7 +122,10 @@ def test_a_damaged_cache_is_never_trusted(catalog, tmp_path, damage):
     run("build", "--config", config, "-o", out)
     catalog.paper("paper-2", id="p2", title="Paper 2 edited", body="Edited.")
     cache = catalog.root / ".cache" / "papersite"
-    for entry in cache.iterdir():
+    papersite.cache.wait_for_saver(catalog.root)
+    entries = [entry for entry in cache.iterdir() if entry.suffix in (".json", ".pickle")]
+    assert len(entries) == 2
+    for entry in entries:
         data = entry.read_bytes()
         entry.write_bytes({"truncated": data[:len(data) // 2], "empty": b"",
                            "flipped": data[:-10] + bytes([data[-10] ^ 1]) + data[-9:],
