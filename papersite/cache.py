@@ -3,8 +3,8 @@
 Content-addressed: everything in it is keyed by digests of what the build
 reads (every file of content/, templates/, static/, the theme, site.yaml and
 the front-end assets), the command's options, and the engine itself
-(papersite's version, the Python version and a digest of the engine's own
-files). Reading the inputs costs one stat a file: a file's bytes are hashed
+(papersite's version, a digest of the engine's own files, the Python version
+and the versions of the packages installed beside it). Reading the inputs costs one stat a file: a file's bytes are hashed
 again only when its stat (mtime, ctime, size, inode) differs from the last
 build's.
 
@@ -109,9 +109,22 @@ def fingerprint(config_path: Path, options: tuple, last: dict[str, list] | None 
             engine.update(f"{path[len(inside):]}\0{files[path][4]}\n".encode("utf-8", "surrogateescape"))
         else:
             whole.update(f"{path}\0{files[path][4]}\n".encode("utf-8", "surrogateescape"))
-    engine.update(version)
+    engine.update(version + repr(installed_distributions()).encode())
     whole.update(engine.digest() + repr((str(config_path), options)).encode())
     return Fingerprint(files, whole.hexdigest(), engine.hexdigest())
+
+
+def installed_distributions() -> list[str]:
+    """The name and version of every package Python can import from (their metadata folders'
+    names): a new Markdown or Jinja may render the same input differently. One listing a
+    folder of sys.path; reading the versions' metadata would cost more than the whole check."""
+    found = []
+    for folder in sys.path:
+        try:
+            found += [name for name in os.listdir(folder or ".") if name.endswith((".dist-info", ".egg-info"))]
+        except OSError:
+            continue  # a zip file, or gone
+    return sorted(found)
 
 
 def _scan(top: str, files: dict[str, list], last: dict[str, list], seen: set[tuple[int, int]]) -> None:

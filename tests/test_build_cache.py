@@ -206,3 +206,13 @@ def test_the_cache_reads_what_the_build_reads():
     from papersite import output, render, watch
     assert papersite.cache.SOURCE_DIRS == output.SOURCE_DIRS == watch.SOURCE_DIRS
     assert papersite.cache.theme_root() == render.THEME
+
+
+def test_another_version_of_a_dependency_is_another_engine(catalog, monkeypatch):
+    config = catalog.root / "site.yaml"
+    before = papersite.cache.fingerprint(config, ())
+    installed = papersite.cache.installed_distributions()
+    assert any(name.startswith("markdown-") for name in installed)
+    monkeypatch.setattr(papersite.cache, "installed_distributions",
+                        lambda: [name.replace("markdown-", "markdown-0.") for name in installed])
+    assert papersite.cache.fingerprint(config, (), before.files).engine != before.engine
