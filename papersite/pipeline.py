@@ -51,7 +51,8 @@ class Build:
 
 def build_site(config: SiteConfig, cache: BuildCache | None = None,
                progress: Callable[[str], None] = lambda stage: None, run: Run | None = None) -> Build:
-    """The site. `cache`: what to reuse and keep (a warm session); `run`: how to execute (see Run)."""
+    """The site. `cache`: what to reuse, and keep up to date for the next build (a warm session);
+    `run`: how to execute the stages (see Run; it brings its own cache)."""
     run = run or Run(cache)
     cache, lap = run.cache, Stopwatch()
     with run.executing():
