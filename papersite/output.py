@@ -176,13 +176,20 @@ class Staging:
             return WriteReport(0, 0, len(stored))
         try:
             made = self.made
+            # What the manifest records of each file (inodes and mtimes survive the swap): a
+            # kept file is a hard link, so its stat is the current one's; the rest are statted.
+            written: dict[str, Stat] = {}
             for path in sorted(path for path, entry in stored.items() if not entry.changed):
                 target = self.folder / path
                 if target.parent not in made:
                     target.parent.mkdir(parents=True, exist_ok=True)
                     made.add(target.parent)
-                _keep(self.out_dir / path, target)
-            written = _existing_files(self.folder)  # inodes and mtimes survive the swap
+                if _keep(self.out_dir / path, target):
+                    written[path] = self.on_disk[path]
+            for path, entry in stored.items():
+                if path not in written:
+                    st = os.stat(self.folder / path)
+                    written[path] = (st.st_size, st.st_mtime_ns, st.st_ino)
             # Written before the swap, naming the old site's files too: wherever a
             # crash stops, the manifest vouches for every file in the output.
             _write_manifest(self.out_dir, stored, written, stale, required=True)
@@ -285,12 +292,14 @@ def _existing_files(out_dir: Path) -> dict[str, Stat]:
     return found
 
 
-def _keep(current: Path, target: Path) -> None:
-    """An unchanged file in the new site: a hard link to the current one, else a copy."""
+def _keep(current: Path, target: Path) -> bool:
+    """An unchanged file in the new site: a hard link to the current one (True), else a copy."""
     try:
         os.link(current, target)
     except OSError:
         shutil.copy2(current, target)
+        return False
+    return True
 
 
 def _leftover_names(name: str) -> re.Pattern:
