@@ -31,7 +31,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from stat import S_ISDIR
+from stat import S_ISDIR, S_ISREG
 
 from . import __version__
 
@@ -41,6 +41,7 @@ FORMAT = 1  # of the entry files; part of every key
 MAGIC = b"papersite-cache"
 ENGINE = Path(__file__).resolve().parent
 LUNR = Path("node_modules") / "lunr" / "lunr.min.js"
+HASHED_UP_TO = 256 * 1024 * 1024  # bytes; a bigger file is known by its stat
 
 
 def cache_dir(root: Path) -> Path:
@@ -163,14 +164,16 @@ def _take(path: str, st: os.stat_result, files: dict[str, list], last: dict[str,
     known = last.get(path)
     if known is not None and known[:4] == now:
         files[path] = known
-        return
-    try:
-        with open(path, "rb") as file:
-            data = file.read()
-    except OSError as exc:
-        files[path] = [*now, f"unreadable: {exc.errno}"]  # the build reports it
-        return
-    files[path] = [*now, _digest(data)]
+    elif not S_ISREG(st.st_mode):  # a FIFO or a device: opening it could hang (the build refuses it)
+        files[path] = [*now, f"not a file ({st.st_mode:o})"]
+    elif st.st_size > HASHED_UP_TO:  # known by its stat alone: no 50 GB read (content refuses it anyway)
+        files[path] = [*now, f"{st.st_size} bytes"]
+    else:
+        try:
+            with open(path, "rb") as file:
+                files[path] = [*now, hashlib.file_digest(file, lambda: hashlib.blake2b(digest_size=16)).hexdigest()]
+        except OSError as exc:
+            files[path] = [*now, f"unreadable: {exc.errno}"]  # the build reports it
 
 
 # --- Entry files -------------------------------------------------------------------
