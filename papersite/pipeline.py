@@ -52,8 +52,9 @@ class Build:
 def build_site(config: SiteConfig, cache: BuildCache | None = None,
                progress: Callable[[str], None] = lambda stage: None, run: Run | None = None) -> Build:
     """The site. `cache`: what to reuse, and keep up to date for the next build (a warm session);
-    `run`: how to execute the stages (see Run; it brings its own cache)."""
-    run = run or Run(cache)
+    `run`: how to execute the stages (see Run; it brings its own cache). Given neither, nobody
+    keeps what the stages cache, so the search index is built alongside."""
+    run = run or Run(cache, search_alongside=cache is None)
     cache, lap = run.cache, Stopwatch()
     with run.executing():
         progress("reading content")
