@@ -217,14 +217,18 @@ def record_path(root: Path, output: Path) -> Path:
 
 
 def output_stamp(output: Path) -> list | None:
-    """The output folder and its manifest (see output.py) as a build left them."""
+    """The output folder and its manifest (see output.py) as a build left them, with the
+    mtime of the folder and of each folder in it: a file added or removed there by hand
+    (papers/notes.txt) changes it. Deeper than that, the output is not looked at."""
     output = Path(output)
     manifest = output.with_name(f".{output.name}.manifest.json")  # output.manifest_path, without its imports
     try:
         folder, listed = os.stat(output), os.stat(manifest)
+        folders = sorted([entry.name, entry.stat(follow_symlinks=False).st_mtime_ns]
+                         for entry in os.scandir(output) if entry.is_dir(follow_symlinks=False))
     except OSError:
         return None
-    return [folder.st_ino, *stamp(listed)]
+    return [folder.st_ino, folder.st_mtime_ns, *stamp(listed), folders]
 
 
 def read_record(root: Path, output: Path) -> dict | None:
@@ -282,17 +286,22 @@ def save_session(root: Path, fingerprint_: Fingerprint, cache) -> None:
     write_entry(session_path(root), payload)
 
 
-def save_session_alongside(root: Path, fingerprint_: Fingerprint, cache) -> None:
+ALONGSIDE_FROM = 400  # papers; a smaller session is saved in less time than a fork costs
+
+
+def save_session_alongside(root: Path, fingerprint_: Fingerprint, cache, papers: int) -> None:
     """save_session in a process of its own (pickling a 10,000-paper session takes a while),
     so that `build` returns as soon as the site is written. It holds the session's lock
     from before it starts: the next build's load_session waits for it, and so reads the
-    newest session. Where processes cannot fork, saved here and now (raising OSError);
+    newest session. A small one, or where processes cannot fork, is saved here and now (raising OSError);
     the saver tells of a failure itself (the site is written by then, and its record too)."""
     lock = _session_lock(root)
-    if lock is None or not hasattr(os, "fork"):
-        if lock is not None:
-            os.close(lock)
-        save_session(root, fingerprint_, cache)
+    if lock is None or not hasattr(os, "fork") or papers < ALONGSIDE_FROM:
+        try:
+            save_session(root, fingerprint_, cache)
+        finally:
+            if lock is not None:
+                os.close(lock)
         return
     child = os.fork()
     if child:
@@ -426,7 +435,7 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
     warnings = []
     try:
         write_record(root, output, now, summary)
-        save_session_alongside(root, now, start)
+        save_session_alongside(root, now, start, len(result.catalog.papers))
     except OSError as exc:
         warnings.append(cache_warning(root, exc))
         _forget(root, output)

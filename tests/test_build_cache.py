@@ -216,3 +216,11 @@ def test_another_version_of_a_dependency_is_another_engine(catalog, monkeypatch)
     monkeypatch.setattr(papersite.cache, "installed_distributions",
                         lambda: [name.replace("markdown-", "markdown-0.") for name in installed])
     assert papersite.cache.fingerprint(config, (), before.files).engine != before.engine
+
+
+def test_a_file_added_to_the_output_by_hand_is_noticed(catalog, tmp_path):
+    config, out = catalog.root / "site.yaml", catalog.root / "_site"
+    run("build", "--config", config, "-o", out)
+    (out / "papers" / "notes.txt").write_text("mine\n")
+    result = CliRunner().invoke(cli, ["build", "--config", str(config), "-o", str(out)])
+    assert result.exit_code == 1 and "notes.txt: not written by papersite" in result.output

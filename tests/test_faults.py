@@ -519,8 +519,8 @@ def test_ctrl_c_while_the_libraries_load_is_quiet_too(project):
     if not Path("/proc/self/maps").exists():
         pytest.skip("needs /proc to see what a process has loaded")
     before = snapshot(project.root)
-    proc = subprocess.Popen(command("build"), cwd=project.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+    proc = subprocess.Popen(command("build", "--clean"), cwd=project.root, stdout=subprocess.PIPE,  # --clean: load
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)  # the libraries (see cache.py)
     maps = Path(f"/proc/{proc.pid}/maps")
     while proc.poll() is None and "markupsafe" not in maps.read_text():  # jinja2 is being imported
         time.sleep(0.001)
