@@ -4,8 +4,15 @@ The pipeline, in order (see pipeline.py):
     config.load_config -> content.load_papers -> catalog.Catalog.build
     -> pages.plan_pages -> render.render_pages (+ search, static) -> output.Staging
 """
-from .config import SiteConfig, load_config
-from .errors import Problem, SiteError
-
 __version__ = "0.2.0"  # pyproject.toml reads it from here
 __all__ = ["SiteConfig", "load_config", "Problem", "SiteError", "__version__"]
+_HOMES = {"SiteConfig": "config", "load_config": "config", "Problem": "errors", "SiteError": "errors"}
+
+
+def __getattr__(name: str):
+    """The public names, imported on first use: a build that finds nothing changed loads
+    almost nothing (see cache.py), and `import papersite.anything` runs this file first."""
+    if name not in _HOMES:
+        raise AttributeError(f"module 'papersite' has no attribute {name!r}")
+    import importlib
+    return getattr(importlib.import_module(f".{_HOMES[name]}", __name__), name)

@@ -8,6 +8,7 @@ Ctrl-C ends with status 130 and SIGTERM with 143, quietly.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import shlex
 import signal
@@ -19,15 +20,35 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .config import load_config
-from .deploy import deploy_site
 from .errors import SiteError
-from .importers import import_files
-from .importers.formats import FORMATS
-from .pipeline import build_and_write
-from .scaffold import new_catalog
-from .serve import Preview, exposure_warning
-from .watch import watch_and_build
+
+# Each command imports what it needs when it runs: a `build` that finds nothing
+# changed (see cache.py) must not pay for loading Jinja, Markdown and lunr.
+_LAZY = {"Preview": "serve", "exposure_warning": "serve"}
+
+
+def __getattr__(name: str):
+    """The preview's names, loaded on first use (and replaceable by tests, as attributes)."""
+    if name not in _LAZY:
+        raise AttributeError(name)
+    value = getattr(importlib.import_module(f".{_LAZY[name]}", __package__), name)
+    globals()[name] = value
+    return value
+
+
+def _formats_help() -> str:
+    from .importers.formats import FORMATS
+    return f"Read the files as this format: {', '.join(FORMATS)} (else detected from each file)."
+
+
+class LazyHelpOption(click.Option):
+    """An option whose help text is made when it is shown."""
+
+    def __init__(self, *args, make_help, **kwargs):
+        self.make_help = make_help
+        super().__init__(*args, **kwargs)
+
+    help = property(lambda self: self.make_help(), lambda self, value: None)
 
 config_option = click.option("--config", "config_path", default="site.yaml", show_default=True,
                              type=click.Path(dir_okay=False, path_type=Path), help="The site.yaml to use.")
@@ -130,8 +151,7 @@ def cli():
 @cli.command("import")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--venue", metavar="SLUG", help="Put every record in this venue of site.yaml (else each record's own).")
-@click.option("--format", "fmt", metavar="NAME",
-              help=f"Read the files as this format: {', '.join(FORMATS)} (else detected from each file).")
+@click.option("--format", "fmt", metavar="NAME", cls=LazyHelpOption, make_help=_formats_help)
 @click.option("--column", "columns", metavar="FIELD=HEADER", multiple=True,
               help="CSV/TSV: read FIELD (title, authors, abstract, ...) from the column named HEADER. Repeatable.")
 @config_option
@@ -152,6 +172,8 @@ def import_command(paths, venue, fmt, columns, config_path):
         if not sep or not name.strip() or not header.strip():
             fail(SiteError(f"--column: expected FIELD=HEADER such as title=Paper Title, not '{column}'"))
         mapping[name.strip()] = header.strip()
+    from .config import load_config
+    from .importers import import_files
     try:
         config = load_config(config_path)
         report = import_files(list(paths), config, config_path, venue=venue, fmt=fmt, columns=mapping)
@@ -174,20 +196,27 @@ def import_command(paths, venue, fmt, columns, config_path):
 @config_option
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @click.option("--watch", is_flag=True, help="Keep running: rebuild and write on every change to the sources.")
-def build(output, base_url, config_path, quiet, watch):
-    """Build the site into OUTPUT."""
+@click.option("--clean", is_flag=True, help="Ignore the build cache (.cache/papersite/ beside site.yaml): "
+                                            "build everything from nothing.")
+def build(output, base_url, config_path, quiet, watch, clean):
+    """Build the site into OUTPUT.
+
+    A build starts from what the last one left in .cache/papersite/ and does
+    nothing at all when no input changed; the site is the same as --clean's,
+    byte for byte."""
     if watch:
+        from .buildwatch import watch_and_build
         try:
             watch_and_build(config_path, output, base_url, echo=click.echo)
         except SiteError as error:
             fail(error)
         return
+    from . import cache
     start = time.perf_counter()
     progress = Progress(quiet)
     try:
-        config = load_config(config_path).with_base_url(base_url)
-        result, written = build_and_write(config, output, progress=progress,
-                                          notify=(lambda message: None) if quiet else None)
+        result = cache.build(config_path, output, base_url, clean, progress=progress,
+                             notify=(lambda message: None) if quiet else None)
     except SiteError as error:
         progress.done()
         fail(error)
@@ -197,13 +226,16 @@ def build(output, base_url, config_path, quiet, watch):
         click.echo(f"{why}: the build stopped; {output}/ was left as it was.", err=True)
         raise click.exceptions.Exit(130 if isinstance(stop, KeyboardInterrupt) else 143) from None
     progress.done()
-    if not result.catalog.papers:
-        click.echo(f"warning: no papers in {config.content_dir}/: built an empty catalog "
+    for warning in result.warnings:
+        click.echo(warning, err=True)
+    if not result.papers:
+        click.echo(f"warning: no papers in {result.content_dir}/: built an empty catalog "
                    "(import abstracts with 'python build.py import FILE')", err=True)
     if not quiet:
-        click.echo(f"Built {len(result.catalog.papers)} papers, {result.pages} pages into {output}/: "
-                   f"{written.written} files written, {written.removed} removed, "
-                   f"{written.total - written.written} unchanged, in {time.perf_counter() - start:.2f} s")
+        cached = " (no input changed since the last build)" if result.cached else ""
+        click.echo(f"Built {result.papers} papers, {result.pages} pages into {output}/: "
+                   f"{result.written} files written, {result.removed} removed, "
+                   f"{result.total - result.written} unchanged{cached}, in {time.perf_counter() - start:.2f} s")
 
 
 def port_number(ctx, param, value: str) -> int:
@@ -228,6 +260,9 @@ def serve(host, port, open_browser, base_url, config_path):
     """Preview the site: serve it from memory under its base path, rebuild on
     every change to content/, templates/, static/ or site.yaml, and reload
     open tabs. A broken edit keeps the last good build and shows the error."""
+    from .config import load_config
+    this = sys.modules[__name__]  # the preview's names load here (see __getattr__)
+    Preview, exposure_warning = this.Preview, this.exposure_warning
     if not config_path.is_file():  # nothing to preview here (the wrong folder?); a broken one is shown live
         try:
             load_config(config_path)
@@ -254,6 +289,8 @@ def deploy(remote, branch, message, force, base_url, config_path):
     """Build the site and publish it to BRANCH of the current repository,
     for GitHub Pages' "Deploy from a branch". Refuses while content/,
     site.yaml, templates/ or static/ have uncommitted changes, unless --force."""
+    from .config import load_config
+    from .deploy import deploy_site
     try:
         config = load_config(config_path).with_base_url(base_url)
         result = deploy_site(config, remote, branch, message, force, config_name=config_path.name)
@@ -269,6 +306,7 @@ def new(folder):
     """Make a fresh catalog in FOLDER, a new or empty folder: an empty content/,
     a short site.yaml with the default topics, the theme's templates/ and static/
     to edit, package.json for lunr.js, a .gitignore and a README."""
+    from .scaffold import new_catalog
     try:
         new_catalog(folder)
     except SiteError as error:

@@ -19,8 +19,9 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
+from .cache import stamp as file_stamp
 from .config import PERSON_KEYS, SiteConfig, check_person
 from .errors import Problem, SiteError
 from .model import LINK_KINDS, Paper, Person
@@ -255,28 +256,21 @@ def _unknown(what: str, value: str, known, key: str) -> str:
     return f"unknown {what} '{value}'{suggestion}"
 
 
-def _stamp(st: os.stat_result) -> tuple[int, ...]:
-    """What tells a file changed. mtime alone misses a same-size edit saved within the
-    file system's timestamp resolution; ctime and the inode (editors that save by
-    renaming a new file over the old one) catch it."""
-    return st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino
-
-
 class PaperCache:
-    """Parsed papers keyed by file stamp, so a rebuild re-reads only changed files."""
+    """Parsed papers keyed by file stamp (see cache.stamp), so a rebuild re-reads only changed files."""
 
     def __init__(self):
         self._entries: dict[str, tuple[tuple[int, ...], Parsed]] = {}
         self.config_key: object = None
 
     def read_all(self, entries: list[tuple[str, os.DirEntry]], config: SiteConfig) -> list[Parsed]:
-        """read() for every (path, directory entry): the loop a rebuild runs 10,000 times, kept
-        lean; the files to parse are parsed on all cores."""
+        """Every (path, directory entry) parsed, or its last parse while its stamp is unchanged: the
+        loop a rebuild runs 10,000 times, kept lean; the files to parse are parsed on all cores."""
         self._check_config(config)
         cached, found, missing = self._entries.get, [], []
         for path, entry in entries:
             try:
-                stamp = _stamp(entry.stat())
+                stamp = file_stamp(entry.stat())
             except OSError:
                 stamp = None
             hit = cached(path)
@@ -298,24 +292,23 @@ class PaperCache:
             self._entries.clear()  # venue/topic validity depends on site.yaml
             self.config_key = (config.venues, config.topics)
 
-    def read(self, path: Path | str, config: SiteConfig, shown=None, entry: os.DirEntry | None = None) -> Parsed:
-        """The file parsed, or the last parse while its stamp is unchanged; `shown` (the
-        path in messages, default: relative to the site) and `entry` (its stat) are optional."""
-        self._check_config(config)
-        try:
-            st = entry.stat() if entry is not None else os.stat(path)
-            stamp = _stamp(st)
-        except OSError:
-            stamp = None
-        key = str(path)
-        cached = self._entries.get(key)
-        if stamp and cached and cached[0] == stamp:
-            return cached[1]
-        path = Path(path)
-        parsed = read_paper(path, config, shown or _display(path, config.root))
-        if stamp:
-            self._entries[key] = (stamp, parsed)
-        return parsed
+    def by_content(self, known: Callable[[str], tuple[tuple, str] | None]) -> dict[str, tuple[str, Parsed]]:
+        """path -> (digest of the file's bytes, its parse), for the persistent cache: a parse is
+        reused for the same bytes, whatever the file's stamp. `known`: a file's stamp and digest,
+        as hashed before the build; a file whose stamp has moved since is left out."""
+        kept = {}
+        for path, (stamp, parsed) in self._entries.items():
+            seen = known(path)
+            if seen is not None and seen[0] == stamp:
+                kept[path] = (seen[1], parsed)
+        return kept
+
+    def reuse(self, parses: dict[str, tuple[str, Parsed]], known: Callable[[str], tuple[tuple, str] | None]) -> None:
+        """Take in the parses (see by_content) of files whose bytes are the same now."""
+        for path, (digest, parsed) in parses.items():
+            seen = known(path)
+            if seen is not None and seen[1] == digest:
+                self._entries[path] = (seen[0], parsed)
 
 
 def load_papers(config: SiteConfig, cache: PaperCache | None = None) -> list[Paper]:

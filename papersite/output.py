@@ -12,10 +12,10 @@ size, mtime, inode and a hash of its bytes. A file whose stat still matches
 and whose new bytes hash the same is unchanged; anything else (no manifest, a
 file touched by hand) is compared byte for byte, as without a manifest.
 
-`Staging.put` may be called from forked workers as they render (a one-shot
-`build` streams its pages to disk that way: written on both cores, never held
-in memory); it returns a `Stored` receipt that `commit` takes in place of the
-bytes.
+`Staging.put` may be called from forked workers as they render (a `build`
+streams its pages to disk that way: written on both cores, never held in
+memory); it returns a `Stored` receipt, which `commit` takes beside the
+files given as bytes.
 
 Since every build replaces the output folder whole, Staging first makes sure
 that loses nothing but an old site: the folder must not be (or hold, or lie
@@ -64,7 +64,7 @@ class Stored:
 Stat = tuple[int, int, int]  # size, mtime_ns, inode
 
 
-def write_site(files: dict[str, bytes | Stored], out_dir: Path,
+def write_site(files: dict[str, bytes], out_dir: Path,
                digests: dict[str, tuple[bytes, str]] | None = None, project: Path | None = None) -> WriteReport:
     """Make out_dir hold exactly `files`. `digests` (path -> (bytes, hash)) lets a
     process that writes again and again hash each new output only once; `project`
@@ -153,10 +153,18 @@ class Staging:
             raise _write_error(self.shown, exc) from None
         return Stored(digest, True)
 
-    def commit(self, files: dict[str, bytes | Stored]) -> WriteReport:
-        """Put the files not yet put, keep the unchanged ones, swap the new site in."""
-        stored = {path: entry if isinstance(entry, Stored) else self.put(path, entry)
-                  for path, entry in files.items()}
+    def holding(self, path: str, digest: str) -> Stored | None:
+        """A receipt for `path` if the current site holds it with these bytes, as its manifest says
+        (a file touched since, by hand or by another build, is not vouched for)."""
+        recorded = self.manifest.get(path)
+        if isinstance(recorded, list) and len(recorded) == 4 and recorded[3] == digest and \
+                tuple(recorded[:3]) == self.on_disk.get(path):
+            return Stored(digest, False)
+        return None
+
+    def commit(self, files: dict[str, bytes], stored: dict[str, Stored] | None = None) -> WriteReport:
+        """Put `files`, besides those already `stored`; keep the unchanged ones; swap the new site in."""
+        stored = {**(stored or {}), **{path: self.put(path, data) for path, data in files.items()}}
         foreign = sorted(self.unvouched - stored.keys())
         if foreign:
             raise SiteError(Problem(self.shown / foreign[0], None, _foreign_message(self.shown, foreign)))
@@ -168,13 +176,20 @@ class Staging:
             return WriteReport(0, 0, len(stored))
         try:
             made = self.made
+            # What the manifest records of each file (inodes and mtimes survive the swap): a
+            # kept file is a hard link, so its stat is the current one's; the rest are statted.
+            written: dict[str, Stat] = {}
             for path in sorted(path for path, entry in stored.items() if not entry.changed):
                 target = self.folder / path
                 if target.parent not in made:
                     target.parent.mkdir(parents=True, exist_ok=True)
                     made.add(target.parent)
-                _keep(self.out_dir / path, target)
-            written = _existing_files(self.folder)  # inodes and mtimes survive the swap
+                if _keep(self.out_dir / path, target):
+                    written[path] = self.on_disk[path]
+            for path, entry in stored.items():
+                if path not in written:
+                    st = os.stat(self.folder / path)
+                    written[path] = (st.st_size, st.st_mtime_ns, st.st_ino)
             # Written before the swap, naming the old site's files too: wherever a
             # crash stops, the manifest vouches for every file in the output.
             _write_manifest(self.out_dir, stored, written, stale, required=True)
@@ -233,7 +248,8 @@ def _write_manifest(out_dir: Path, stored: dict[str, Stored], stats: dict[str, S
     target = manifest_path(out_dir)
     temporary = target.with_name(target.name + f".{os.getpid()}")
     try:
-        temporary.write_text(json.dumps({"files": entries, "leaving": sorted(leaving)}, separators=(",", ":")),
+        temporary.write_text(json.dumps({"files": entries, "leaving": sorted(leaving)}, separators=(",", ":"),
+                                        sort_keys=True),
                              encoding="utf-8")
         os.replace(temporary, target)
     except OSError:
@@ -276,12 +292,14 @@ def _existing_files(out_dir: Path) -> dict[str, Stat]:
     return found
 
 
-def _keep(current: Path, target: Path) -> None:
-    """An unchanged file in the new site: a hard link to the current one, else a copy."""
+def _keep(current: Path, target: Path) -> bool:
+    """An unchanged file in the new site: a hard link to the current one (True), else a copy."""
     try:
         os.link(current, target)
     except OSError:
         shutil.copy2(current, target)
+        return False
+    return True
 
 
 def _leftover_names(name: str) -> re.Pattern:

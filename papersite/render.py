@@ -7,6 +7,7 @@ builds. `{% extends "theme/base.html" %}` reaches the default original.
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Callable
 
 import jinja2
@@ -162,7 +163,7 @@ CATALOG_WIDE = frozenset({"catalog", "abstracts"})
 
 
 class RenderCache:
-    """Each page's bytes from the last build, reused while nothing it shows has changed.
+    """Each page's output from the last build, reused while nothing it shows has changed.
 
     What a page shows is its template, its context, the config and the small
     globals (such as paper_count): last build's are kept and compared. Unchanged
@@ -170,45 +171,51 @@ class RenderCache:
     checks. A template that reads a catalog-wide global (found by parsing it and
     everything it extends, includes or imports) can show anything, so its pages
     are always rendered: in the theme that is the home, venues and topics pages.
+    A page's output is its bytes, or where a build streaming to disk stored them
+    (kept by the persistent cache, and reused only while the output still holds them).
     """
 
     def __init__(self):
         self.stamp: tuple | None = None
-        self.pages: dict[str, tuple[str, dict, bytes, str]] = {}  # path -> (template, context, bytes, file)
+        self.pages: dict[str, tuple[str, dict, Any, str]] = {}  # path -> (template, context, output, file)
         self.wide: dict[str, bool] = {}  # template -> reads a catalog-wide global
 
     def start(self, env: jinja2.Environment) -> None:
-        """Forget everything when a template, the config or a small global changed."""
-        stamp = (_template_sources(env),
-                 tuple((k, v) for k, v in sorted(env.globals.items()) if k not in CATALOG_WIDE))
+        """Forget everything when a template, the config or a small global changed. Functions
+        and modules among the globals are the engine's own: the same while it is."""
+        stamp = (_template_sources(env), tuple((k, v) for k, v in sorted(env.globals.items())
+                                               if k not in CATALOG_WIDE and not callable(v)
+                                               and not isinstance(v, ModuleType)))
         if stamp != self.stamp:
             self.stamp, self.pages, self.wide = stamp, {}, {}
 
 
-
 def render_pages(env: jinja2.Environment, pages: list[Page], cache: RenderCache | None = None,
-                 store: Callable[[str, bytes], Any] | None = None) -> dict[str, Any]:
+                 store: Callable[[str, bytes], Any] | None = None,
+                 reuse: Callable[[str, Any], Any] = lambda file, output: output) -> dict[str, Any]:
     """Render every page (on all cores), reusing unchanged ones; keys are output files.
 
     Values are the pages' bytes, or with `store` (output file, bytes -> receipt,
     called where the page was rendered, in a worker too) its receipts: the
-    pages of a one-shot build then go to disk without crossing back to this
-    process, and are not cached.
+    pages of a build that streams to disk then go there without crossing back
+    to this process. `reuse` (output file, last build's output -> the output
+    to give, or None to render it again) checks a receipt still holds.
     """
     cache = cache or RenderCache()
     cache.start(env)
     wide = {template: _reads_catalog(env, template, cache.wide) for template in {page.template for page in pages}}
-    # Keyed by page path; an entry is (template, context, bytes, output file). A page the
+    # Keyed by page path; an entry is (template, context, output, output file). A page the
     # plan kept is the very same context: one identity check, and its entry is reused as is.
     last, kept, out, todo = cache.pages, {}, {}, []
     for page in pages:  # 47,000 times in a one-paper rebuild at 10,000 papers: kept lean
         entry = last.get(page.path)
         if entry is None or wide[page.template] or entry[0] != page.template or \
-                not (entry[1] is page.context or entry[1] == page.context):
+                not (entry[1] is page.context or entry[1] == page.context) or \
+                (output := reuse(entry[3], entry[2])) is None:
             todo.append(page)
         else:
-            kept[page.path] = entry
-            out[entry[3]] = entry[2]
+            kept[page.path] = entry if output is entry[2] else (*entry[:2], output, entry[3])
+            out[entry[3]] = output
     for template in sorted({page.template for page in todo}):
         _load(env, template)  # compiled once here, before workers fork
     # Listings last: each reads hundreds of papers, so a worker rendering them copies
@@ -226,7 +233,7 @@ def render_pages(env: jinja2.Environment, pages: list[Page], cache: RenderCache 
         file = urls.output_file(page.path)
         out[file] = results[i]
         kept[page.path] = (page.template, page.context, results[i], file)
-    cache.pages = kept if store is None else {}
+    cache.pages = kept
     return out
 
 

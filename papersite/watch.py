@@ -4,8 +4,8 @@ An editor's save is several events (temp file, write, rename) and
 `git checkout` can be thousands. Events go into a ChangeQueue; the rebuild
 loop takes them once nothing new arrived for a quiet period (debounce) and
 rebuilds once. Events that arrive during a rebuild stay queued for the next
-round, so no change is lost. The rebuild always re-runs the whole pipeline on
-a warm cache, so which files changed only labels the terminal line.
+round, so no change is lost. Which files changed only labels the terminal
+line: a rebuild (session.py) always reads the sources as they are.
 
 Watched: content/, templates/, static/ and the config file; never the output.
 """
@@ -13,18 +13,12 @@ from __future__ import annotations
 
 import threading
 import time
-import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
-
-from .config import SiteConfig, load_config
-from .errors import Problem, SiteError
-from .output import check_output, write_site
-from .pipeline import Build, BuildCache, build_site, collector_paused
 
 SOURCE_DIRS = ("content", "templates", "static")
 # Seconds without events before a rebuild starts. An editor's save (temp file,
@@ -170,132 +164,20 @@ class SourceWatcher:
         self.watches[name] = self.observer.schedule(self.handler, str(folder), recursive=True)
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """What one rebuild did, for the terminal line and the preview server."""
-
-    build: Build | None  # None when the build failed
-    error: SiteError | None
-    changed: int  # output files added, changed or removed
-    seconds: float
-
-
-class Rebuilder:
-    """Rebuilds the site on a warm cache and keeps the last good build.
-
-    The watcher loop, the preview server, `build --watch` and the tests all go
-    through rebuild(), so what is tested is what runs. Never raises: a broken
-    edit becomes an Outcome with an error, and the last good build stays.
-    """
-
-    def __init__(self, config_path: Path, base_url: str | None = None, output: Path | None = None):
-        self.config_path = Path(config_path)
-        self.base_url = base_url
-        self.output = output
-        self.cache = BuildCache()
-        self._config_loaded: SiteConfig | None = None
-        self._config_stamp: tuple | None = None
-        self.last: Build | None = None
-        self.error: SiteError | None = None
-
-    def rebuild(self) -> Outcome:
-        start = time.perf_counter()
-        with collector_paused():
-            return self._rebuild(start)
-
-    def _config(self) -> SiteConfig:
-        try:
-            st = self.config_path.stat()
-            stamp = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
-        except OSError:
-            stamp = None  # load_config says what is wrong
-        if stamp is None or stamp != self._config_stamp:
-            self._config_loaded, self._config_stamp = load_config(self.config_path), stamp
-        return self._config_loaded
-
-    def _rebuild(self, start: float) -> Outcome:
-        try:
-            # site.yaml is re-read whenever its stamp changes: a change to it
-            # (venues, topics, base_url) must reach every page.
-            config = self._config().with_base_url(self.base_url)
-            build = build_site(config, self.cache)
-            if self.output is not None:
-                report = write_site(build.files, self.output, self.cache.digests, config.root)
-                changed = report.written + report.removed
-            else:
-                changed = count_changed(self.last.files if self.last else {}, build.files)
-        except SiteError as error:
-            self.error = error
-        except Exception as error:  # a bug, or a template raising: the preview must survive it
-            traceback.print_exc()
-            self.error = unexpected(error)
-        else:
-            if self.last is None:
-                self.cache.related.prepare_for_edits()  # part of the first build, not of the first edit
-            self.last, self.error = build, None
-            return Outcome(build, None, changed, time.perf_counter() - start)
-        return Outcome(None, self.error, 0, time.perf_counter() - start)
-
-
-def unexpected(error: Exception) -> SiteError:
-    """An error the build did not anticipate, located in a template when one raised it."""
-    frames = [f for f in traceback.extract_tb(error.__traceback__)
-              if f.filename.endswith((".html", ".xml", ".txt"))]
-    where = (frames[-1].filename, frames[-1].lineno) if frames else ("<build>", None)
-    return SiteError(Problem(where[0], where[1], f"unexpected {type(error).__name__}: {error}"))
-
-
-def count_changed(old: dict[str, bytes], new: dict[str, bytes]) -> int:
-    """How many output files were added, changed or removed."""
-    # Set operations on the items views run in C; an unchanged file is the very same bytes
-    # object as last build's, whose hash is computed once and cached.
-    return len({path for path, _ in old.items() ^ new.items()})
-
-
-def summary(changes: ChangeSet | None, outcome: Outcome, written: str = "changed") -> str:
-    """The one terminal line per rebuild (plus the problems when it failed)."""
-    what = changes.describe() if changes else "initial build"
-    stamp = time.strftime("%H:%M:%S")
-    took = f"{outcome.seconds * 1000:.0f} ms"
-    if outcome.error:
-        problems = "\n".join(f"  {p}" for p in outcome.error.problems)
-        return f"{stamp} {what}: build failed in {took}, keeping the last good build\n{problems}"
-    files = "no output" if outcome.changed == 0 else \
-        f"{outcome.changed} file{'s' if outcome.changed != 1 else ''}"
-    return f"{stamp} {what}: {files} {'built' if changes is None else written} in {took}"
-
-
 def rebuild_loop(queue: ChangeQueue, on_changes: Callable[[ChangeSet], None]) -> None:
     """Call on_changes once per debounced burst, until the queue is closed."""
     while (changes := queue.take()) is not None:
         on_changes(changes)
 
 
-def watch_and_build(config_path: Path, output: Path, base_url: str | None,
-                    echo: Callable[[str], None], queue: ChangeQueue | None = None) -> None:
-    """`build --watch`: build, then rebuild and write on every change until Ctrl-C
-    (or until `queue` is closed, which is how tests stop it)."""
-    refuse_output_in_sources(config_path, output)
-    check_output(output, Path(config_path).parent)  # now, rather than as the error of every rebuild
-    rebuilder = Rebuilder(config_path, base_url, output)
-    echo(summary(None, rebuilder.rebuild(), "written"))
-    queue = queue or ChangeQueue()
-    watcher = SourceWatcher(config_path, queue)
-    watcher.start()
-    echo(f"Watching {', '.join(SOURCE_DIRS)} and {config_path.name} (Ctrl-C to stop)")
-    try:
-        rebuild_loop(queue, lambda changes: echo(summary(changes, rebuilder.rebuild(), "written")))
-    except KeyboardInterrupt:
-        echo("stopped")
-    finally:
-        watcher.stop()
+# Moved: the warm rebuild session to session.py, `build --watch` to buildwatch.py.
+# Still importable from here (and loaded only when asked for) while callers move.
+_MOVED = {"Outcome": "session", "Rebuilder": "session", "unexpected": "session", "count_changed": "session",
+          "summary": "session", "watch_and_build": "buildwatch", "refuse_output_in_sources": "buildwatch"}
 
 
-def refuse_output_in_sources(config_path: Path, output: Path) -> None:
-    """Writing into a watched folder would trigger a rebuild after every rebuild."""
-    root = config_path.resolve().parent
-    target = output.resolve()
-    for name in SOURCE_DIRS:
-        if target == root / name or (root / name) in target.parents:
-            raise SiteError(Problem(output, None, f"the output folder is inside {name}/, which is "
-                                                  "watched for changes: choose a folder such as _site"))
+def __getattr__(name: str):
+    if name not in _MOVED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    return getattr(importlib.import_module(f".{_MOVED[name]}", __package__), name)

@@ -201,4 +201,4 @@ def bundled(tmp_path_factory):
 def read_back(build, out: Path):
     """The build with every file's bytes as written to `out` (a one-shot build
     streams its pages to disk and keeps only receipts)."""
-    return dataclasses.replace(build, files={path: (out / path).read_bytes() for path in build.files})
+    return dataclasses.replace(build, files={path: (out / path).read_bytes() for path in build.paths}, stored={})

@@ -519,8 +519,8 @@ def test_ctrl_c_while_the_libraries_load_is_quiet_too(project):
     if not Path("/proc/self/maps").exists():
         pytest.skip("needs /proc to see what a process has loaded")
     before = snapshot(project.root)
-    proc = subprocess.Popen(command("build"), cwd=project.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+    proc = subprocess.Popen(command("build", "--clean"), cwd=project.root, stdout=subprocess.PIPE,  # --clean: load
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)  # the libraries (see cache.py)
     maps = Path(f"/proc/{proc.pid}/maps")
     while proc.poll() is None and "markupsafe" not in maps.read_text():  # jinja2 is being imported
         time.sleep(0.001)
@@ -782,12 +782,12 @@ def test_an_unexpected_error_is_one_line_and_the_traceback_is_on_request(project
 
     monkeypatch.setattr(pipeline, "plan_pages", broken)
     before = snapshot(project.root.parent)
-    run = cli(project.root, "build", "-q")
+    run = cli(project.root, "build", "-q", "--clean")  # --clean: else nothing changed, nothing is built
     refused(run, "Error: RuntimeError: something nobody anticipated over two lines (unexpected: rerun with "
                  "PAPERSITE_TRACEBACK=1 for the details")
     assert snapshot(project.root.parent) == before
     monkeypatch.setenv("PAPERSITE_TRACEBACK", "1")
-    result = CliRunner().invoke(build.cli, ["build", "-q", "--config", str(project.root / "site.yaml"),
+    result = CliRunner().invoke(build.cli, ["build", "-q", "--clean", "--config", str(project.root / "site.yaml"),
                                             "-o", str(project.root / "_site")])
     assert isinstance(result.exception, RuntimeError)
     assert snapshot(project.root.parent) == before
@@ -800,4 +800,4 @@ def test_an_unexpected_os_error_names_its_file(project, monkeypatch):
         raise IsADirectoryError(21, "Is a directory", "templates/odd")
 
     monkeypatch.setattr(pipeline, "plan_pages", broken)
-    refused(cli(project.root, "build", "-q"), "Error: templates/odd: Is a directory (unexpected")
+    refused(cli(project.root, "build", "-q", "--clean"), "Error: templates/odd: Is a directory (unexpected")

@@ -16,7 +16,7 @@ from papersite import pages
 from papersite.config import load_config
 from papersite.output import write_site
 from papersite.pipeline import build_and_write, build_site
-from papersite.watch import Rebuilder
+from papersite.session import Rebuilder
 from tests.conftest import MINIMAL_CONFIG
 
 TWO_VENUES = MINIMAL_CONFIG + """\

@@ -54,9 +54,11 @@ def test_a_one_shot_build_on_two_workers_writes_the_in_memory_site(bundled, fork
     config = load_config(root / "site.yaml")
     out = tmp_path / "_site"
     build, report = build_and_write(config, out)
-    streamed = {path for path, entry in build.files.items() if isinstance(entry, Stored)}
-    assert streamed == {path for path in build.files if path.endswith(".html") or path.startswith("search/")
+    streamed = set(build.stored)
+    assert all(isinstance(entry, Stored) for entry in build.stored.values())
+    assert streamed == {path for path in build.paths if path.endswith(".html") or path.startswith("search/")
                         or path.endswith((".xml", ".txt", "/cite.ris", "/cite.json"))}  # none came back whole
+    assert streamed.isdisjoint(build.files)
     on_disk = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert on_disk == build_site(config).files
     assert report.written == report.total == len(on_disk)

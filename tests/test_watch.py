@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from papersite.errors import SiteError
-from papersite.watch import (ChangeQueue, ChangeSet, Outcome, Rebuilder, SourceWatcher, classify, rebuild_loop,
-                             refuse_output_in_sources, summary)
+from papersite.buildwatch import refuse_output_in_sources
+from papersite.session import Outcome, Rebuilder, summary
+from papersite.watch import ChangeQueue, ChangeSet, SourceWatcher, classify, rebuild_loop
 
 
 def run_loop(queue: ChangeQueue, builder) -> threading.Thread:

@@ -1,0 +1,226 @@
+"""The persistent build cache: `build` (from .cache/papersite/) and `build --clean` give the same
+site, byte for byte, whatever changed in between; a damaged cache is never trusted; a cache that
+cannot be written is a warning. All through the real CLI."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import papersite.cache
+from papersite.cli import cli
+from tests.conftest import TinySite
+
+TEMPLATE = """{% extends "theme/paper.html" %}
+{% block main %}<p class="mark">edited template</p>{{ super() }}{% endblock %}
+"""
+
+
+def run(*args) -> str:
+    result = CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {str(path.relative_to(folder)): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def assert_same_as_clean(site: TinySite, tmp_path: Path, step: str) -> str:
+    """`build` into _site, `build --clean` into a folder of its own: the same files, the same bytes."""
+    config = site.root / "site.yaml"
+    output = run("build", "--config", config, "-o", site.root / "_site")
+    clean = tmp_path / f"clean-{step}"
+    run("build", "--clean", "--config", config, "-o", clean)
+    cached, fresh = tree(site.root / "_site"), tree(clean)
+    differing = sorted(p for p in cached.keys() | fresh.keys() if cached.get(p) != fresh.get(p))
+    assert not differing, f"after {step}: the cached build differs from a clean one in {differing[:5]}"
+    return output
+
+
+@pytest.fixture
+def catalog(site: TinySite) -> TinySite:
+    for n in range(6):
+        site.paper(f"paper-{n}", id=f"p{n}", title=f"Paper {n} on generalization",
+                   body=f"We study generalization bounds {n} with $x^{n}$ and diffusion models.")
+    return site
+
+
+def test_a_second_build_with_nothing_changed_does_nothing(catalog, tmp_path):
+    config, out = catalog.root / "site.yaml", catalog.root / "_site"
+    first = run("build", "--config", config, "-o", out)
+    assert "no input changed" not in first
+    before = {path: os.stat(out / path).st_mtime_ns for path in tree(out)}
+    second = run("build", "--config", config, "-o", out)
+    assert "0 files written, 0 removed" in second and "no input changed since the last build" in second
+    assert {path: os.stat(out / path).st_mtime_ns for path in tree(out)} == before
+    papersite.cache.wait_for_saver(catalog.root)
+    assert (catalog.root / ".cache" / "papersite" / "session.pickle").is_file()
+    assert "no input changed" not in run("build", "--clean", "--config", config, "-o", out)
+
+
+def test_cached_builds_equal_clean_builds_after_every_kind_of_change(catalog, tmp_path, monkeypatch):
+    assert_same_as_clean(catalog, tmp_path, "first build")
+    catalog.paper("paper-2", id="p2", title="Paper 2 retitled", body="A new abstract on diffusion $y$.")
+    assert_same_as_clean(catalog, tmp_path, "an edit")
+    (catalog.root / "content" / "icml-2024" / "paper-4.md").unlink()
+    assert_same_as_clean(catalog, tmp_path, "a deletion")
+    catalog.paper("paper-9", id="p9", title="A new paper", topics="[generative-models]")
+    assert_same_as_clean(catalog, tmp_path, "an added paper")
+    catalog.write("templates/paper.html", TEMPLATE)
+    assert_same_as_clean(catalog, tmp_path, "a new template")
+    assert b"edited template" in (catalog.root / "_site" / "papers" / "paper-9" / "index.html").read_bytes()
+    catalog.write("static/extra.txt", "an asset\n")
+    assert_same_as_clean(catalog, tmp_path, "a static file")
+    yaml = (catalog.root / "site.yaml").read_text().replace("title: Test Catalog", "title: Renamed Catalog")
+    catalog.write("site.yaml", yaml)
+    assert_same_as_clean(catalog, tmp_path, "a site.yaml change")
+    assert b"Renamed Catalog" in (catalog.root / "_site" / "index.html").read_bytes()
+    catalog.paper("paper-1", id="p1", title="Paper 1 edited", body="Short.")
+    catalog.paper("paper-3", id="p3", title="Paper 3 edited", body="Shorter $z$.")
+    assert_same_as_clean(catalog, tmp_path, "two edits")
+
+
+def test_the_same_bytes_in_a_new_file_are_reused_and_a_revert_is_built(catalog, tmp_path):
+    assert_same_as_clean(catalog, tmp_path, "first build")
+    path = catalog.root / "content" / "icml-2024" / "paper-0.md"
+    original = path.read_bytes()
+    path.write_bytes(original.replace(b"Paper 0", b"Paper zero"))
+    assert "1 files written" not in assert_same_as_clean(catalog, tmp_path, "an edit")
+    path.unlink()
+    path.write_bytes(original)  # a new inode, the old bytes
+    assert_same_as_clean(catalog, tmp_path, "a revert")
+    assert b"Paper 0 on" in (catalog.root / "_site" / "papers" / "paper-0" / "index.html").read_bytes()
+
+
+def test_a_new_engine_version_starts_from_nothing(catalog, tmp_path, monkeypatch):
+    config, out = catalog.root / "site.yaml", catalog.root / "_site"
+    run("build", "--config", config, "-o", out)
+    monkeypatch.setattr(papersite.cache, "__version__", "99.0.0")
+    assert papersite.cache.load_session(catalog.root, papersite.cache.fingerprint(config, ())) is None
+    assert "no input changed" not in run("build", "--config", config, "-o", out)
+    assert_same_as_clean(catalog, tmp_path, "a version bump")
+
+
+def test_a_change_to_the_engine_itself_is_a_change(catalog, tmp_path, monkeypatch):
+    config = catalog.root / "site.yaml"
+    engine = tmp_path / "engine"
+    shutil.copytree(papersite.cache.ENGINE, engine, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(papersite.cache, "ENGINE", engine)
+    before = papersite.cache.fingerprint(config, ())
+    (engine / "render.py").write_text((engine / "render.py").read_text() + "\n# a change\n")
+    after = papersite.cache.fingerprint(config, (), before.files)
+    assert after.engine != before.engine and after.key != before.key
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped", "empty", "garbage"])
+def test_a_damaged_cache_is_never_trusted(catalog, tmp_path, damage):
+    config, out = catalog.root / "site.yaml", catalog.root / "_site"
+    run("build", "--config", config, "-o", out)
+    catalog.paper("paper-2", id="p2", title="Paper 2 edited", body="Edited.")
+    cache = catalog.root / ".cache" / "papersite"
+    papersite.cache.wait_for_saver(catalog.root)
+    entries = [entry for entry in cache.iterdir() if entry.suffix in (".json", ".pickle")]
+    assert len(entries) == 2
+    for entry in entries:
+        data = entry.read_bytes()
+        entry.write_bytes({"truncated": data[:len(data) // 2], "empty": b"",
+                           "flipped": data[:-10] + bytes([data[-10] ^ 1]) + data[-9:],
+                           "garbage": b"papersite-cache 1 5 0\nhello"}[damage])
+    output = assert_same_as_clean(catalog, tmp_path, damage)
+    assert "no input changed" not in output
+    assert b"Paper 2 edited" in (out / "papers" / "paper-2" / "index.html").read_bytes()
+
+
+def test_a_cache_that_cannot_be_written_is_a_warning(catalog, tmp_path):
+    config, out = catalog.root / "site.yaml", catalog.root / "_site"
+    (catalog.root / ".cache").write_text("not a folder")
+    result = CliRunner().invoke(cli, ["build", "--config", str(config), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "warning: could not write the build cache" in result.output
+    assert (out / "papers" / "paper-1" / "index.html").is_file()
+    assert "no input changed" not in run("build", "--config", config, "-o", out)
+
+
+def test_an_output_that_changed_is_built_again(catalog, tmp_path):
+    config, out = catalog.root / "site.yaml", catalog.root / "_site"
+    run("build", "--config", config, "-o", out)
+    shutil.rmtree(out)
+    assert "no input changed" not in run("build", "--config", config, "-o", out)
+    assert (out / "index.html").is_file()
+    other = tmp_path / "elsewhere"
+    assert "no input changed" not in run("build", "--config", config, "-o", other)
+    assert "no input changed" not in run("build", "--config", config, "-o", other, "--base-url", "https://x.org/")
+    assert b"https://x.org/" in (other / "index.html").read_bytes()
+
+
+def test_a_no_op_build_loads_no_rendering_library(catalog, tmp_path):
+    """What makes it fast: nothing changed, so Jinja, Markdown, lunr and PyYAML stay unloaded."""
+    import subprocess
+    import sys
+    config, out = catalog.root / "site.yaml", catalog.root / "_site"
+    run("build", "--config", config, "-o", out)
+    root = Path(__file__).resolve().parent.parent
+    script = ("import sys; from papersite.cli import cli\n"
+              "try:\n    cli(['build', '-q', '--config', sys.argv[1], '-o', sys.argv[2]])\n"
+              "except SystemExit:\n    pass\n"
+              "print(sorted(m for m in ('jinja2', 'markdown', 'lunr', 'yaml') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", script, str(config), str(out)], cwd=root,
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stderr
+
+
+def test_the_pages_workflow_keeps_the_cache_between_runs():
+    import yaml
+    root = Path(__file__).resolve().parent.parent
+    steps = yaml.safe_load((root / ".github" / "workflows" / "pages.yml").read_text())["jobs"]["build"]["steps"]
+    cached = [i for i, step in enumerate(steps) if step.get("uses", "").startswith("actions/cache@")]
+    built = [i for i, step in enumerate(steps) if "build.py build" in step.get("run", "")]
+    assert len(cached) == 1 and cached[0] < built[0]
+    options = steps[cached[0]]["with"]
+    assert options["path"] == ".cache/papersite"
+    assert "content/**" in options["key"] and options["restore-keys"].strip() in options["key"]
+
+
+def test_an_edit_parses_and_renders_only_what_changed(catalog, tmp_path, monkeypatch):
+    """The second build really starts from the first: one file parsed, one abstract rendered."""
+    import papersite.content
+    import papersite.pipeline
+    config, out = catalog.root / "site.yaml", catalog.root / "_site"
+    run("build", "--config", config, "-o", out)
+    catalog.paper("paper-3", id="p3", title="Paper 3 on generalization", body="A changed abstract.")
+    parsed, rendered = [], []
+    read_paper, render_abstract = papersite.content.read_paper, papersite.pipeline.render_abstract
+    monkeypatch.setattr(papersite.content, "read_paper", lambda path, *a: parsed.append(path) or read_paper(path, *a))
+    monkeypatch.setattr(papersite.pipeline, "render_abstract", lambda s: rendered.append(s) or render_abstract(s))
+    run("build", "--config", config, "-o", out)
+    assert [p.name for p in parsed] == ["paper-3.md"] and rendered == ["A changed abstract."]
+    assert_same_as_clean(catalog, tmp_path, "one edit")
+
+
+def test_the_cache_reads_what_the_build_reads():
+    """cache.py names the source folders and the theme without importing the modules that use them."""
+    from papersite import output, render, watch
+    assert papersite.cache.SOURCE_DIRS == output.SOURCE_DIRS == watch.SOURCE_DIRS
+    assert papersite.cache.theme_root() == render.THEME
+
+
+def test_another_version_of_a_dependency_is_another_engine(catalog, monkeypatch):
+    config = catalog.root / "site.yaml"
+    before = papersite.cache.fingerprint(config, ())
+    installed = papersite.cache.installed_distributions()
+    assert any(name.startswith("markdown-") for name in installed)
+    monkeypatch.setattr(papersite.cache, "installed_distributions",
+                        lambda: [name.replace("markdown-", "markdown-0.") for name in installed])
+    assert papersite.cache.fingerprint(config, (), before.files).engine != before.engine
+
+
+def test_a_file_added_to_the_output_by_hand_is_noticed(catalog, tmp_path):
+    config, out = catalog.root / "site.yaml", catalog.root / "_site"
+    run("build", "--config", config, "-o", out)
+    (out / "papers" / "notes.txt").write_text("mine\n")
+    result = CliRunner().invoke(cli, ["build", "--config", str(config), "-o", str(out)])
+    assert result.exit_code == 1 and "notes.txt: not written by papersite" in result.output
