@@ -134,7 +134,10 @@ def pytest_collection_modifyitems(config, items):
         if (item.path.parent.name in SLOW_FOLDERS or module in SLOW_MODULES or name in SLOW_TESTS.get(module, ())
                 or "random_walk" in name or is_hypothesis_test(getattr(item, "obj", None))):
             item.add_marker(pytest.mark.slow)
-    modules = {item.path.name: item.module for item in items if isinstance(item, pytest.Function)}
+    # SLOW_MODULES and SLOW_TESTS name files of tests/ itself (tests/browser/ is slow as a whole,
+    # and has file names of its own such as test_extra_css.py)
+    modules = {item.path.name: item.module for item in items
+               if isinstance(item, pytest.Function) and item.path.parent == ROOT / "tests"}
     stale = [module for module in sorted(SLOW_MODULES | SLOW_TESTS.keys()) if not (ROOT / "tests" / module).is_file()]
     stale += [f"{module}::{name}" for module, names in SLOW_TESTS.items() if module in modules
               for name in sorted(names) if not hasattr(modules[module], name)]
