@@ -147,6 +147,17 @@ def deploy_line(block: Block, tmp_path: Path):
 
 # --- How it works ----------------------------------------------------------------------------
 
+@claims("", r"^site\.yaml    ")
+def repository_layout(block: Block, tmp_path: Path):
+    """Every folder and file the layout names is at the top of the repository, and the theme's
+    own examples are in it (templates/paper.html, static/...)."""
+    named = re.findall(r"(?:^|\s)([a-z_]+(?:\.[a-z]+|/)(?:[a-z_]+\.[a-z]+)?)", block.text)
+    assert len(named) >= 10, named
+    for name in named:
+        assert (ROOT / name).exists() or (ROOT / "templates" / name).exists(), name
+    assert not list((ROOT / "papersite").rglob("*.html")), "the engine keeps no second copy of the theme"
+
+
 @claims("", r"^site\.yaml ─")
 def pipeline_diagram(block: Block, tmp_path: Path):
     """Every stage the diagram names exists, and the spine (or the CLI, for site.yaml) calls it."""
