@@ -80,7 +80,7 @@ def child_build(site: Path, out: Path) -> dict:
 def child_rebuilds(site: Path, out: Path, edits: int) -> dict:
     """A build, a rebuild with nothing changed, then `edits` one-paper edits, all warm."""
     skip_search_if_asked()
-    from papersite.watch import Rebuilder
+    from papersite.session import Rebuilder
     from rebuild import retitle
     rebuilder = Rebuilder(site / "site.yaml", output=out)
     first = rebuilder.rebuild()

@@ -39,7 +39,8 @@ from urllib.parse import quote, unquote, unquote_to_bytes, urlsplit
 
 from .errors import SiteError
 from .pipeline import Build
-from .watch import ChangeQueue, ChangeSet, Rebuilder, SourceWatcher, rebuild_loop, summary
+from .session import Rebuilder, summary
+from .watch import ChangeQueue, ChangeSet, SourceWatcher, rebuild_loop
 
 TYPES = {".html": "text/html; charset=utf-8", ".xml": "application/xml", ".json": "application/json",
          ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",

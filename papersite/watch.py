@@ -169,15 +169,3 @@ def rebuild_loop(queue: ChangeQueue, on_changes: Callable[[ChangeSet], None]) ->
     while (changes := queue.take()) is not None:
         on_changes(changes)
 
-
-# Moved: the warm rebuild session to session.py, `build --watch` to buildwatch.py.
-# Still importable from here (and loaded only when asked for) while callers move.
-_MOVED = {"Outcome": "session", "Rebuilder": "session", "unexpected": "session", "count_changed": "session",
-          "summary": "session", "watch_and_build": "buildwatch", "refuse_output_in_sources": "buildwatch"}
-
-
-def __getattr__(name: str):
-    if name not in _MOVED:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-    return getattr(importlib.import_module(f".{_MOVED[name]}", __package__), name)

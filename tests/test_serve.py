@@ -22,7 +22,8 @@ from papersite.errors import Problem, SiteError
 from papersite.pipeline import build_site
 from papersite.serve import (HostFilter, Preview, SiteState, exposure_warning, make_server, printable,
                              terminal_text)
-from papersite.watch import ChangeQueue, watch_and_build
+from papersite.buildwatch import watch_and_build
+from papersite.watch import ChangeQueue
 from tests.conftest import ROOT, TinySite, paper_text
 
 SECRET = "TOP-SECRET-OUTSIDE-THE-SITE"

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from papersite import pages
-from papersite.watch import Rebuilder
+from papersite.session import Rebuilder
 
 NS = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
 BASE = "https://example.org/catalog/"
