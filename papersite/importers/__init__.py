@@ -64,10 +64,6 @@ class ImportReport:
     notices: list[Problem] = field(default_factory=list)  # every skip and problem, in the order met
     venues_added: list[str] = field(default_factory=list)
 
-    @property
-    def skipped_edited(self) -> list[Path]:
-        return [Path(s.where.path) for s in self.skipped if s.reason == EDITED]
-
     def summary(self) -> str:
         """One line: '12 records read: 8 created, 1 updated, 2 unchanged, 1 skipped (1 duplicate).'"""
         reasons = {}
