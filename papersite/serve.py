@@ -519,7 +519,8 @@ class Preview:
         """Watch and serve in background threads (tests and the benchmark use this); stop() ends it."""
         self.watcher.start()
         self.loop.start()
-        self.serving = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # stop() waits for the serving loop to look up: every 50 ms, not the default 500
+        self.serving = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self.serving.start()
 
     def stop(self) -> None:

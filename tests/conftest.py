@@ -64,12 +64,19 @@ SLOW_TESTS = {
         "test_keys_are_unique_hand_set_ones_win_and_suffixes_follow_import_order",
         "test_rebuilds_give_the_files_a_clean_build_gives",
     },
+    "test_build_cache.py": {
+        "test_cached_builds_equal_clean_builds_after_every_kind_of_change",
+        "test_the_same_bytes_in_a_new_file_are_reused_and_a_revert_is_built",
+        "test_a_damaged_cache_is_never_trusted",
+        "test_a_new_engine_version_starts_from_nothing",
+    },
     "test_cli.py": {
         "test_build_prints_one_summary_line",
         "test_pip_install_gives_a_papersite_command_that_builds",
         "test_python_m_papersite_is_the_same_cli",
     },
     "test_derive.py": {"test_indexed_topics_equal_trying_every_keyword"},
+    "test_map.py": {"test_another_process_computes_the_same_layout"},
     "test_determinism.py": {
         "test_listing_order_does_not_change_the_output",
         "test_listing_order_does_not_change_the_written_site",
@@ -111,6 +118,7 @@ SLOW_TESTS = {
         "test_settings_describe_the_lunr_index",
     },
     "test_serve.py": {
+        "test_a_client_that_keeps_sending_after_an_error_is_cut_off",
         "test_200_concurrent_requests_all_succeed",
         "test_serve_on_a_port_in_use_says_so",
         "test_serve_without_a_site_yaml_says_so",

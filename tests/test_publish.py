@@ -48,7 +48,7 @@ class PagesServer:
                 pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         self.host = f"127.0.0.1:{self.server.server_port}"
 
     def lookup(self, path: str) -> tuple[int, dict, bytes]:

@@ -146,7 +146,7 @@ def server(built):
     # big.bin: large enough that a response cannot fit in the socket buffers
     state = SiteState(replace(built, files={**built.files, "big.bin": b"x" * 8_000_000}), "/catalog/", preview=True)
     httpd = make_server(state, "127.0.0.1", 0, log=lambda line: None)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield state, httpd.server_address[1]
     state.close()
