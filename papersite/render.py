@@ -6,6 +6,7 @@ builds. `{% extends "theme/base.html" %}` reaches the default original.
 """
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
@@ -259,18 +260,23 @@ def _reads_catalog(env: jinja2.Environment, name: str, memo: dict[str, bool]) ->
     """Does template `name`, or one it extends, includes or imports, read a catalog-wide global?"""
     if name not in memo:
         memo[name] = True  # until proven otherwise (also ends cycles)
-        # Parsed without the globals: Jinja does not count a name defined there as undeclared.
-        bare = jinja2.Environment(loader=env.loader)
-        bare.filters.update(env.filters)
-        bare.tests.update(env.tests)
         try:
-            tree = bare.parse(env.loader.get_source(env, name)[0])
+            reads, referenced = _template_facts(env.loader.get_source(env, name)[0])
         except (jinja2.TemplateError, OSError, UnicodeDecodeError):
             return True
-        referenced = list(jinja2.meta.find_referenced_templates(tree))
-        memo[name] = bool(jinja2.meta.find_undeclared_variables(tree) & CATALOG_WIDE) or any(
-            ref is None or _reads_catalog(env, ref, memo) for ref in referenced)  # None: a computed name
+        memo[name] = reads or any(ref is None or _reads_catalog(env, ref, memo) for ref in referenced)
     return memo[name]
+
+
+@functools.lru_cache(maxsize=256)
+def _template_facts(source: str) -> tuple[bool, tuple[str | None, ...]]:
+    """(reads a catalog-wide global itself, the templates it references; None for a computed
+    name). A function of the source alone, so kept for the process: every build of a theme
+    would otherwise parse each template twice, once here and once to compile it."""
+    # Parsed without the globals: Jinja does not count a name defined there as undeclared.
+    tree = jinja2.Environment().parse(source)
+    return (bool(jinja2.meta.find_undeclared_variables(tree) & CATALOG_WIDE),
+            tuple(jinja2.meta.find_referenced_templates(tree)))
 
 
 def _template_path(filename: str | None, name: str | None) -> str:
