@@ -277,6 +277,7 @@ def save_session(root: Path, fingerprint_: Fingerprint, cache) -> None:
         "plans": cache.plans,
         "pages": cache.pages,  # receipts of the pages, by what they show
         "citations": cache.citations,  # of each paper's RIS and CSL-JSON, the .bib files' bytes
+        "map": cache.map,  # the paper map's layout, recomputed only when a title or abstract changes
     }
     try:
         with _collector_paused():
@@ -389,7 +390,7 @@ def load_session(root: Path, fingerprint_: Fingerprint):
     try:
         cache = BuildCache(config=session["config"], abstracts=session["abstracts"], related=session["related"],
                            people=session["people"], templates=session["templates"], plans=session["plans"],
-                           pages=session["pages"], citations=session["citations"])
+                           pages=session["pages"], citations=session["citations"], map=session["map"])
         cache.papers.config_key = session["papers_for"]
         cache.papers.reuse(session["papers"], fingerprint_.known)
     except (KeyError, TypeError, AttributeError, ValueError):

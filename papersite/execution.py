@@ -24,6 +24,7 @@ from .config import SiteConfig
 from .content import PaperCache
 from .output import Staging, Stored
 from .pages import Abstract
+from .paper_map import LayoutCache
 from .parallel import in_background
 from .people import PeopleCache
 from .related import RelatedIndex
@@ -48,6 +49,7 @@ class BuildCache:
     digests: dict[str, tuple[bytes, str]] = field(default_factory=dict)  # output path -> (bytes, hash) written
     search: SearchCache = field(default_factory=SearchCache)  # tokens, postings and files of the search index
     citations: CitationCache = field(default_factory=CitationCache)  # each paper's RIS, CSL-JSON and BibTeX
+    map: LayoutCache = field(default_factory=LayoutCache)  # the paper map's layout, by its texts
 
     def settle(self, config: SiteConfig) -> SiteConfig:
         """The last config if this one is the same (by repr, where True and 1 differ): what is

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from .catalog import Catalog
 from .markup import plain_text
-from .paper_map import GRID, cached_layout
+from .paper_map import GRID, LayoutCache
 from .search.shards import inert
 
 if TYPE_CHECKING:
@@ -28,11 +28,11 @@ def search_order(catalog: Catalog) -> list:
     return sorted(catalog.papers, key=lambda p: (venue_rank[p.venue], p.id))
 
 
-def map_points(catalog: Catalog, abstracts: dict[str, Abstract]) -> str:
+def map_points(catalog: Catalog, abstracts: dict[str, Abstract], layouts: LayoutCache | None = None) -> str:
     """The text of map/points.json (a page: templates/map-points.json writes it as it is)."""
     papers = search_order(catalog)
     titles = [plain_text(p.title) if "$" in p.title else p.title for p in papers]
-    points = cached_layout([f"{title}. {abstracts[p.id].text}" for title, p in zip(titles, papers)])
+    points = (layouts or LayoutCache()).layout([f"{title}. {abstracts[p.id].text}" for title, p in zip(titles, papers)])
     topic_number = {t.slug: i for i, t in enumerate(catalog.topics)}
     return encode(titles, [p.slug for p in papers], points,
                   [topic_number[p.topics[0]] if p.topics else -1 for p in papers],

@@ -13,9 +13,9 @@ related-papers graph alone kept 13% and put unrelated clusters side by side
 
 Deterministic: fixed seeds, no threads that race, coordinates rounded to a
 grid of GRID steps, so a rebuild is byte-identical. `layout` is a pure
-function of the texts; `cached_layout` keeps the last results in memory keyed
-by the texts' digest, so the preview's rebuilds after an edit that leaves
-every text as it was (a new topic, a typo in an author) cost nothing.
+function of the texts; `LayoutCache` keeps the last one by the texts' digest,
+so a rebuild after an edit that leaves every text as it was (a new topic, a
+typo in an author) costs nothing.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ import json
 import math
 import os
 import re
-from collections import Counter, OrderedDict
+from collections import Counter
 from itertools import chain
 from typing import Sequence
 
@@ -43,20 +43,19 @@ EPOCHS = 80  # 120 placed no better
 NEGATIVES = 3  # repelling samples per edge and epoch
 SEED = 20240721
 
-_cache: OrderedDict[str, list[tuple[int, int]]] = OrderedDict()
-_CACHE_SIZE = 4
+class LayoutCache:
+    """The last build's layout, by the digest of its texts: a rebuild that changes no title or
+    abstract reuses it (a BuildCache part, so `build` keeps it between runs too)."""
 
+    def __init__(self):
+        self.digest: str | None = None
+        self.points: list[tuple[int, int]] = []
 
-def cached_layout(texts: Sequence[str]) -> list[tuple[int, int]]:
-    """layout(texts), remembered by the texts' digest for the last few catalogs."""
-    digest = hashlib.sha256(json.dumps(list(texts), ensure_ascii=False).encode()).hexdigest()
-    if digest in _cache:
-        _cache.move_to_end(digest)
-    else:
-        _cache[digest] = layout(texts)
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
-    return list(_cache[digest])
+    def layout(self, texts: Sequence[str]) -> list[tuple[int, int]]:
+        digest = hashlib.sha256(json.dumps(list(texts), ensure_ascii=False).encode()).hexdigest()
+        if digest != self.digest:
+            self.digest, self.points = digest, layout(texts)
+        return list(self.points)
 
 
 def layout(texts: Sequence[str], method: str = "force") -> list[tuple[int, int]]:

@@ -70,7 +70,7 @@ def build_site(config: SiteConfig, cache: BuildCache | None = None,
         with run.alongside(search_job, len(catalog.papers)) as search:
             related = cache.related.update({p.id: (p.title, abstracts[p.id].text) for p in catalog.papers})
             lap("related")
-            pages = plan_pages(catalog, abstracts, related, cache.plans)
+            pages = plan_pages(catalog, abstracts, related, cache.plans, cache.map)
             progress(f"rendering {len(pages)} pages")
             env = make_env(config, cache.templates, catalog=catalog, abstracts=abstracts,
                            paper_count=len(catalog.papers),

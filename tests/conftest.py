@@ -69,6 +69,7 @@ SLOW_TESTS = {
         "test_the_same_bytes_in_a_new_file_are_reused_and_a_revert_is_built",
         "test_a_damaged_cache_is_never_trusted",
         "test_a_new_engine_version_starts_from_nothing",
+        "test_the_map_layout_is_kept_until_a_title_or_abstract_changes",
     },
     "test_cli.py": {
         "test_build_prints_one_summary_line",

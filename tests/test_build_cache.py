@@ -224,3 +224,26 @@ def test_a_file_added_to_the_output_by_hand_is_noticed(catalog, tmp_path):
     (out / "papers" / "notes.txt").write_text("mine\n")
     result = CliRunner().invoke(cli, ["build", "--config", str(config), "-o", str(out)])
     assert result.exit_code == 1 and "notes.txt: not written by papersite" in result.output
+
+
+def test_the_map_layout_is_kept_until_a_title_or_abstract_changes(catalog, monkeypatch):
+    """The layout is the map's costly part: a build after an edit that leaves every text as
+    it was (here a paper's topics) takes it from the cache; a changed abstract computes it."""
+    from papersite import paper_map
+    config, out = catalog.root / "site.yaml", catalog.root / "_site"
+    run("build", "--config", config, "-o", out)
+    papersite.cache.wait_for_saver(catalog.root)
+    points = (out / "map" / "points.json").read_bytes()
+    computed = []
+    real_layout = paper_map.layout
+    monkeypatch.setattr(paper_map, "layout", lambda texts: computed.append(len(texts)) or real_layout(texts))
+    catalog.paper("paper-2", id="p2", title="Paper 2 on generalization", topics="[generative-models]",
+                  body="We study generalization bounds 2 with $x^2$ and diffusion models.")
+    run("build", "--config", config, "-o", out)
+    papersite.cache.wait_for_saver(catalog.root)
+    assert computed == [] and (out / "map" / "points.json").read_bytes() != b""
+    catalog.paper("paper-2", id="p2", title="Paper 2 on generalization", topics="[generative-models]",
+                  body="An abstract about bandits, now.")
+    run("build", "--config", config, "-o", out)
+    assert computed == [6]
+    assert points  # the first build wrote a map

@@ -106,10 +106,11 @@ def test_rebuilds_are_byte_identical_and_reuse_the_layout(built, tmp_path, monke
     calls = []
     monkeypatch.setattr(paper_map, "layout", lambda texts: calls.append(texts) or [(0, 0)] * len(texts))
     texts = [f"text {i}" for i in range(5)]
-    first = paper_map.cached_layout(texts)
-    assert paper_map.cached_layout(list(texts)) == first
+    layouts = paper_map.LayoutCache()
+    first = layouts.layout(texts)
+    assert layouts.layout(list(texts)) == first
     assert len(calls) == 1
-    paper_map.cached_layout(texts[:4])
+    layouts.layout(texts[:4])
     assert len(calls) == 2
 
 
