@@ -261,7 +261,8 @@ def _reads_catalog(env: jinja2.Environment, name: str, memo: dict[str, bool]) ->
     if name not in memo:
         memo[name] = True  # until proven otherwise (also ends cycles)
         try:
-            reads, referenced = _template_facts(env.loader.get_source(env, name)[0])
+            reads, referenced = _template_facts(env.loader.get_source(env, name)[0],
+                                                frozenset(env.filters), frozenset(env.tests))
         except (jinja2.TemplateError, OSError, UnicodeDecodeError):
             return True
         memo[name] = reads or any(ref is None or _reads_catalog(env, ref, memo) for ref in referenced)
@@ -269,14 +270,24 @@ def _reads_catalog(env: jinja2.Environment, name: str, memo: dict[str, bool]) ->
 
 
 @functools.lru_cache(maxsize=256)
-def _template_facts(source: str) -> tuple[bool, tuple[str | None, ...]]:
+def _template_facts(source: str, filters: frozenset[str], tests: frozenset[str]) -> tuple[bool, tuple[str | None, ...]]:
     """(reads a catalog-wide global itself, the templates it references; None for a computed
-    name). A function of the source alone, so kept for the process: every build of a theme
-    would otherwise parse each template twice, once here and once to compile it."""
+    name). A function of the source and of the filter and test names it may use, so kept for
+    the process: every build of a theme would otherwise parse each template twice, once here
+    and once to compile it."""
     # Parsed without the globals: Jinja does not count a name defined there as undeclared.
-    tree = jinja2.Environment().parse(source)
+    # The filters and tests must be known by name, or the analysis fails on the first one
+    # and the template would count as reading everything (every page rendered every build).
+    bare = jinja2.Environment()
+    bare.filters.update(dict.fromkeys(filters, _never_called))
+    bare.tests.update(dict.fromkeys(tests, _never_called))
+    tree = bare.parse(source)
     return (bool(jinja2.meta.find_undeclared_variables(tree) & CATALOG_WIDE),
             tuple(jinja2.meta.find_referenced_templates(tree)))
+
+
+def _never_called(*args, **kwargs):
+    raise AssertionError("a template is only analysed here, never rendered")
 
 
 def _template_path(filename: str | None, name: str | None) -> str:

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 import papersite.cache
 from papersite.cli import cli
-from tests.conftest import TinySite
+from tests.conftest import MINIMAL_CONFIG, TinySite
 
 TEMPLATE = """{% extends "theme/paper.html" %}
 {% block main %}<p class="mark">edited template</p>{{ super() }}{% endblock %}
@@ -199,6 +199,32 @@ def test_an_edit_parses_and_renders_only_what_changed(catalog, tmp_path, monkeyp
     run("build", "--config", config, "-o", out)
     assert [p.name for p in parsed] == ["paper-3.md"] and rendered == ["A changed abstract."]
     assert_same_as_clean(catalog, tmp_path, "one edit")
+
+
+def test_an_edit_renders_again_only_the_pages_that_show_it(site, tmp_path, monkeypatch):
+    """A title edit re-renders that paper's pages and the listings it is on, not the pages of
+    papers and people it shares nothing with (a template the analysis cannot read would
+    count as showing the whole catalog: every page rendered on every build)."""
+    import papersite.render
+    site.write("site.yaml", MINIMAL_CONFIG + "  - slug: iclr-2024\n    name: ICLR 2024\n    year: 2024\n")
+    def paper(venue, name, title, author, body):
+        site.write(f"content/{venue}/{name}.md", f"---\nid: {name}\ntitle: {title}\nauthors: [{author}]\n"
+                                                 f"venue: {venue}\nyear: 2024\n---\n{body}\n")
+    paper("icml-2024", "kernel-bounds", "Kernel Bounds", "Xavier Kernel", "Generalization bounds for kernels.")
+    paper("icml-2024", "kernel-margins", "Kernel Margins", "Xavier Kernel", "Margin bounds for kernels.")
+    paper("iclr-2024", "diffusion", "Diffusion Samplers", "Yara Noise", "Diffusion samplers denoise images.")
+    config, out = site.root / "site.yaml", site.root / "_site"
+    run("build", "--config", config, "-o", out)
+    rendered = []
+    render_page = papersite.render.render_page
+    monkeypatch.setattr(papersite.render, "render_page", lambda env, page: rendered.append(page.path) or
+                        render_page(env, page))
+    paper("iclr-2024", "diffusion", "Diffusion Samplers Revisited", "Yara Noise", "Diffusion samplers denoise images.")
+    run("build", "--config", config, "-o", out)
+    assert {"papers/diffusion/", "venues/iclr-2024/", "authors/yara-noise/"} <= set(rendered), rendered
+    untouched = {"papers/kernel-bounds/", "papers/kernel-margins/", "venues/icml-2024/", "authors/xavier-kernel/"}
+    assert not untouched & set(rendered), rendered
+    assert_same_as_clean(site, tmp_path, "a title edit")
 
 
 def test_the_cache_reads_what_the_build_reads():
