@@ -1,10 +1,15 @@
 """Write a built site to disk: all or nothing, and never rewrite an unchanged file.
 
-The new site is assembled in a sibling staging folder: files whose bytes did
-not change are hard links to the current ones (same inode, same mtime), the
-rest are written fresh. The staging folder is then swapped in with one
-atomic rename. A build that fails or is interrupted before the swap leaves
-the previous site complete; a build that changes nothing touches nothing.
+The files that changed are written into a sibling staging folder first; only
+once every one of them is there does anything in the output move. A first
+build's staging folder is then renamed into place whole; a rebuild moves
+each new file over the old one with one atomic rename and removes the files
+the new site drops, so it costs as many file operations as files that
+changed, not as many as the site has. A build that fails or is interrupted
+before the move leaves the previous site complete; one interrupted during
+it (a few renames) leaves every file whole and the manifest vouching for
+all of them, so the next build finishes the job; a build that changes
+nothing touches nothing.
 
 To know what changed without reading the old site back, a manifest next to
 the output folder (outside it, so it is never published) records each file's
@@ -17,7 +22,7 @@ streams its pages to disk that way: written on both cores, never held in
 memory); it returns a `Stored` receipt, which `commit` takes beside the
 files given as bytes.
 
-Since every build replaces the output folder whole, Staging first makes sure
+Since a build removes every file of the output it does not write again, Staging first makes sure
 that loses nothing but an old site: the folder must not be (or hold, or lie
 inside) the project or a source folder, and a folder that already holds files
 must be a previous output. The manifest says which files are ours; without
@@ -29,6 +34,7 @@ into its target and the link stays.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import fcntl
@@ -86,11 +92,11 @@ SITE_MARK = ".nojekyll"
 
 
 class Staging:
-    """The next version of out_dir, assembled beside it and swapped in by commit().
+    """The files of the next version of out_dir that differ, assembled beside it and moved in
+    by commit().
 
     Use it as a context manager: leaving it, by success or by error, removes
-    the staging folder (after a swap, that is the old site) and releases the
-    lock. `notify` is told when the build waits for another build's lock.
+    the staging folder (what is left of it) and releases the lock. `notify` is told when the build waits for another build's lock.
     """
 
     def __init__(self, out_dir: Path, digests: dict[str, tuple[bytes, str]] | None = None,
@@ -163,7 +169,7 @@ class Staging:
         return None
 
     def commit(self, files: dict[str, bytes], stored: dict[str, Stored] | None = None) -> WriteReport:
-        """Put `files`, besides those already `stored`; keep the unchanged ones; swap the new site in."""
+        """Put `files`, besides those already `stored`; keep the unchanged ones; move the new ones in."""
         stored = {**(stored or {}), **{path: self.put(path, data) for path, data in files.items()}}
         foreign = sorted(self.unvouched - stored.keys())
         if foreign:
@@ -175,25 +181,19 @@ class Staging:
                 _write_manifest(self.out_dir, stored, self.on_disk, [], required=False)
             return WriteReport(0, 0, len(stored))
         try:
-            made = self.made
-            # What the manifest records of each file (inodes and mtimes survive the swap): a
-            # kept file is a hard link, so its stat is the current one's; the rest are statted.
-            written: dict[str, Stat] = {}
-            for path in sorted(path for path, entry in stored.items() if not entry.changed):
-                target = self.folder / path
-                if target.parent not in made:
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    made.add(target.parent)
-                if _keep(self.out_dir / path, target):
-                    written[path] = self.on_disk[path]
-            for path, entry in stored.items():
-                if path not in written:
-                    st = os.stat(self.folder / path)
-                    written[path] = (st.st_size, st.st_mtime_ns, st.st_ino)
-            # Written before the swap, naming the old site's files too: wherever a
-            # crash stops, the manifest vouches for every file in the output.
-            _write_manifest(self.out_dir, stored, written, stale, required=True)
-            _swap(self.folder, self.out_dir)
+            if not self.on_disk:  # a new or empty folder: the staging folder holds the whole site
+                stats = {path: _stat(self.folder / path) for path in stored}
+                _write_manifest(self.out_dir, stored, stats, [], required=True)
+                _swap(self.folder, self.out_dir)
+            else:
+                fresh = sorted(path for path, entry in stored.items() if entry.changed)
+                stats = {path: self.on_disk[path] for path, entry in stored.items() if not entry.changed}
+                stats |= {path: _stat(self.folder / path) for path in fresh}  # a rename keeps both
+                # Written before anything moves, naming the old site's files too: wherever a
+                # crash stops, the manifest vouches for every file in the output, and the next
+                # build (comparing what does not match it) finishes the job.
+                _write_manifest(self.out_dir, stored, stats, stale, required=True)
+                _move_in(self.folder, self.out_dir, fresh, stale)
         except OSError as exc:
             raise _write_error(self.shown, exc) from None
         for path in self.digests.keys() - stored.keys():
@@ -292,14 +292,65 @@ def _existing_files(out_dir: Path) -> dict[str, Stat]:
     return found
 
 
-def _keep(current: Path, target: Path) -> bool:
-    """An unchanged file in the new site: a hard link to the current one (True), else a copy."""
-    try:
-        os.link(current, target)
-    except OSError:
-        shutil.copy2(current, target)
-        return False
-    return True
+def _stat(path: Path) -> Stat:
+    st = os.stat(path)
+    return st.st_size, st.st_mtime_ns, st.st_ino
+
+
+def _move_in(staging: Path, out_dir: Path, fresh: list[str], stale: list[str]) -> None:
+    """Move the staged files into out_dir, each by one atomic rename over the old one, then
+    remove the files the new site drops: as many file operations as files that changed."""
+    made: set[str] = set()
+    for path in fresh:
+        folder = os.path.dirname(path)
+        if folder and folder not in made:
+            _make_folder(out_dir, folder)
+            made.add(folder)
+        target = out_dir / path
+        try:
+            os.rename(staging / path, target)
+        except IsADirectoryError:  # a folder of the old site where the new one has a file
+            _remove_tree(target)
+            os.rename(staging / path, target)
+        except PermissionError:  # a folder of ours made read-only: still ours to update
+            _make_writable(target.parent)
+            os.rename(staging / path, target)
+    emptied = set()
+    for path in stale:
+        target = out_dir / path
+        try:
+            target.unlink()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            pass  # gone with a folder a file replaced, or the name is a folder of the new site now
+        except PermissionError:
+            _make_writable(target.parent)
+            target.unlink()
+        emptied.update(Path(path).parents)
+    for folder in sorted(emptied, key=lambda f: len(f.parts), reverse=True):  # deepest first
+        if folder.parts:
+            with contextlib.suppress(OSError):  # not empty: it still holds files of the new site
+                os.rmdir(out_dir / folder)
+
+
+def _make_folder(out_dir: Path, folder: str) -> None:
+    """out_dir/folder, made where missing; an old site's file that stands in its way goes
+    (it is one the new site drops: the manifest check said every file there is ours)."""
+    path = out_dir
+    for part in Path(folder).parts:
+        path = path / part
+        try:
+            path.mkdir()
+        except FileExistsError:
+            if not path.is_dir() or path.is_symlink():
+                path.unlink()
+                path.mkdir()
+        except PermissionError:
+            _make_writable(path.parent)
+            path.mkdir(exist_ok=True)
+
+
+def _make_writable(folder: Path) -> None:
+    os.chmod(folder, os.stat(folder).st_mode | stat.S_IRWXU)
 
 
 def _leftover_names(name: str) -> re.Pattern:

@@ -146,3 +146,51 @@ def test_without_a_manifest_a_site_that_would_lose_a_file_is_refused(tmp_path):
     with pytest.raises(SiteError, match=r"_site/a.html: not written by papersite.*move it out"):
         write_site({".nojekyll": b"", "index.html": b"new"}, out)
     assert snapshot(out) == before and left_beside(out) == ["_site"]
+
+
+def test_a_rebuild_touches_only_the_files_that_change(tmp_path):
+    """Not even a hard link or a rename for the rest: their ctime stays as it was."""
+    out = tmp_path / "_site"
+    files = {f"papers/p{i}/index.html": f"page {i}".encode() for i in range(10)}
+    write_site({**files, "index.html": b"home"}, out)
+    ctimes = {path: (out / path).stat().st_ctime_ns for path in files}
+    report = write_site({**files, "papers/p3/index.html": b"page 3, revised", "papers/p10/index.html": b"new"}, out)
+    assert (report.written, report.removed) == (2, 1)
+    assert {path: (out / path).stat().st_ctime_ns for path in files if path != "papers/p3/index.html"} == \
+        {path: ctime for path, ctime in ctimes.items() if path != "papers/p3/index.html"}
+    assert (out / "papers/p3/index.html").read_bytes() == b"page 3, revised"
+    assert not (out / "index.html").exists() and left_beside(out) == ["_site"]
+
+
+def test_a_file_that_becomes_a_folder_and_back(tmp_path):
+    out = tmp_path / "_site"
+    write_site({"index.html": b"home", "about": b"a page", "old/a.html": b"a", "old/deep/b.html": b"b"}, out)
+    write_site({"index.html": b"home", "about/index.html": b"a folder", "old": b"now a file"}, out)
+    assert snapshot(out).keys() == {"index.html", "about/index.html", "old"}
+    assert (out / "old").read_bytes() == b"now a file"
+    write_site({"index.html": b"home", "about": b"a page again"}, out)
+    assert {p.relative_to(out).as_posix() for p in out.rglob("*")} == {"index.html", "about"}
+
+
+def test_an_interrupted_move_leaves_whole_files_and_the_next_write_finishes_it(tmp_path, monkeypatch):
+    out = tmp_path / "_site"
+    old = {f"p{i}.html": f"old {i}".encode() for i in range(6)}
+    new = {**{f"p{i}.html": f"new {i}".encode() for i in range(1, 6)}, "q.html": b"added"}
+    write_site(old, out)
+    real_rename, moved = os.rename, []
+
+    def rename(source, target):
+        if len(moved) == 2:
+            raise KeyboardInterrupt
+        moved.append(target)
+        real_rename(source, target)
+
+    monkeypatch.setattr(os, "rename", rename)
+    with pytest.raises(KeyboardInterrupt):
+        write_site(new, out)
+    monkeypatch.undo()
+    for path in out.iterdir():  # each file is the old one or the new one, whole
+        assert path.read_bytes() in (old.get(path.name), new.get(path.name)), path
+    report = write_site(new, out)
+    assert report.removed == 1 and {p.name: p.read_bytes() for p in out.iterdir()} == new
+    assert left_beside(out) == ["_site"]
