@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import papersite.related as related  # noqa: E402
+import papersite.text as prose  # noqa: E402
 from papersite.markup import plain_text  # noqa: E402
 from realdata import real_papers  # noqa: E402
 
@@ -170,7 +171,7 @@ def consistency_examples() -> None:
 
 def words(text: str) -> list[str]:
     """Stems in order, '' for a stop word (it breaks a phrase)."""
-    return [related._STEMS[w] for w in related.WORD.findall(text.lower())]
+    return [prose._PROSE_STEMS[w] for w in prose.PROSE_WORD.findall(text.lower())]
 
 
 def with_bigrams(parts) -> Counter:

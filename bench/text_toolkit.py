@@ -42,17 +42,17 @@ def papers(path: Path) -> list[dict]:
 
 def related_score(records: list[dict], stem, stop_words) -> tuple[float, int, float]:
     """(share of related papers sharing an author, papers scored, seconds)"""
-    saved = related._stem, related.STOP_WORDS
-    related._stem, related.STOP_WORDS = stem, stop_words
-    related._STEMS.clear()
+    saved = text.plural_stem, text.PROSE_STOP_WORDS
+    text.plural_stem, text.PROSE_STOP_WORDS = stem, stop_words
+    text._PROSE_STEMS.clear()
     try:
         texts = {str(n): f"{r['name']} {r['abstract']}" for n, r in enumerate(records)}
         start = time.perf_counter()
         found = related.find_related(texts)
         seconds = time.perf_counter() - start
     finally:
-        related._stem, related.STOP_WORDS = saved
-        related._STEMS.clear()
+        text.plural_stem, text.PROSE_STOP_WORDS = saved
+        text._PROSE_STEMS.clear()
     authors = {str(n): {a.strip().lower() for a in (r.get("speakers/authors") or "").split(",") if a.strip()}
                for n, r in enumerate(records)}
     by_author: dict[str, set[str]] = {}

@@ -23,12 +23,10 @@ import hashlib
 import json
 import math
 import os
-import re
-from collections import Counter
 from itertools import chain
 from typing import Sequence
 
-from .text import PROSE_STOP_WORDS, plural_stem
+from .text import prose_term_counts as term_counts
 
 # One BLAS thread: as fast for these small products, never oversubscribed on a busy machine
 # (OpenBLAS threads slow a QR forty-fold there), and safe in the forked workers of a build.
@@ -77,14 +75,6 @@ def layout(texts: Sequence[str], method: str = "force") -> list[tuple[int, int]]
     else:  # fewer neighbours on a small map: with everyone everyone's neighbour, the graph says nothing
         points = force_layout(nearest(vectors, min(NEIGHBOURS, max(2, round(math.sqrt(n))))), start)
     return _to_grid(points, np)
-
-
-WORD = re.compile(r"[a-z][a-z0-9]+")
-
-
-def term_counts(text: str) -> Counter:
-    """The text's words, lowercased, without stop words, plurals folded ("networks" -> "network")."""
-    return Counter(plural_stem(word) for word in WORD.findall(text.lower()) if word not in PROSE_STOP_WORDS)
 
 
 def tfidf(texts: Sequence[str]):

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import heapq
 import math
-import re
 from array import array
 from collections import Counter
 from itertools import chain
@@ -24,34 +23,14 @@ from itertools import chain
 import numpy as np
 
 from .parallel import parallel_map
-from .text import PROSE_STOP_WORDS as STOP_WORDS
-from .text import plural_stem as _stem
+from .text import prose_term_counts as term_counts
 
 TERMS_PER_PAPER = 25  # 40 find the topic better but triple the cost of an edit (docs/performance.md)
 COUNT = 5  # related papers per paper
 SCALE = 1 << 24  # weight resolution: a score is at most SCALE**2 = 2**48 (Cauchy-Schwarz)
 BLOCK_CELLS = 1 << 22  # scores held at once per block (32 MB of float64)
 GROUPS = 64  # stretches of a row of scores whose maxima bound its top (see _BlockScorer._floor)
-WORD = re.compile(r"[a-z][a-z0-9]+")
 _LOG1 = [0.0] + [1 + math.log(n) for n in range(1, 4096)]  # 1 + log(count)
-
-
-def term_counts(text: str) -> Counter:
-    """The text's stemmed words but stop words, counted, with each distinct word stemmed once per process."""
-    counts = Counter(map(_STEMS.__getitem__, WORD.findall(text.lower())))
-    counts.pop("", None)  # stop words
-    return counts
-
-
-class _Stems(dict):
-    """word -> stem, '' for a stop word; a catalog repeats the same few thousand words."""
-
-    def __missing__(self, word: str) -> str:
-        stem = self[word] = "" if word in STOP_WORDS else _stem(word)
-        return stem
-
-
-_STEMS = _Stems()
 
 
 def _norm(weights: list[float]) -> float:
