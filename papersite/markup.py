@@ -792,7 +792,9 @@ _STYLE_MACROS = frozenset("""
     emph operatorname mbox hbox mathop mathbin mathrel mathord
     hat widehat tilde widetilde bar overline underline vec dot ddot check breve
     acute grave mathring overrightarrow overleftarrow underbrace overbrace
-""".split())
+    bf rm it sf tt sl sc cal em normalfont bfseries mdseries itshape upshape slshape scshape
+    rmfamily sffamily ttfamily
+""".split())  # the last two lines: TeX's old font switches ({\bf x}, $\rm{A}$), which take no argument
 # Macros whose first argument is not text ("\href{url}{text}" reads "text").
 _DROP_FIRST_ARG = frozenset(
     "color textcolor colorbox href class style cssId label ref eqref cite tag".split())

@@ -226,6 +226,8 @@ def test_plain_text_of_seeds_has_no_tex_noise():
     (r"$\alpha + \beta_{t}$", "α + βt"),
     (r"$\tilde{\mathcal{O}}\left(\frac{S^2}{\epsilon^2}\right)$", "O((S^2)/(ε^2))"),
     (r"$\textbf{\texttt{Lingual-SMoE}}$", "Lingual-SMoE"),
+    (r"$\bf{\Phi}_\textrm{Flow}$: simulations", "ΦFlow: simulations"),  # old font switches
+    (r"${\rm A} \sim {\cal N}$", "A ~ N"),
     (r"$\{x\}$ and \$5", "{x} and $5"),
     ("**bold** and *em* [link](http://x.org) `code`", "bold and em link code"),
     ("para one\n\npara two", "para one para two"),
