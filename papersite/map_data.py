@@ -14,9 +14,10 @@ import json
 import re
 from typing import TYPE_CHECKING, Sequence
 
+from . import urls
 from .catalog import Catalog
 from .markup import plain_text
-from .paper_map import GRID, LayoutCache
+from .paper_map import GRID
 from .search.shards import inert
 
 if TYPE_CHECKING:
@@ -28,16 +29,24 @@ def search_order(catalog: Catalog) -> list:
     return sorted(catalog.papers, key=lambda p: (venue_rank[p.venue], p.id))
 
 
-def map_points(catalog: Catalog, abstracts: dict[str, Abstract], layouts: LayoutCache | None = None) -> str:
-    """The text of map/points.json (a page: templates/map-points.json writes it as it is)."""
+def map_texts(catalog: Catalog, abstracts: dict[str, Abstract]) -> list[str]:
+    """What the map lays out: each paper's plain title and abstract, in the search's numbering."""
+    return [f"{_plain_title(p)}. {abstracts[p.id].text}" for p in search_order(catalog)]
+
+
+def map_files(catalog: Catalog, points: Sequence[tuple[int, int]]) -> dict[str, bytes]:
+    """map/points.json, for the points laid out from map_texts (a data file, as the search's are)."""
     papers = search_order(catalog)
-    titles = [plain_text(p.title) if "$" in p.title else p.title for p in papers]
-    points = (layouts or LayoutCache()).layout([f"{title}. {abstracts[p.id].text}" for title, p in zip(titles, papers)])
     topic_number = {t.slug: i for i, t in enumerate(catalog.topics)}
-    return encode(titles, [p.slug for p in papers], points,
-                  [topic_number[p.topics[0]] if p.topics else -1 for p in papers],
-                  [t.name for t in catalog.topics],
-                  [(v.name, len(catalog.venue_papers[v.slug])) for v in catalog.venues]).decode()
+    return {urls.MAP_POINTS: encode(
+        [_plain_title(p) for p in papers], [p.slug for p in papers], points,
+        [topic_number[p.topics[0]] if p.topics else -1 for p in papers],
+        [t.name for t in catalog.topics],
+        [(v.name, len(catalog.venue_papers[v.slug])) for v in catalog.venues])}
+
+
+def _plain_title(paper) -> str:
+    return plain_text(paper.title) if "$" in paper.title else paper.title
 
 
 def encode(titles: Sequence[str], slugs: Sequence[str], points: Sequence[tuple[int, int]],

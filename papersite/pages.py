@@ -11,8 +11,6 @@ from typing import Any
 from . import urls
 from .catalog import Catalog
 from .feeds import FeedOrder, feed_context
-from .map_data import map_points
-from .paper_map import LayoutCache
 from .model import Paper
 
 PAGE_SIZE = 200  # papers per listing page: no HTML page lists 50,000 papers
@@ -36,8 +34,7 @@ class Page:
 
 
 def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
-               related: dict[str, list[str]], last: dict[str, tuple[tuple, Page]] | None = None,
-               layouts: LayoutCache | None = None) -> list[Page]:
+               related: dict[str, list[str]], last: dict[str, tuple[tuple, Page]] | None = None) -> list[Page]:
     """Every page, with a context made of references to catalog objects.
 
     A context holds what its page shows and nothing else (text derived from a
@@ -101,8 +98,7 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
     # the sitemap lists the pages search engines should index: not the 404 or the (noindex) search page
     pages += sitemap_pages(sorted(p.path for p in pages if p.path not in ("404.html", urls.SEARCH)))
     pages.append(Page("robots.txt", "robots.txt", {}))
-    # not in the sitemap: the map's data, and a page that shows what this browser saved
-    pages.append(Page(urls.MAP_POINTS, "map-points.json", {"points": map_points(catalog, abstracts, layouts)}))
+    # not in the sitemap: a page that shows what this browser saved
     pages.append(Page(urls.READING_LIST, "reading-list.html", {"title": "Reading list"}))
     order = FeedOrder(catalog.papers)
     pages.append(Page(urls.feed_of(), "feed.xml", feed_context(

@@ -24,7 +24,7 @@ import json
 import math
 import os
 from itertools import chain
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .text import prose_term_counts as term_counts
 
@@ -43,17 +43,29 @@ SEED = 20240721
 
 class LayoutCache:
     """The last build's layout, by the digest of its texts: a rebuild that changes no title or
-    abstract reuses it (a BuildCache part, so `build` keeps it between runs too)."""
+    abstract reuses it (a BuildCache part, so `build` keeps it between runs too).
+
+    `job` hands the layout out as a job that can run in another process (a build lays
+    the map out alongside its pages); `keep` takes what it returned."""
 
     def __init__(self):
         self.digest: str | None = None
         self.points: list[tuple[int, int]] = []
 
-    def layout(self, texts: Sequence[str]) -> list[tuple[int, int]]:
+    def job(self, texts: Sequence[str]) -> tuple[Callable[[], tuple[str, list]], int]:
+        """(a function giving (digest, points) for keep, the size of its work: 0 when cached)."""
         digest = hashlib.sha256(json.dumps(list(texts), ensure_ascii=False).encode()).hexdigest()
-        if digest != self.digest:
-            self.digest, self.points = digest, layout(texts)
+        if digest == self.digest:
+            known = digest, self.points
+            return (lambda: known), 0
+        return (lambda: (digest, layout(texts))), len(texts)
+
+    def keep(self, result: tuple[str, list]) -> list[tuple[int, int]]:
+        self.digest, self.points = result
         return list(self.points)
+
+    def layout(self, texts: Sequence[str]) -> list[tuple[int, int]]:
+        return self.keep(self.job(texts)[0]())
 
 
 def layout(texts: Sequence[str], method: str = "force") -> list[tuple[int, int]]:

@@ -1,7 +1,7 @@
 """The spine: content -> catalog -> pages -> files.
 
     load_papers -> Catalog.build -> render abstracts -> related papers
-    -> plan_pages -> render_pages + citations + search index + static files -> output.Staging
+    -> plan_pages -> render_pages + citations + map + search index + static files -> output.Staging
 
 Each stage is a function of the input files and returns values, so the
 preview server can serve a Build straight from memory. How a build executes
@@ -22,6 +22,7 @@ from .config import SiteConfig
 from .content import load_papers, split_front_matter
 from .errors import Problem, SiteError
 from .execution import BuildCache, Run
+from .map_data import map_files, map_texts
 from .markup import MarkupError, cut_snippet, render_abstract
 from .output import Staging, Stored, WriteReport
 from .pages import Abstract, plan_pages
@@ -67,10 +68,12 @@ def build_site(config: SiteConfig, cache: BuildCache | None = None,
         abstracts = render_abstracts(catalog, cache)
         lap("markdown")
         search_job = lap.timed(lambda: search_files(catalog, abstracts, cache.search, run.store))
-        with run.alongside(search_job, len(catalog.papers)) as search:
+        layout_job, layout_size = cache.map.job(map_texts(catalog, abstracts))
+        with run.alongside(search_job, len(catalog.papers)) as search, \
+                run.alongside(lap.timed(layout_job), layout_size) as layout:
             related = cache.related.update({p.id: (p.title, abstracts[p.id].text) for p in catalog.papers})
             lap("related")
-            pages = plan_pages(catalog, abstracts, related, cache.plans, cache.map)
+            pages = plan_pages(catalog, abstracts, related, cache.plans)
             progress(f"rendering {len(pages)} pages")
             env = make_env(config, cache.templates, catalog=catalog, abstracts=abstracts,
                            paper_count=len(catalog.papers),
@@ -80,6 +83,8 @@ def build_site(config: SiteConfig, cache: BuildCache | None = None,
             files |= run.collect(Citations(catalog, abstracts, cache.citations, run.store, run.reuse).files())
             files |= site_marks(config)
             lap("render")
+            files |= map_files(catalog, cache.map.keep(lap.waited("map_work", layout)))
+            lap("map")  # waiting for it, as for the search index below
             progress("building the search index")
             files |= run.collect(lap.waited("search_work", search))
             lap("search")  # waiting for it: its own time, search_work, may have been spent alongside
