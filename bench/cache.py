@@ -1,13 +1,19 @@
 """`python build.py build` with the build cache: a second build with nothing changed, and one
 after editing one paper, against a clean build (`--clean`) and Hugo's, in the same run.
 
-    .venv/bin/python bench/cache.py [--sizes 1000,10000] [--runs 3] [--folder /dev/shm/x]
+    .venv/bin/python bench/cache.py [--sizes 1000,10000] [--runs 3] [--folder /dev/shm/x] [--real]
+                                    [--against COMMIT]
 
 Each figure is one `build` in a fresh process, timed from outside (start-up and imports
 included), writing to --folder (a RAM disk by default: the disk's own cost varies from run to
 run; see docs/performance.md). Runs are interleaved: clean build, Hugo, no-op build, edit. The
-catalogs come from bench/synth.py; an edit retitles one paper, as in bench/rebuild.py. Prints
-medians and their ratios to Hugo's clean build and to ours.
+catalogs come from bench/synth.py (`--real`: the real ICML 2024 papers, replicated; needs
+../shared/data); an edit retitles one paper, as in bench/rebuild.py. Prints medians and their
+ratios to Hugo's clean build and to ours.
+
+`--against COMMIT` runs that commit's build.py too (its tree unpacked from git), on a copy of
+the same catalog with its own cache and output, interleaved with this checkout's builds; this
+checkout is copied first, so editing it while the benchmark runs changes nothing.
 """
 from __future__ import annotations
 
@@ -25,6 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from import_speed import unpacked  # noqa: E402
 from rebuild import retitle  # noqa: E402
 from scale import hugo_site, run_hugo  # noqa: E402
 from synth import write_catalog  # noqa: E402
@@ -32,39 +39,64 @@ from synth import write_catalog  # noqa: E402
 from papersite.content import find_content_files  # noqa: E402
 
 
-def build(site: Path, out: Path, *options: str) -> float:
-    """Seconds for one `python build.py build` in a fresh process."""
+def build(tree: Path, site: Path, out: Path, *options: str) -> float:
+    """Seconds for one `python build.py build` of the engine in `tree`, in a fresh process."""
     start = time.perf_counter()
-    subprocess.run([sys.executable, str(ROOT / "build.py"), "build", "-q", "--config", str(site / "site.yaml"),
+    subprocess.run([sys.executable, str(tree / "build.py"), "build", "-q", "--config", str(site / "site.yaml"),
                     "-o", str(out), *options], check=True)
     return time.perf_counter() - start
 
 
-def measure(size: int, runs: int, folder: Path) -> dict:
+def engines(temp: Path, against: str | None) -> dict[str, Path]:
+    """name -> a copy of the engine's tree: this checkout's, and the commit's if asked."""
+    trees = {"this": temp / "this"}
+    trees["this"].mkdir()
+    for name in ("build.py", "papersite", "templates", "static", "package.json"):
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, trees["this"] / name, ignore=shutil.ignore_patterns("__pycache__"))
+        elif source.exists():
+            shutil.copy(source, trees["this"] / name)
+    if against:
+        trees[against] = unpacked(against, temp / "against")
+    for tree in trees.values():
+        (tree / "node_modules").symlink_to(ROOT / "node_modules")  # lunr.js, which the search bundles
+    return trees
+
+
+def measure(size: int, runs: int, folder: Path, real: bool, against: str | None) -> list[dict]:
     with tempfile.TemporaryDirectory(dir=folder) as temp:
         temp = Path(temp)
-        site = temp / "site"
-        write_catalog(size, site, 1)
-        hugo_source = hugo_site(site, temp / "hugo")
-        papers = find_content_files(site / "content")
-        figures: dict[str, list[float]] = {"clean": [], "hugo": [], "nothing": [], "edit": []}
-        out = temp / "out"
+        trees = engines(temp, against)
+        write_catalog(size, temp / "catalog", 1, real=real)
+        hugo_source = hugo_site(temp / "catalog", temp / "hugo")
+        sites = {}
+        for name in trees:
+            sites[name] = temp / f"site-{len(sites)}"
+            shutil.copytree(temp / "catalog", sites[name])
+        figures = {name: {"clean": [], "nothing": [], "edit": []} for name in trees}
+        hugo: list[float] = []
         for run in range(runs):
-            figures["clean"].append(build(site, out, "--clean"))
-            figures["hugo"].append(run_hugo(hugo_source, temp / f"hugo-{run}")["seconds"])
+            hugo.append(run_hugo(hugo_source, temp / f"hugo-{run}")["seconds"])
             shutil.rmtree(temp / f"hugo-{run}")
-            figures["nothing"].append(build(site, out))
-            retitle(papers[(run * 7919) % len(papers)], f"Edit {run}:")
-            figures["edit"].append(build(site, out))
-            log(f"  {size:,} run {run + 1}: " + ", ".join(f"{k} {v[-1]:.2f} s" for k, v in figures.items()))
-        return {"size": size, **{name: statistics.median(values) for name, values in figures.items()}}
+            for name, tree in trees.items():
+                site, out, seen = sites[name], sites[name] / "_site", figures[name]
+                seen["clean"].append(build(tree, site, out, "--clean"))
+                seen["nothing"].append(build(tree, site, out))
+                papers = find_content_files(site / "content")
+                retitle(papers[(run * 7919) % len(papers)], f"Edit {run}:")
+                seen["edit"].append(build(tree, site, out))
+                log(f"  {size:,} run {run + 1}, {name}: hugo {hugo[-1]:.2f} s, " +
+                    ", ".join(f"{k} {v[-1]:.2f} s" for k, v in seen.items()))
+        return [{"size": size, "engine": name, "hugo": statistics.median(hugo),
+                 **{k: statistics.median(v) for k, v in seen.items()}} for name, seen in figures.items()]
 
 
 def report(results: list[dict]) -> str:
-    lines = ["| papers | clean build | Hugo | no-op build | x Hugo | x clean | one edit | x Hugo | x clean |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| papers | engine | clean build | Hugo | no-op build | x Hugo | x clean | one edit | x Hugo | x clean |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results:
-        lines.append(f"| {r['size']:,} | {r['clean']:.2f} s | {r['hugo']:.2f} s | {r['nothing']:.2f} s "
+        lines.append(f"| {r['size']:,} | {r['engine']} | {r['clean']:.2f} s | {r['hugo']:.2f} s | {r['nothing']:.2f} s "
                      f"| {r['nothing'] / r['hugo']:.2f} | {r['nothing'] / r['clean']:.2f} | {r['edit']:.2f} s "
                      f"| {r['edit'] / r['hugo']:.2f} | {r['edit'] / r['clean']:.2f} |")
     return "\n".join(lines)
@@ -79,8 +111,11 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--folder", type=Path, default=Path("/dev/shm") if os.path.isdir("/dev/shm") else None)
+    parser.add_argument("--real", action="store_true", help="the real ICML 2024 papers, replicated")
+    parser.add_argument("--against", metavar="COMMIT", help="also run this commit's engine, interleaved")
     args = parser.parse_args(argv)
-    results = [measure(int(size), args.runs, args.folder) for size in args.sizes.split(",")]
+    results = [r for size in args.sizes.split(",") for r in measure(int(size), args.runs, args.folder,
+                                                                     args.real, args.against)]
     print(f"medians of {args.runs} runs, {os.cpu_count()} cores, output in {args.folder}:")
     print(report(results))
 
