@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from import_speed import unpacked  # noqa: E402
 from rebuild import retitle  # noqa: E402
-from scale import hugo_site, run_hugo  # noqa: E402
+from scale import PEERS, hugo_site, run_hugo  # noqa: E402
 from synth import write_catalog  # noqa: E402
 
 from papersite.content import find_content_files  # noqa: E402
@@ -64,12 +64,12 @@ def engines(temp: Path, against: str | None) -> dict[str, Path]:
     return trees
 
 
-def measure(size: int, runs: int, folder: Path, real: bool, against: str | None) -> list[dict]:
+def measure(size: int, runs: int, folder: Path, real: bool, against: str | None, peer: str) -> list[dict]:
     with tempfile.TemporaryDirectory(dir=folder) as temp:
         temp = Path(temp)
         trees = engines(temp, against)
         write_catalog(size, temp / "catalog", 1, real=real)
-        hugo_source = hugo_site(temp / "catalog", temp / "hugo")
+        hugo_source = hugo_site(temp / "catalog", temp / "hugo", peer)
         sites = {}
         for name in trees:
             sites[name] = temp / f"site-{len(sites)}"
@@ -113,9 +113,10 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--folder", type=Path, default=Path("/dev/shm") if os.path.isdir("/dev/shm") else None)
     parser.add_argument("--real", action="store_true", help="the real ICML 2024 papers, replicated")
     parser.add_argument("--against", metavar="COMMIT", help="also run this commit's engine, interleaved")
+    parser.add_argument("--peer", choices=sorted(PEERS), default="minimal", help="the Hugo site (see bench/scale.py)")
     args = parser.parse_args(argv)
     results = [r for size in args.sizes.split(",") for r in measure(int(size), args.runs, args.folder,
-                                                                     args.real, args.against)]
+                                                                     args.real, args.against, args.peer)]
     print(f"medians of {args.runs} runs, {os.cpu_count()} cores, output in {args.folder}:")
     print(report(results))
 

