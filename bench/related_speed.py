@@ -92,7 +92,7 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="2596,10000")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--terms", default="25", help="TERMS_PER_PAPER values to compare")
+    parser.add_argument("--terms", default="40", help="TERMS_PER_PAPER values to compare")
     parser.add_argument("--edits", type=int, default=5)
     args = parser.parse_args(argv)
     print("| papers | terms per paper | dict scoring | block scoring | speed-up | update (all of it) "

@@ -25,7 +25,7 @@ import numpy as np
 from .parallel import parallel_map
 from .text import prose_term_counts as term_counts
 
-TERMS_PER_PAPER = 25  # 40 find the topic better but triple the cost of an edit (docs/performance.md)
+TERMS_PER_PAPER = 40  # 25 found the topic 10% less often; 60 cost 2.6x the scoring of 40 (docs/performance.md)
 COUNT = 5  # related papers per paper
 SCALE = 1 << 24  # weight resolution: a score is at most SCALE**2 = 2**48 (Cauchy-Schwarz)
 BLOCK_CELLS = 1 << 22  # scores held at once per block (32 MB of float64)
