@@ -5,9 +5,9 @@
                 between `build` commands (cache.py)
     Run         how one build executes: where the pages go (kept in memory, or
                 streamed into the output's staging folder by the workers that
-                render them), whether the search index is built in a process
-                of its own alongside the other stages, and the garbage
-                collector paused meanwhile
+                render them), whether the search index and the map's layout
+                are built in processes of their own alongside the other
+                stages, and the garbage collector paused meanwhile
 
 The stages map over papers and pages on all cores (parallel.py); Run decides
 the rest, so the spine reads the same whichever way it runs.
@@ -66,16 +66,17 @@ class Run:
     citation and search file into as they make it (never held in memory, nor
     sent back to this process); the receipts gather in `stored`, for
     Staging.commit. Without it, every file comes back as bytes.
-    `search_alongside`: the search index, a serial job, is built in a forked
-    process while related papers and pages take the cores. What that process
-    caches is lost with it: not for a warm session, which keeps its caches.
+    `alongside`: the serial jobs, the search index and the map's layout, run
+    in forked processes while related papers and pages take the cores. What
+    such a process caches is lost with it: not for a warm session, which
+    keeps its caches.
     """
 
     def __init__(self, cache: BuildCache | None = None, staging: Staging | None = None,
-                 search_alongside: bool = False):
+                 alongside: bool = False):
         self.cache = cache if cache is not None else BuildCache()
         self.staging = staging
-        self.search_alongside = search_alongside
+        self.alongside_jobs = alongside
         self.stored: dict[str, Stored] = {}
 
     @property
@@ -104,7 +105,7 @@ class Run:
 
     def alongside(self, func: Callable[[], R], size: int) -> contextlib.AbstractContextManager[Callable[[], R]]:
         """A serial job of `size` items: inside the block, the function given waits for its result."""
-        return in_background(func, size if self.search_alongside else 0)
+        return in_background(func, size if self.alongside_jobs else 0)
 
     @contextlib.contextmanager
     def executing(self) -> Iterator[None]:

@@ -5,7 +5,7 @@
 
 Each stage is a function of the input files and returns values, so the
 preview server can serve a Build straight from memory. How a build executes
-them (on all cores, pages streamed to disk, the search index alongside, the
+them (on all cores, pages streamed to disk, the search index and the map alongside, the
 caches of a warm session or of the last `build`) is execution.py's business,
 handed in as a Run; the persistent cache is cache.py's.
 """
@@ -54,8 +54,8 @@ def build_site(config: SiteConfig, cache: BuildCache | None = None,
                progress: Callable[[str], None] = lambda stage: None, run: Run | None = None) -> Build:
     """The site. `cache`: what to reuse, and keep up to date for the next build (a warm session);
     `run`: how to execute the stages (see Run; it brings its own cache). Given neither, nobody
-    keeps what the stages cache, so the search index is built alongside."""
-    run = run or Run(cache, search_alongside=cache is None)
+    keeps what the stages cache, so the search index and the map are built alongside."""
+    run = run or Run(cache, alongside=cache is None)
     cache, lap = run.cache, Stopwatch()
     with run.executing():
         progress("reading content")
@@ -175,10 +175,10 @@ def build_and_write(config: SiteConfig, out_dir: Path, progress: Callable[[str],
                     start: BuildCache | None = None) -> tuple[Build, WriteReport]:
     """Build into out_dir, starting from `start` (what the last build left: see cache.py).
     Pages are written as they are rendered, on every core, and never held in memory;
-    the search index is built alongside. `notify` hears that the build waits for
+    the search index and the map are built alongside. `notify` hears that the build waits for
     another one writing to out_dir."""
     with Staging(out_dir, None, config.root, notify) as staging:
-        run = Run(start, staging, search_alongside=True)
+        run = Run(start, staging, alongside=True)
         build = build_site(config, progress=progress, run=run)
         progress(f"writing {len(build.files) + len(build.stored)} files")
         began = time.perf_counter()
