@@ -7,6 +7,7 @@ builds. `{% extends "theme/base.html" %}` reaches the default original.
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
@@ -39,29 +40,36 @@ THEME = _default_theme()
 
 
 class TemplateCache(jinja2.BytecodeCache):
-    """Compiled templates kept in memory between builds of one process.
+    """Compiled templates, kept in memory for the whole process.
 
-    Compiling the theme is most of a small site's build time. Jinja keys each
-    entry by template and checks it against a checksum of the source, so an
-    edited, added or removed template is never served stale. Jinja also folds
-    constant expressions such as `'static/style.css'|link` at compile time, so
-    compiled code depends on the config too: a config change drops everything.
+    Compiling the theme is most of a small site's build time, and every build in
+    a process (a preview session, `build --watch`, a test run) compiles the same
+    theme. Jinja keys each entry by template name and file, and checks it against
+    a checksum of the source, so an edited, added or removed template is never
+    served stale. Jinja also folds constant expressions such as
+    `'static/style.css'|link` at compile time, so compiled code depends on what
+    the filters read from the config too: entries are kept per config (where
+    the site's folder is aside, which no filter reads).
     """
 
+    LIMIT = 512  # entries, the oldest dropped first: a theme has about 20 templates
+    _compiled: dict[tuple[str, str], bytes] = {}  # (config, bucket key) -> code, for the process
+
     def __init__(self):
-        self.compiled: dict[str, bytes] = {}
-        self.config: SiteConfig | None = None
+        self.config = ""
 
     def use_for(self, config: SiteConfig) -> None:
-        if config != self.config:
-            self.compiled, self.config = {}, config
+        self.config = repr(replace(config, root=Path(".")))  # repr: a config holds dicts (extra)
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        if bucket.key in self.compiled:
-            bucket.bytecode_from_string(self.compiled[bucket.key])
+        code = self._compiled.get((self.config, bucket.key))
+        if code is not None:
+            bucket.bytecode_from_string(code)
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        self.compiled[bucket.key] = bucket.bytecode_to_string()
+        self._compiled[(self.config, bucket.key)] = bucket.bytecode_to_string()
+        if len(self._compiled) > self.LIMIT:
+            self._compiled.pop(next(iter(self._compiled)), None)
 
 
 def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **globals_: Any) -> jinja2.Environment:
@@ -261,7 +269,8 @@ def _reads_catalog(env: jinja2.Environment, name: str, memo: dict[str, bool]) ->
     if name not in memo:
         memo[name] = True  # until proven otherwise (also ends cycles)
         try:
-            reads, referenced = _template_facts(env.loader.get_source(env, name)[0])
+            reads, referenced = _template_facts(env.loader.get_source(env, name)[0],
+                                                frozenset(env.filters), frozenset(env.tests))
         except (jinja2.TemplateError, OSError, UnicodeDecodeError):
             return True
         memo[name] = reads or any(ref is None or _reads_catalog(env, ref, memo) for ref in referenced)
@@ -269,14 +278,22 @@ def _reads_catalog(env: jinja2.Environment, name: str, memo: dict[str, bool]) ->
 
 
 @functools.lru_cache(maxsize=256)
-def _template_facts(source: str) -> tuple[bool, tuple[str | None, ...]]:
+def _template_facts(source: str, filters: frozenset[str], tests: frozenset[str]) -> tuple[bool, tuple[str | None, ...]]:
     """(reads a catalog-wide global itself, the templates it references; None for a computed
-    name). A function of the source alone, so kept for the process: every build of a theme
+    name). A function of the source (and of which filters and tests exist: Jinja refuses
+    a template using an unknown one), so kept for the process: every build of a theme
     would otherwise parse each template twice, once here and once to compile it."""
     # Parsed without the globals: Jinja does not count a name defined there as undeclared.
-    tree = jinja2.Environment().parse(source)
+    bare = jinja2.Environment()
+    bare.filters.update(dict.fromkeys(filters, _never_called))
+    bare.tests.update(dict.fromkeys(tests, _never_called))
+    tree = bare.parse(source)
     return (bool(jinja2.meta.find_undeclared_variables(tree) & CATALOG_WIDE),
             tuple(jinja2.meta.find_referenced_templates(tree)))
+
+
+def _never_called(*args: Any, **kwargs: Any) -> None:
+    """Stands for a filter or test in a template that is parsed, never rendered."""
 
 
 def _template_path(filename: str | None, name: str | None) -> str:

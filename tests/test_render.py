@@ -1,0 +1,68 @@
+"""render.py: compiled templates kept for the process, and pages reused while nothing they show changed."""
+import jinja2
+
+import papersite.render
+from papersite.pipeline import BuildCache, build_site
+from tests.conftest import MINIMAL_CONFIG, TinySite
+
+
+def two_paper_site(root, config=MINIMAL_CONFIG) -> TinySite:
+    site = TinySite(root)
+    site.write("site.yaml", config)
+    site.paper("a", id="a", title="First Paper")
+    site.paper("b", id="b", title="Second Paper")
+    return site
+
+
+def compiled_during(monkeypatch) -> list[str]:
+    """The names of the templates Jinja compiles from now on."""
+    names, compile_ = [], jinja2.Environment.compile
+
+    def counting(env, source, name=None, filename=None, *args, **kwargs):
+        names.append(name)
+        return compile_(env, source, name, filename, *args, **kwargs)
+    monkeypatch.setattr(jinja2.Environment, "compile", counting)
+    return names
+
+
+def test_another_site_with_the_same_config_compiles_no_template_and_builds_the_same(tmp_path, monkeypatch):
+    first, _ = two_paper_site(tmp_path / "one").build()
+    compiled = compiled_during(monkeypatch)
+    second, _ = two_paper_site(tmp_path / "two").build()
+    assert compiled == []
+    assert second.files == first.files
+
+
+def test_a_site_with_another_base_url_is_not_served_code_folded_for_the_first(tmp_path, monkeypatch):
+    # Jinja computes `'static/style.css'|link` once, when it compiles base.html
+    two_paper_site(tmp_path / "one").build()
+    compiled = compiled_during(monkeypatch)
+    other = MINIMAL_CONFIG.replace("https://example.org/catalog/", "https://example.org/elsewhere/")
+    build, _ = two_paper_site(tmp_path / "two", other).build()
+    home = build.files["index.html"].decode()
+    assert 'href="/elsewhere/static/style.css"' in home and "/catalog/" not in home
+    assert "base.html" in compiled
+
+
+def test_a_project_template_edited_between_builds_is_compiled_again(tmp_path):
+    site = two_paper_site(tmp_path / "site")
+    site.write("templates/paper.html", '{% extends "theme/paper.html" %}{% block main %}<p>Version one</p>{% endblock %}')
+    cache = BuildCache()
+    first = build_site(site.config, cache)
+    site.write("templates/paper.html", '{% extends "theme/paper.html" %}{% block main %}<p>Version two</p>{% endblock %}')
+    second = build_site(site.config, cache)
+    assert "<p>Version one</p>" in first.files["papers/a/index.html"].decode()
+    assert "<p>Version two</p>" in second.files["papers/a/index.html"].decode()
+
+
+def test_a_rebuild_with_nothing_changed_renders_only_the_pages_that_read_the_whole_catalog(tmp_path, monkeypatch):
+    site = two_paper_site(tmp_path / "site")
+    cache = BuildCache()
+    first = build_site(site.config, cache)
+    rendered, render_page = [], papersite.render.render_page
+    monkeypatch.setattr(papersite.render, "render_page",
+                        lambda env, page: rendered.append(page.path) or render_page(env, page))
+    second = build_site(site.config, cache)
+    assert second.files == first.files
+    assert rendered, "the home page lists every paper: it is always rendered"
+    assert not [path for path in rendered if path.startswith("papers/")]
