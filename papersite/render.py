@@ -7,7 +7,6 @@ builds. `{% extends "theme/base.html" %}` reaches the default original.
 from __future__ import annotations
 
 import functools
-from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
@@ -48,8 +47,8 @@ class TemplateCache(jinja2.BytecodeCache):
     a checksum of the source, so an edited, added or removed template is never
     served stale. Jinja also folds constant expressions such as
     `'static/style.css'|link` at compile time, so compiled code depends on what
-    the filters read from the config too: entries are kept per config (where
-    the site's folder is aside, which no filter reads).
+    the filters read from the config too: entries are kept by it (make_env says
+    what it is), and sites that differ only in their title or folder share them.
     """
 
     LIMIT = 512  # entries, the oldest dropped first: a theme has about 20 templates
@@ -58,8 +57,9 @@ class TemplateCache(jinja2.BytecodeCache):
     def __init__(self):
         self.config = ""
 
-    def use_for(self, config: SiteConfig) -> None:
-        self.config = repr(replace(config, root=Path(".")))  # repr: a config holds dicts (extra)
+    def use_for(self, filters_read: tuple) -> None:
+        """Compile for filters that read these parts of the config."""
+        self.config = repr(filters_read)
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         code = self._compiled.get((self.config, bucket.key))
@@ -74,7 +74,9 @@ class TemplateCache(jinja2.BytecodeCache):
 
 def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **globals_: Any) -> jinja2.Environment:
     if bytecode_cache is not None:
-        bytecode_cache.use_for(config)
+        # What the filters below read from the config, which compiled code depends on
+        # (see TemplateCache): keep it in step with them.
+        bytecode_cache.use_for((config.base_url, config.venues, config.topics))
     theme = jinja2.FileSystemLoader(THEME / "templates")
     env = jinja2.Environment(
         bytecode_cache=bytecode_cache,

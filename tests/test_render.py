@@ -44,6 +44,17 @@ def test_a_site_with_another_base_url_is_not_served_code_folded_for_the_first(tm
     assert "base.html" in compiled
 
 
+def test_a_site_whose_venues_change_is_not_served_code_folded_for_the_old_ones(tmp_path):
+    # `('icml-2024'|venue).name` is a constant to Jinja too
+    site = two_paper_site(tmp_path / "site")
+    site.write("templates/paper.html",
+               '{% extends "theme/paper.html" %}{% block main %}<p>{{ ("icml-2024"|venue).name }}</p>{% endblock %}')
+    for name in "ICML 2024", "The Other Name":
+        site.write("site.yaml", MINIMAL_CONFIG.replace("name: ICML 2024", f"name: {name}"))
+        build, _ = site.build()
+        assert f"<p>{name}</p>" in build.files["papers/a/index.html"].decode()
+
+
 def test_a_project_template_edited_between_builds_is_compiled_again(tmp_path):
     site = two_paper_site(tmp_path / "site")
     site.write("templates/paper.html", '{% extends "theme/paper.html" %}{% block main %}<p>Version one</p>{% endblock %}')
