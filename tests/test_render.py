@@ -44,6 +44,21 @@ def test_a_site_with_another_base_url_is_not_served_code_folded_for_the_first(tm
     assert "base.html" in compiled
 
 
+def test_sites_that_differ_in_all_but_what_filters_read_compile_the_theme_to_the_same_code(tmp_path):
+    """What TemplateCache keeps compiled code by is all it depends on."""
+    configs = [two_paper_site(tmp_path / "one").config, two_paper_site(tmp_path / "two", MINIMAL_CONFIG.replace(
+        "title: Test Catalog\n", "title: Another Catalog\ndescription: Nothing alike.\nauthor: Someone\n"
+        "language: fr\ncname: papers.example\nextra: {motto: hello}\n")).config]
+    assert configs[0] != configs[1]
+    envs = [papersite.render.make_env(config) for config in configs]
+    names = envs[0].loader.list_templates()
+    assert "base.html" in names and "paper.html" in names
+    for name in names:
+        source, filename, _ = envs[0].loader.get_source(envs[0], name)
+        first, second = (env.compile(source, name, filename, raw=True) for env in envs)
+        assert first == second, name
+
+
 def test_a_site_whose_venues_change_is_not_served_code_folded_for_the_old_ones(tmp_path):
     # `('icml-2024'|venue).name` is a constant to Jinja too
     site = two_paper_site(tmp_path / "site")
