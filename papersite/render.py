@@ -256,13 +256,16 @@ def _load(env: jinja2.Environment, template: str) -> None:
 
 
 def _template_sources(env: jinja2.Environment) -> tuple:
-    """Every template the loaders can see, with its source."""
+    """Every template file the loaders read from (the project's folder, the theme's), with its
+    source. Each file is read once: the theme's are also seen as "theme/<name>"."""
     sources = []
-    for name in env.loader.list_templates():
-        try:
-            sources.append((name, env.loader.get_source(env, name)[0]))
-        except (jinja2.TemplateNotFound, OSError, UnicodeDecodeError):
-            sources.append((name, None))
+    folders = [loader for loader in env.loader.loaders if isinstance(loader, jinja2.FileSystemLoader)]
+    for folder, loader in enumerate(folders):
+        for name in loader.list_templates():
+            try:
+                sources.append((folder, name, loader.get_source(env, name)[0]))
+            except (jinja2.TemplateNotFound, OSError, UnicodeDecodeError):
+                sources.append((folder, name, None))
     return tuple(sources)
 
 
