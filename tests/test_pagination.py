@@ -71,8 +71,8 @@ def test_pagination_pages_are_in_the_sitemap_and_every_link_resolves(paged):
     for path in ("papers/page/2/", "papers/page/3/", "venues/icml-2024/page/3/", "topics/learning-theory/page/2/"):
         assert f"<loc>https://example.org/catalog/{path}</loc>" in sitemap
     for html in out.rglob("*.html"):
-        url = page_url(out, "/catalog/", html)
-        for href in parse(html).links + parse(html).assets:
+        url, page = page_url(out, "/catalog/", html), parse(html)
+        for href in page.links + page.assets:
             target = resolve(out, "/catalog/", url, href)
             assert target is None or target.is_file(), f"{html}: {href}"
 
