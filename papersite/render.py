@@ -39,37 +39,44 @@ THEME = _default_theme()
 
 
 class TemplateCache(jinja2.BytecodeCache):
-    """Compiled templates, kept in memory for the whole process.
+    """Compiled templates, kept for the whole process and with the session on disk.
 
     Compiling the theme is most of a small site's build time, and every build in
     a process (a preview session, `build --watch`, a test run) compiles the same
-    theme. Jinja keys each entry by template name and file, and checks it against
-    a checksum of the source, so an edited, added or removed template is never
-    served stale. Jinja also folds constant expressions such as
-    `'static/style.css'|link` at compile time, so compiled code depends on what
-    the filters read from the config too: entries are kept by it (make_env says
-    what it is), and sites that differ only in their title or folder share them.
+    theme; the templates a cache's last build used are also kept in it, so the
+    session that cache.py keeps on disk brings them to the next `build`. Jinja
+    keys each entry by template name and file, and checks it against a checksum
+    of the source, so an edited, added or removed template is never served
+    stale. Jinja also folds constant expressions such as `'static/style.css'|link`
+    at compile time, so compiled code depends on what the filters read from the
+    config too: entries are kept by it (make_env says what it is), and sites that
+    differ only in their title or folder share them.
     """
 
-    LIMIT = 512  # entries, the oldest dropped first: a theme has about 20 templates
-    _compiled: dict[tuple[str, str], bytes] = {}  # (config, bucket key) -> code, for the process
+    LIMIT = 512  # entries for the process, the oldest dropped first: a theme has about 20 templates
+    _process: dict[tuple[str, str], bytes] = {}  # (what the filters read, bucket key) -> code
 
     def __init__(self):
-        self.config = ""
+        self.filters_read = ""
+        self.compiled: dict[str, bytes] = {}  # bucket key -> code: this cache's own, pickled with it
 
     def use_for(self, filters_read: tuple) -> None:
         """Compile for filters that read these parts of the config."""
-        self.config = repr(filters_read)
+        key = repr(filters_read)
+        if key != self.filters_read:
+            self.filters_read, self.compiled = key, {}
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        code = self._compiled.get((self.config, bucket.key))
+        code = self.compiled.get(bucket.key) or self._process.get((self.filters_read, bucket.key))
         if code is not None:
             bucket.bytecode_from_string(code)
+            self.compiled[bucket.key] = code
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        self._compiled[(self.config, bucket.key)] = bucket.bytecode_to_string()
-        if len(self._compiled) > self.LIMIT:
-            self._compiled.pop(next(iter(self._compiled)), None)
+        self.compiled[bucket.key] = code = bucket.bytecode_to_string()
+        self._process[(self.filters_read, bucket.key)] = code
+        if len(self._process) > self.LIMIT:
+            self._process.pop(next(iter(self._process)), None)
 
 
 def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **globals_: Any) -> jinja2.Environment:

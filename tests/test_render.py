@@ -1,7 +1,9 @@
 """render.py: compiled templates kept for the process, and pages reused while nothing they show changed."""
 import jinja2
+from click.testing import CliRunner
 
 import papersite.render
+from papersite.cli import cli
 from papersite.pipeline import BuildCache, build_site
 from tests.conftest import MINIMAL_CONFIG, TinySite
 
@@ -81,3 +83,16 @@ def test_a_rebuild_with_nothing_changed_renders_only_the_pages_that_read_the_who
     assert second.files == first.files
     assert rendered, "the home page lists every paper: it is always rendered"
     assert not [path for path in rendered if path.startswith("papers/")]
+
+
+def test_the_next_build_command_compiles_no_template(tmp_path, monkeypatch):
+    """The session that `build` keeps on disk brings the compiled templates to the next one."""
+    site = two_paper_site(tmp_path / "site")
+    build = ["build", "--config", str(site.root / "site.yaml"), "-o", str(site.root / "_site")]
+    assert CliRunner().invoke(cli, build).exit_code == 0
+    site.paper("b", id="b", title="Second Paper", body="An edited abstract.")
+    monkeypatch.setattr(papersite.render.TemplateCache, "_process", {})  # as in a new process
+    compiled = compiled_during(monkeypatch)
+    result = CliRunner().invoke(cli, build)
+    assert result.exit_code == 0 and "Built 2 papers, 21 pages" in result.output
+    assert compiled == []
