@@ -39,34 +39,51 @@ THEME = _default_theme()
 
 
 class TemplateCache(jinja2.BytecodeCache):
-    """Compiled templates kept in memory between builds of one process.
+    """Compiled templates, kept for the whole process and with the session on disk.
 
-    Compiling the theme is most of a small site's build time. Jinja keys each
-    entry by template and checks it against a checksum of the source, so an
-    edited, added or removed template is never served stale. Jinja also folds
-    constant expressions such as `'static/style.css'|link` at compile time, so
-    compiled code depends on the config too: a config change drops everything.
+    Compiling the theme is most of a small site's build time, and every build in
+    a process (a preview session, `build --watch`, a test run) compiles the same
+    theme; the templates a cache's last build used are also kept in it, so the
+    session that cache.py keeps on disk brings them to the next `build`. Jinja
+    keys each entry by template name and file, and checks it against a checksum
+    of the source, so an edited, added or removed template is never served
+    stale. Jinja also folds constant expressions such as `'static/style.css'|link`
+    at compile time, so compiled code depends on what the filters read from the
+    config too: entries are kept by it (make_env says what it is), and sites that
+    differ only in their title or folder share them.
     """
 
-    def __init__(self):
-        self.compiled: dict[str, bytes] = {}
-        self.config: SiteConfig | None = None
+    LIMIT = 512  # entries for the process, the oldest dropped first: a theme has about 20 templates
+    _process: dict[tuple[str, str], bytes] = {}  # (what the filters read, bucket key) -> code
 
-    def use_for(self, config: SiteConfig) -> None:
-        if config != self.config:
-            self.compiled, self.config = {}, config
+    def __init__(self):
+        self.filters_read = ""
+        self.compiled: dict[str, bytes] = {}  # bucket key -> code: this cache's own, pickled with it
+
+    def use_for(self, filters_read: tuple) -> None:
+        """Compile for filters that read these parts of the config."""
+        key = repr(filters_read)
+        if key != self.filters_read:
+            self.filters_read, self.compiled = key, {}
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        if bucket.key in self.compiled:
-            bucket.bytecode_from_string(self.compiled[bucket.key])
+        code = self.compiled.get(bucket.key) or self._process.get((self.filters_read, bucket.key))
+        if code is not None:
+            bucket.bytecode_from_string(code)
+            self.compiled[bucket.key] = code
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        self.compiled[bucket.key] = bucket.bytecode_to_string()
+        self.compiled[bucket.key] = code = bucket.bytecode_to_string()
+        self._process[(self.filters_read, bucket.key)] = code
+        if len(self._process) > self.LIMIT:
+            self._process.pop(next(iter(self._process)), None)
 
 
 def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **globals_: Any) -> jinja2.Environment:
     if bytecode_cache is not None:
-        bytecode_cache.use_for(config)
+        # What the filters below read from the config, which compiled code depends on
+        # (see TemplateCache): keep it in step with them.
+        bytecode_cache.use_for((config.base_url, config.venues, config.topics))
     theme = jinja2.FileSystemLoader(THEME / "templates")
     env = jinja2.Environment(
         bytecode_cache=bytecode_cache,
@@ -246,13 +263,16 @@ def _load(env: jinja2.Environment, template: str) -> None:
 
 
 def _template_sources(env: jinja2.Environment) -> tuple:
-    """Every template the loaders can see, with its source."""
+    """Every template file the loaders read from (the project's folder, the theme's), with its
+    source. Each file is read once: the theme's are also seen as "theme/<name>"."""
     sources = []
-    for name in env.loader.list_templates():
-        try:
-            sources.append((name, env.loader.get_source(env, name)[0]))
-        except (jinja2.TemplateNotFound, OSError, UnicodeDecodeError):
-            sources.append((name, None))
+    folders = [loader for loader in env.loader.loaders if isinstance(loader, jinja2.FileSystemLoader)]
+    for folder, loader in enumerate(folders):
+        for name in loader.list_templates():
+            try:
+                sources.append((folder, name, loader.get_source(env, name)[0]))
+            except (jinja2.TemplateNotFound, OSError, UnicodeDecodeError):
+                sources.append((folder, name, None))
     return tuple(sources)
 
 

@@ -49,6 +49,7 @@ SLOW_MODULES = {
     "test_deploy.py",  # git repositories and pushes
     "test_yaml_fast_path.py",  # 1,500 random documents through two parsers
     "test_search_parity.py",  # lunr.js in Node against the Python port
+    "test_properties.py",  # Hypothesis, every test
 }
 SLOW_TESTS = {
     "test_authors.py": {"test_new_page_kinds_are_valid_html"},  # vnu.jar
@@ -135,6 +136,13 @@ SLOW_TESTS = {
     "test_title_mark.py": {"test_page_shows_the_mark_until_the_title_is_edited"},
     "test_watch.py": {"test_git_checkout_of_many_files_is_one_change_set"},
 }
+
+
+def pytest_ignore_collect(collection_path, config):
+    """The everyday loop does not even import the folders and modules that hold only slow tests."""
+    if config.getoption("markexpr") == "not slow" and collection_path.parent == ROOT / "tests":
+        return collection_path.name in (SLOW_MODULES | SLOW_FOLDERS) or None
+    return None
 
 
 def pytest_collection_modifyitems(config, items):

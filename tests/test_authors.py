@@ -13,6 +13,7 @@ import pytest
 from papersite import pages, urls
 from papersite.model import Paper, Person
 from papersite.people import collect_people, name_key
+from tests.conftest import TinySite
 from tests.htmlcheck import page_url, parse, resolve
 from tests.test_search_files import search
 from tests.test_vnu import VNU
@@ -46,8 +47,7 @@ def write_paper(site, name, venue, authors, year=None, status=None, title=None, 
                       "---\n" + "\n".join(front) + "\n---\n" + (body or f"The abstract of {name}.") + "\n")
 
 
-@pytest.fixture
-def people_site(site):
+def people_site(site: TinySite) -> TinySite:
     site.write("site.yaml", SITE)
     write_paper(site, "alpha", "icml-2024", '[Tim Rocktäschel, "Kingma, D. P.", A. Turing, J. Smith]',
                 status="<script>alert(1)</script> oral")
@@ -59,10 +59,12 @@ def people_site(site):
     return site
 
 
-@pytest.fixture
-def built(people_site, tmp_path):
-    build, _ = people_site.build(tmp_path / "out")
-    return tmp_path / "out", build
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The people site, built once: its tests only read it."""
+    root = tmp_path_factory.mktemp("people")
+    build, _ = people_site(TinySite(root / "site")).build(root / "out")
+    return root / "out", build
 
 
 def h1(out, path):

@@ -6,20 +6,23 @@ import re
 import pytest
 
 from papersite import pages
-from tests.conftest import paper_text
+from tests.conftest import TinySite, paper_text
 from tests.htmlcheck import page_url, parse, resolve
 
 
-@pytest.fixture
-def paged(site, monkeypatch, tmp_path):
-    """Seven papers, three a page: listings of 3 + 3 + 1."""
-    monkeypatch.setattr(pages, "PAGE_SIZE", 3)
+@pytest.fixture(scope="module")
+def paged(tmp_path_factory):
+    """Seven papers, three a page: listings of 3 + 3 + 1. Built once: its tests only read it."""
+    root = tmp_path_factory.mktemp("paged")
+    site = TinySite(root / "site")
     for index in range(7):
         topics = "[learning-theory]" if index < 4 else "[generative-models]"
         site.write(f"content/icml-2024/paper-{index}.md",
                    paper_text(id=f"p{index}", title=f"Paper {index}", topics=topics, body=f"Abstract {index}."))
-    build, _ = site.build(tmp_path / "out")
-    return tmp_path / "out", build
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(pages, "PAGE_SIZE", 3)
+        build, _ = site.build(root / "out")
+    return root / "out", build
 
 
 def listed(html_file) -> list[str]:
@@ -68,8 +71,8 @@ def test_pagination_pages_are_in_the_sitemap_and_every_link_resolves(paged):
     for path in ("papers/page/2/", "papers/page/3/", "venues/icml-2024/page/3/", "topics/learning-theory/page/2/"):
         assert f"<loc>https://example.org/catalog/{path}</loc>" in sitemap
     for html in out.rglob("*.html"):
-        url = page_url(out, "/catalog/", html)
-        for href in parse(html).links + parse(html).assets:
+        url, page = page_url(out, "/catalog/", html), parse(html)
+        for href in page.links + page.assets:
             target = resolve(out, "/catalog/", url, href)
             assert target is None or target.is_file(), f"{html}: {href}"
 

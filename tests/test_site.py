@@ -40,17 +40,22 @@ def test_every_page_kind_is_there(bundled):
 def test_every_internal_link_and_asset_resolves(bundled, html_pages):
     root, out, build = bundled
     base = build.catalog.config.base_path
-    broken = []
+    broken, parsed = [], {}  # path -> its parse: many links point into the same pages
+
+    def page_at(path):
+        if path not in parsed:
+            parsed[path] = parse(path)
+        return parsed[path]
     for html in html_pages:
-        parsed = parse(html)
+        page = page_at(html)
         url = page_url(out, base, html)
-        for href in parsed.links + parsed.assets:
+        for href in page.links + page.assets:
             target = resolve(out, base, url, href)
             if target is not None and not target.is_file():
                 broken.append(f"{html.relative_to(out)} -> {href}")
             fragment = href.partition("#")[2]
             if fragment and target is not None and target.is_file():
-                assert fragment in parse(target).ids, f"{html}: missing #{fragment}"
+                assert fragment in page_at(target).ids, f"{html}: missing #{fragment}"
     assert broken == []
     assert len(html_pages) > 57
 
