@@ -434,7 +434,7 @@ def test_empty_seed_text_says_it_is_empty_not_json(tmp_path, content):
     ("names.bib", "@misc{kept, title={Kept}}\n@misc{a, title={t}, author={Smith, J., Doe, J.}}\n",
      "2: entry 'a' cannot be read: Cannot split the following name `Smith, J., Doe, J.` into parts: "
      "Too many commas; separate names with ' and '"),
-    ("deep.bib", "@misc{kept, title={Kept}}\n@misc{a, title = {" + "{" * 5000 + "}" * 5000 + "}}\n",
+    ("deep.bib", "@misc{kept, title={Kept}}\n@misc{a, title = {" + "{\\em " * 5000 + "}" * 5000 + "}}\n",
      "2: entry 'a' cannot be read: braces nested too deeply"),
 ])
 def test_hostile_input_is_a_problem_not_a_traceback(tmp_path, name, content, message):
@@ -443,6 +443,14 @@ def test_hostile_input_is_a_problem_not_a_traceback(tmp_path, name, content, mes
     records, problems = read(path)
     assert [r.title for r in records] in ([], ["Kept"], ["kept"])
     assert [str(p) for p in problems] == [f"{path}:{message}"]
+
+
+def test_protective_braces_are_read_however_deep(tmp_path):
+    """Braces that only protect (no macro) are dropped in one pass: 5,000 deep reads at once."""
+    path = tmp_path / "deep.bib"
+    path.write_text("@misc{a, title = {" + "{" * 5000 + "Deep {Nets}" + "}" * 5000 + "}}\n", encoding="utf-8")
+    records, problems = read(path)
+    assert [r.title for r in records] == ["Deep Nets"] and problems == []
 
 
 def test_reading_twice_gives_identical_records():

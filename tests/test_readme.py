@@ -225,7 +225,7 @@ def venue_aliases(block: Block, tmp_path: Path):
 def import_summary(block: Block, tmp_path: Path):
     """An import with the README's three kinds of trouble prints lines of the README's shape."""
     site = site_with(tmp_path)
-    nested = "{" * 3000 + "x" + "}" * 3000
+    nested = "{\\em " * 3000 + "x" + "}" * 3000  # deeper than the LaTeX decoder can follow
     entries = [
         "@inproceedings{gala3d, title = {GALA3D}, author = {Lovelace, Ada}, booktitle = {ICML 2024},"
         " year = {2024}, abstract = {We present GALA3D.}}",

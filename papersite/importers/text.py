@@ -98,9 +98,7 @@ def _decode(text: str, markdown: bool) -> str:
             out.append(text[pos:math[1]])
             pos = math[1]
         elif text[pos] == "{" and not text.startswith("{\\", pos):  # protective braces: drop them
-            end = _group_end(text, pos)
-            out.append(_decode(text[pos + 1:end - 1 if text[end - 1] == "}" else end], markdown))
-            pos = end
+            pos += 1  # and its closing brace below, as one that closes nothing: one pass however deep
         elif text[pos] in "\\{":
             end = _island_end(text, pos)
             out.append(_decoder(markdown).latex_to_text(_escape_specials(text[pos:end]),
