@@ -420,15 +420,15 @@ class _Importer:
         catalog as it was, so memory does not grow with the input)."""
         words = slugify(front["title"]).split("-")[:SLUG_WORDS]
         base = "-".join(words) or "paper"
-        folder = self.content / venue.slug
+        folder = os.path.join(self.content, venue.slug)
         slug, n = base, 2
         # a URL slug of no other paper, and never a file already there (a README the build skips)
-        while slug in self.taken or slug == "readme" or os.path.lexists(folder / f"{slug}.md"):
+        while slug in self.taken or slug == "readme" or os.path.lexists(os.path.join(folder, f"{slug}.md")):
             slug, n = f"{base}-{n}", n + 1
         self.taken.add(slug)
-        path = folder / f"{slug}.md"
+        path = Path(folder, f"{slug}.md")
         write_atomically(path, data, existed=False)
-        self.manifest[path.relative_to(self.content).as_posix()] = file_hash(data)
+        self.manifest[f"{venue.slug}/{slug}.md"] = file_hash(data)
         self.report.created.append(path)
         paper = Existing(path, front["id"], venue.slug, front["title"], front.get("title_source", ""), first,
                          "", front["added"], identifiers(record.ids, front.get("links", {})),
