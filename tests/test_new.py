@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import urllib.request
 from pathlib import Path
 
@@ -112,6 +115,17 @@ def test_a_venue_slug_close_to_a_declared_one_or_not_a_slug_is_refused(tmp_path)
         result = run("import", tmp_path / "papers.bib", "--venue", slug, "--config", folder / "site.yaml")
         assert result.exit_code == 1 and message in result.output
     assert (folder / "site.yaml").read_bytes() == before
+
+
+@pytest.mark.parametrize("command, shown", [(["-m", "papersite"], "python -m papersite"),
+                                            ([str(ROOT / "build.py")], "python build.py")])
+def test_an_empty_build_says_how_to_import_as_the_user_runs_it(tmp_path, command, shown):
+    folder = new(tmp_path / "catalog")
+    proc = subprocess.run([sys.executable, *command, "build", "-q"], cwd=folder, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == (f"warning: no papers in content/: built an empty catalog "
+                           f"(import abstracts with '{shown} import FILE')\n")
 
 
 def test_a_new_catalog_serves_straight_away(tmp_path):
