@@ -100,6 +100,7 @@ class _Prepared:
     links: dict[str, str] = field(default_factory=dict)
     unusable: dict[str, str] = field(default_factory=dict)  # links the build cannot take: to extra['links']
     extra: dict = field(default_factory=dict)  # cleaned
+    identifiers: list[tuple[str, str]] = field(default_factory=list)  # identity.identifiers(ids, links)
 
 
 def today_from_environment() -> str:
@@ -268,6 +269,7 @@ class _Importer:
         ready.first = family_name(one_line(authors[0].name)) if authors else ""
         ready.status = one_line(record.status)
         ready.links, ready.unusable = _links(record)
+        ready.identifiers = identifiers(record.ids, ready.links)
         ready.extra = _clean_data(dict(record.extra))
         return ready
 
@@ -342,7 +344,7 @@ class _Importer:
             extra["links"] = {**extra["links"], **record.unusable} if isinstance(extra.get("links"), dict) \
                 else record.unusable
         # seed text is known by its abstract, not by the title derived from it
-        new_id = record_id(record.ids, links, "" if seed else title, abstract, venue.slug, first)
+        new_id = record_id(record.ids, links, "" if seed else title, abstract, venue.slug, first, record.identifiers)
 
         paper, how = self._match(record, new_id, links, title, abstract, venue, first)
         if paper is not None:
@@ -382,7 +384,7 @@ class _Importer:
         """The paper of the catalog (or of this import) a record is, and what matched."""
         if new_id in self.by_id:
             return self.by_id[new_id], f"same id '{new_id}'"
-        for identifier in identifiers(record.ids, links):
+        for identifier in record.identifiers:
             if identifier in self.by_identifier:
                 return self.by_identifier[identifier], f"same {identifier[0]} id '{identifier[1]}'"
         if abstract and self.catalog:
@@ -431,7 +433,7 @@ class _Importer:
         self.manifest[f"{venue.slug}/{slug}.md"] = file_hash(data)
         self.report.created.append(path)
         paper = Existing(path, front["id"], venue.slug, front["title"], front.get("title_source", ""), first,
-                         "", front["added"], identifiers(record.ids, front.get("links", {})),
+                         "", front["added"], record.identifiers,
                          claimed=_where(record), created=True)
         self._remember(paper)
 

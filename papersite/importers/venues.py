@@ -60,6 +60,7 @@ class Venues:
         self.declared = list(venues)
         self.added: list[Venue] = []
         self._keys: dict[str, list[Venue]] = {}
+        self._resolved: dict[tuple[str, int | None, str], Venue | str] = {}
         for venue in venues:
             self._index(venue)
         self.forced: Venue | None = None
@@ -84,9 +85,16 @@ class Venues:
                 self._keys.setdefault(key, []).append(venue)
 
     def resolve(self, name: str, year: int | None, kind: str) -> Venue | str:
-        """The venue for a record's venue text and year, declaring it when new; or why there is none."""
+        """The venue for a record's venue text and year, declaring it when new; or why there is none.
+        The same three give the same answer (most records of an export share them): kept."""
         if self.forced:
             return self.forced
+        known = self._resolved.get((name, year, kind))
+        if known is None:
+            known = self._resolved[name, year, kind] = self._resolve(name, year, kind)
+        return known
+
+    def _resolve(self, name: str, year: int | None, kind: str) -> Venue | str:
         name = one_line(name)
         if self.to_declare:
             venue = self._declare_forced(name, year, kind)
