@@ -1,6 +1,7 @@
 """How long `build.py import` takes, and how much memory, on large exports.
 
     .venv/bin/python bench/import_speed.py [--bibtex 1500,3000] [--csv 5000,10000] [--against COMMIT [--repeat 3]]
+                                           [--churn N]
 
 Each size is a generated file imported by the real CLI (a fresh process: start-up
 included) into a fresh catalog in a temp folder, then imported a second time (every
@@ -13,7 +14,8 @@ the file (readers stream; the importer keeps a few strings per paper).
 --against COMMIT also runs that commit's build.py (its tree unpacked from git) on the
 same files, alternating with this one, --repeat times each, and prints the medians and
 the ratio: on a machine shared with other work, only such a side-by-side says what a
-change gained.
+change gained. Catalogs stay until the end (see deleted_before; --churn N deletes N
+files beside each catalog before its first import, to show what that costs).
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ import csv
 import io
 import json
 import os
+import shutil
 import subprocess
 import statistics
 import sys
@@ -121,25 +124,48 @@ def unpacked(commit: str, folder: Path) -> Path:
     return folder
 
 
-def compare(jobs, commit: str, repeat: int) -> None:
-    """This checkout against commit on the same files: CPU seconds, medians of repeat runs each."""
-    print(f"\nCPU seconds (import process and its workers), medians of {repeat}; this checkout against {commit}:")
-    print(f"{'file':<18}{'first: ' + commit:>16}{'this':>8}{'ratio':>7}{'second: ' + commit:>18}{'this':>8}{'ratio':>7}")
-    with tempfile.TemporaryDirectory() as folder:
+def compare(jobs, commit: str, repeat: int, churn: int) -> None:
+    """This checkout against commit on the same files: medians of repeat runs each, wall and CPU."""
+    print(f"\nmedians of {repeat}, wall (CPU of the import process and its workers); this checkout against {commit}:")
+    print(f"{'file':<18}{'first: ' + commit:>22}{'this':>16}{'ratio':>7}{'second: ' + commit:>22}{'this':>16}"
+          f"{'ratio':>7}")
+    with tempfile.TemporaryDirectory() as folder:  # catalogs kept to the end: see deleted_before
         old_root = unpacked(commit, Path(folder) / "old")
         for kind, count in jobs:
             source = Path(folder) / f"papers-{count}.{kind}"
             (write_bibtex if kind == "bib" else write_csv)(source, count)
-            cpu = {(who, which): [] for who in ("old", "new") for which in ("first", "second")}
+            runs = {(who, which): [] for who in ("old", "new") for which in ("first", "second")}
             for run in range(repeat):
                 for who, root in (("old", old_root), ("new", ROOT)) if run % 2 == 0 else (("new", ROOT), ("old", old_root)):
                     site_yaml = fresh_catalog(Path(folder) / f"site-{who}-{run}-{kind}{count}")
-                    cpu[who, "first"].append(timed_import(source, site_yaml, root)[1])
-                    cpu[who, "second"].append(timed_import(source, site_yaml, root)[1])
-            m = {key: statistics.median(values) for key, values in cpu.items()}
-            print(f"{source.name:<18}{m['old', 'first']:>14.2f} s{m['new', 'first']:>6.2f} s"
-                  f"{m['old', 'first'] / m['new', 'first']:>6.2f}x{m['old', 'second']:>16.2f} s"
-                  f"{m['new', 'second']:>6.2f} s{m['old', 'second'] / m['new', 'second']:>6.2f}x", flush=True)
+                    deleted_before(site_yaml.parent, churn)
+                    runs[who, "first"].append(timed_import(source, site_yaml, root)[:2])
+                    runs[who, "second"].append(timed_import(source, site_yaml, root)[:2])
+            m = {key: [statistics.median(v[i] for v in values) for i in (0, 1)] for key, values in runs.items()}
+            cells = []
+            for which in ("first", "second"):
+                (old_wall, old_cpu), (new_wall, new_cpu) = m["old", which], m["new", which]
+                cells.append(f"{old_wall:>9.2f} s ({old_cpu:5.2f} s){new_wall:>6.2f} s ({new_cpu:5.2f} s)"
+                             f"{old_wall / new_wall:>6.2f}x")
+            print(f"{source.name:<18}{cells[0]}{cells[1]:>45}", flush=True)
+
+
+def deleted_before(catalog: Path, count: int) -> None:
+    """Make and delete `count` files beside the catalog just before its first import.
+
+    On ext4 without a journal (this machine's disk) the kernel will not reuse an inode for
+    60 s after its file was deleted (360 s while its inode table block is unwritten), and
+    each new inode is looked for past those (fs/ext4/ialloc.c, recently_deleted()): right
+    after 10,000 deletions nearby, creating 10,000 files costs 4-8 s of kernel time, however
+    they are written. So the bench never deletes a catalog between runs, and --churn shows
+    that case on purpose."""
+    if not count:
+        return
+    junk = catalog.parent / f"{catalog.name}-deleted"
+    junk.mkdir()
+    for number in range(count):
+        (junk / f"{number}.md").write_bytes(b"x" * 1400)
+    shutil.rmtree(junk)
 
 
 def main() -> None:
@@ -148,20 +174,23 @@ def main() -> None:
     parser.add_argument("--csv", default="5000,10000", help="row counts of the CSV files")
     parser.add_argument("--against", metavar="COMMIT", help="also compare with this commit, side by side")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each version for --against")
+    parser.add_argument("--churn", type=int, default=0, metavar="N",
+                        help="make and delete N files beside each catalog before its first import (see deleted_before)")
     args = parser.parse_args()
-    print(f"texts from {EXPORT if EXPORT.exists() else 'bench/synth.py'}")
+    print(f"texts from {EXPORT if EXPORT.exists() else 'bench/synth.py'}; temporary files in {tempfile.gettempdir()}")
     jobs = [("bib", int(n)) for n in args.bibtex.split(",") if n] + [("csv", int(n)) for n in args.csv.split(",") if n]
     if args.against:
-        compare(jobs, args.against, args.repeat)
+        compare(jobs, args.against, args.repeat, args.churn)
         return
     print(f"{'file':<18}{'MB':>6}{'first import':>14}{'CPU':>9}{'peak RSS':>10}{'second':>9}{'CPU':>9}"
           f"{'peak RSS':>10}")
-    for kind, count in jobs:
-        with tempfile.TemporaryDirectory() as folder:
-            folder = Path(folder)
+    with tempfile.TemporaryDirectory() as folder:  # catalogs kept to the end: see deleted_before
+        folder = Path(folder)
+        for kind, count in jobs:
             source = folder / f"papers-{count}.{kind}"
             (write_bibtex if kind == "bib" else write_csv)(source, count)
-            site_yaml = fresh_catalog(folder / "site")
+            site_yaml = fresh_catalog(folder / f"site-{kind}{count}")
+            deleted_before(site_yaml.parent, args.churn)
             first, first_cpu, first_rss, summary = timed_import(source, site_yaml)
             assert f"{count} records read: {count} created" in summary, summary
             second, second_cpu, second_rss, summary = timed_import(source, site_yaml)

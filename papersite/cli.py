@@ -55,6 +55,13 @@ config_option = click.option("--config", "config_path", default="site.yaml", sho
 base_url_option = click.option("--base-url", help="Override base_url from site.yaml, e.g. https://me.github.io/repo/.")
 
 
+def invoked_as() -> str:
+    """The command as the user runs it, to quote back: papersite, python -m papersite or python build.py."""
+    if click.get_current_context().find_root().info_name == "papersite":  # main(): installed, or -m
+        return "python -m papersite" if sys.argv[0].endswith("__main__.py") else "papersite"
+    return "python build.py"
+
+
 def fail(error: SiteError):
     raise click.ClickException(str(error))
 
@@ -230,7 +237,7 @@ def build(output, base_url, config_path, quiet, watch, clean):
         click.echo(warning, err=True)
     if not result.papers:
         click.echo(f"warning: no papers in {result.content_dir}/: built an empty catalog "
-                   "(import abstracts with 'python build.py import FILE')", err=True)
+                   f"(import abstracts with '{invoked_as()} import FILE')", err=True)
     if not quiet:
         cached = " (no input changed since the last build)" if result.cached else ""
         click.echo(f"Built {result.papers} papers, {result.pages} pages into {output}/: "

@@ -22,7 +22,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 MIN_ITEMS = 400  # measured: 200 abstracts take as long inline as on two workers, 400 are 1.6x faster
-_job: tuple[Callable, Sequence] | None = None  # set only while workers are being forked
+_job: tuple[Callable, Sequence] | None = None  # set only while workers may be forked for it
 
 
 def workers() -> int:
@@ -47,19 +47,57 @@ def parallel_map(func: Callable[[T], R], items: Sequence[T], fresh: bool = False
     """
     if not _worth_forking(len(items)):
         return [func(item) for item in items]
-    count = workers()
-    global _job
-    _job = (func, items)
-    try:
+    with MapInBackground(func, items, fresh) as job:
+        return job.result()
+
+
+class MapInBackground:
+    """parallel_map(func, items) started on the workers while the caller goes on with
+    other work; result() waits for it. Leaving the `with` block stops the workers.
+    A job too small to fork for runs inline, when result() is called. One at a time."""
+
+    def __init__(self, func: Callable[[T], R], items: Sequence[T], fresh: bool = False):
+        self.func, self.items, self.pool = func, items, None
+        self.forked = _worth_forking(len(items))
+        if not self.forked:
+            return
+        count = workers()
         # More slices than workers, so a slow slice does not leave a core idle.
         step = -(-len(items) // (count * 4))
         bounds = [(start, min(start + step, len(items))) for start in range(0, len(items), step)]
-        with multiprocessing.get_context("fork").Pool(count, initializer=_start_worker,
-                                                      maxtasksperchild=1 if fresh else None) as pool:
-            parts = pool.map(_run_slice, bounds, chunksize=1)
-    finally:
-        _job = None
-    return [result for part in parts for result in part]
+        global _job
+        _job = (func, items)  # until stop(): a fresh worker forks later, from the pool's thread
+        try:
+            self.pool = multiprocessing.get_context("fork").Pool(count, initializer=_start_worker,
+                                                                 maxtasksperchild=1 if fresh else None)
+            self.parts = self.pool.map_async(_run_slice, bounds, chunksize=1)
+            self.pool.close()
+        except BaseException:
+            self.stop()
+            raise
+
+    def result(self) -> list[R]:
+        if not self.forked:
+            return [self.func(item) for item in self.items]
+        try:
+            return [result for part in self.parts.get() for result in part]
+        finally:
+            self.stop()
+
+    def stop(self) -> None:
+        global _job
+        pool, self.pool = self.pool, None
+        if pool is not None:
+            pool.terminate()  # done by now, unless the caller failed
+            pool.join()
+        if _job is not None and _job[0] is self.func:
+            _job = None
+
+    def __enter__(self) -> "MapInBackground":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
 
 
 @contextlib.contextmanager
@@ -76,11 +114,11 @@ def in_background(func: Callable[[], R], size: int) -> Iterator[Callable[[], R]]
         yield func  # inline, when waited for
         return
     global _job
-    _job = (func, ())
+    previous, _job = _job, (func, ())
     try:
         pool = multiprocessing.get_context("fork").Pool(1, initializer=_start_worker)  # forks here
     finally:
-        _job = None
+        _job = previous
     try:
         result = pool.apply_async(_run_job)
         pool.close()  # the process ends with its job, and frees its memory then, not at the end of the block

@@ -428,7 +428,8 @@ def test_venue_option_assigns_every_record_and_must_exist(seeded, tmp_path):
     seed.write_text("NeurIPS 2023\n\nWe propose FooNet.\n")
     result = run_import(seeded, seed, "--venue", "icml-2025")
     assert result.exit_code == 1
-    assert result.output == "Error: --venue: unknown venue 'icml-2025'; did you mean 'icml-2024'?\n"
+    assert result.output == ("Error: --venue: unknown venue 'icml-2025'; did you mean 'icml-2024'? "
+                             "(a new venue: declare it under 'venues:' in site.yaml)\n")
 
 
 def test_records_without_a_venue_are_reported_once_per_file(seeded):
@@ -571,3 +572,14 @@ def test_titles_fold_letters_without_a_decomposition(seeded):
     report = records(seeded, record(1, title="Sørensen Bounds for Sparse Graphs"),
                      record(2, title="Sorensen Bounds for Sparse Graphs"))
     assert len(report.created) == 1 and [s.reason for s in report.skipped] == ["duplicate"]
+
+
+def test_new_venues_follow_the_indentation_of_the_venues_list(site):
+    """A site.yaml written by PyYAML lists `- slug:` at the key's own indentation: the appended
+    venues must too, or the file stops being YAML."""
+    site.write("site.yaml", yaml.safe_dump({"title": "T", "venues": [{"slug": "icml-2024", "name": "ICML 2024",
+                                                                       "year": 2024}]}, sort_keys=False))
+    records(site, record(1, title="A", venue="UAI 2025", year=2025), record(2, title="B", venue="COLT 2023", year=2023))
+    venues = yaml.safe_load((site.root / "site.yaml").read_text())["venues"]
+    assert [v["slug"] for v in venues] == ["icml-2024", "uai-2025", "colt-2023"]
+    assert len(load_papers(site.config)) == 2

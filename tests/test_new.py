@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import urllib.request
 from pathlib import Path
 
@@ -71,6 +74,58 @@ def test_a_new_catalog_imports_papers_and_gains_their_venue(tmp_path):
     page = parse(folder / "_site" / "papers" / paper.stem / "index.html")
     assert page.h1.strip() == "Faster Diffusion Models for Image Generation"
     assert f"/venues/{venue['slug']}/" in page.links
+
+
+@pytest.mark.parametrize("slug, from_records", [("icml-2024", True), ("graph-reading-group", False)])
+def test_a_new_catalog_imports_into_a_venue_it_names(tmp_path, slug, from_records):
+    """`import FILE --venue SLUG` in a catalog with `venues: []` declares SLUG (named as the
+    records name their venue, else after the slug, with their year) and says so."""
+    folder = new(tmp_path / "catalog")
+    bib = BIB if from_records else BIB.replace("  booktitle = {International Conference on Machine Learning},\n", "")
+    (tmp_path / "papers.bib").write_text(bib, encoding="utf-8")
+    result = run("import", tmp_path / "papers.bib", "--venue", slug, "--config", folder / "site.yaml")
+    assert result.exit_code == 0, result.output
+    assert f"added venue '{slug}' to {folder / 'site.yaml'}: check its name and full_name" in result.output
+    assert result.output.splitlines()[-1] == "1 record read: 1 created, 0 updated, 0 unchanged, 0 skipped."
+    [venue] = yaml.safe_load((folder / "site.yaml").read_text(encoding="utf-8"))["venues"]
+    named = ("International Conference on Machine Learning 2024", 2024) if from_records else ("Graph Reading Group", 2024)
+    assert (venue["slug"], venue["name"], venue.get("year")) == (slug, *named)
+    [paper] = (folder / "content").rglob("*.md")
+    assert paper.parent.name == slug
+
+    again = run("import", tmp_path / "papers.bib", "--venue", slug, "--config", folder / "site.yaml")
+    assert again.exit_code == 0 and "added venue" not in again.output
+    assert again.output.splitlines()[-1] == "1 record read: 0 created, 0 updated, 1 unchanged, 0 skipped."
+    result = run("build", "-q", "--config", folder / "site.yaml", "-o", folder / "_site")
+    assert result.exit_code == 0, result.output
+    page = parse(folder / "_site" / "papers" / paper.stem / "index.html")
+    assert page.h1.strip() == "Faster Diffusion Models for Image Generation"
+    assert f"/venues/{slug}/" in page.links
+    assert (folder / "_site" / "venues" / slug / "index.html").is_file()
+
+
+def test_a_venue_slug_close_to_a_declared_one_or_not_a_slug_is_refused(tmp_path):
+    folder = new(tmp_path / "catalog")
+    (tmp_path / "papers.bib").write_text(BIB, encoding="utf-8")
+    assert run("import", tmp_path / "papers.bib", "--venue", "icml-2024", "--config", folder / "site.yaml").exit_code == 0
+    before = (folder / "site.yaml").read_bytes()
+    for slug, message in (("icml-2042", "unknown venue 'icml-2042'; did you mean 'icml-2024'?"),
+                          ("ICML 2025", "'ICML 2025' is not a venue slug: lower-case letters, digits and dashes, "
+                                        "such as 'icml-2025'")):
+        result = run("import", tmp_path / "papers.bib", "--venue", slug, "--config", folder / "site.yaml")
+        assert result.exit_code == 1 and message in result.output
+    assert (folder / "site.yaml").read_bytes() == before
+
+
+@pytest.mark.parametrize("command, shown", [(["-m", "papersite"], "python -m papersite"),
+                                            ([str(ROOT / "build.py")], "python build.py")])
+def test_an_empty_build_says_how_to_import_as_the_user_runs_it(tmp_path, command, shown):
+    folder = new(tmp_path / "catalog")
+    proc = subprocess.run([sys.executable, *command, "build", "-q"], cwd=folder, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == (f"warning: no papers in content/: built an empty catalog "
+                           f"(import abstracts with '{shown} import FILE')\n")
 
 
 def test_a_new_catalog_serves_straight_away(tmp_path):

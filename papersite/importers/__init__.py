@@ -25,10 +25,10 @@ from ..config import ORCID, SiteConfig
 from ..content import DATE, MAX_ABSTRACT_CHARS, _normalise_link, find_content_files, slugify
 from ..errors import Problem, SiteError
 from ..model import LINK_KINDS, Venue
-from ..parallel import parallel_map
+from ..parallel import MapInBackground
 from ..yamlsource import FORBIDDEN_CHARACTERS
 from .identity import TextIndex, family_name, identifiers, record_id, title_key
-from .records import Record
+from .records import Deferred, Record
 from .titles import derive_title, title_mark
 from .topics import Topics
 from .venues import Venues, append_venues
@@ -78,6 +78,31 @@ class ImportReport:
                 f"{len(self.updated)} updated, {len(self.unchanged)} unchanged, {skipped} skipped{why}.")
 
 
+@dataclass
+class _Prepared:
+    """A record as the importer takes it: what the workers made of it (see _Importer._prepare)."""
+
+    source: Path
+    line: int | None
+    number: int
+    skip_reason: str
+    venue: str
+    year: int | None
+    venue_kind: str
+    date: str  # one line
+    ids: dict[str, str]
+    title: str  # cleaned, or derived (seed text)
+    abstract: str  # cleaned
+    topics: list[str] = field(default_factory=list)
+    authors: list[str | dict] = field(default_factory=list)  # as front matter holds them
+    first: str = ""  # the first author's family name, folded
+    status: str = ""
+    links: dict[str, str] = field(default_factory=dict)
+    unusable: dict[str, str] = field(default_factory=dict)  # links the build cannot take: to extra['links']
+    extra: dict = field(default_factory=dict)  # cleaned
+    identifiers: list[tuple[str, str]] = field(default_factory=list)  # identity.identifiers(ids, links)
+
+
 def today_from_environment() -> str:
     value = os.environ.get(TODAY_VARIABLE, "")
     if not value:
@@ -111,7 +136,7 @@ def import_files(paths: list[Path], config: SiteConfig, site_yaml: Path, *, venu
                 name = fmt or formats.detect_format(path)
             except OSError:
                 name = None  # read_records says why
-            yield formats.read_records(path, name if fmt is None else fmt, context), name == "seed"
+            yield formats.read_records(path, name if fmt is None else fmt, context, deferred=True), name == "seed"
 
     return import_records(files(), config, site_yaml, venue=venue, today=today)
 
@@ -125,7 +150,7 @@ def _not_a_file(path: Path) -> Problem | None:
     return None if stat.S_ISREG(mode) else Problem(path, None, "not a regular file: give the export file itself")
 
 
-def import_records(files: Iterable[tuple[Iterable[Record | Problem], bool]], config: SiteConfig, site_yaml: Path,
+def import_records(files: Iterable[tuple[Iterable[Record | Deferred | Problem], bool]], config: SiteConfig, site_yaml: Path,
                    *, venue: str | None = None, today: str | None = None) -> ImportReport:
     """Import records, given file by file as (records and problems, whether titles are derived
     from the abstracts: seed text)."""
@@ -172,7 +197,8 @@ class _Importer:
         self.by_title: dict[tuple[str, str, str], Existing] = {}
         self.taken: set[str] = set()
         self.no_venue: dict[str, list[Problem]] = {}  # reason -> the records of this file it stopped
-        self.pending: list[tuple[Record | Problem, bool]] = []
+        self.pending: list[tuple[Record | Deferred | Problem, bool]] = []
+        self.deriving: tuple[list[tuple[Record | Deferred | Problem, bool]], MapInBackground] | None = None
         paths = find_content_files(self.content) if self.content.is_dir() else []
         self.taken = {slugify(path.stem) for path in paths}  # every URL slug in use, also of files that do not parse
         self.catalog = scan_catalog(self.content, self.manifest, paths)
@@ -193,44 +219,74 @@ class _Importer:
         except ValueError:
             return str(path)
 
-    def take(self, item: Record | Problem, seed: bool) -> None:
+    def take(self, item: Record | Deferred | Problem, seed: bool) -> None:
         self.pending.append((item, seed))
         if len(self.pending) >= BATCH:
             self.flush()
 
-    def flush(self) -> None:
-        """Derive the titles and topics of the pending records on every core (the costly part of
-        an import: 5 ms a paper), then take the records in order (identity needs one at a time)."""
+    def flush(self, last: bool = False) -> None:
+        """Start deriving the pending records' titles and topics on the workers (the costly
+        part of an import), and take the batch before them, derived while this process read
+        these: in order, one record at a time, as identity needs. `last`: these too."""
+        before = self._derived()
         pending, self.pending = self.pending, []
-        work = [(item, seed) for item, seed in pending if isinstance(item, Record)]
-        derived = iter(parallel_map(self._derive, work))
-        for item, seed in pending:
-            self._take(item, seed, next(derived) if isinstance(item, Record) else None)
+        if pending:
+            self.deriving = (pending, MapInBackground(self._prepare, [job for job in pending
+                                                                      if not isinstance(job[0], Problem)]))
+        self._take_batch(*before)
+        if last:
+            self._take_batch(*self._derived())
 
-    def _derive(self, job: tuple[Record, bool]) -> tuple[str, str, list[str]] | None:
-        """(title, abstract, topics) of a record, cleaned; None when it will be skipped anyway."""
-        record, seed = job
+    def _derived(self) -> tuple[list[tuple[Record | Deferred | Problem, bool]], list]:
+        """The batch being prepared and what the workers made of it, when done; ([], []) when none is."""
+        if self.deriving is None:
+            return [], []
+        (batch, job), self.deriving = self.deriving, None
+        return batch, job.result()
+
+    def _take_batch(self, batch: list[tuple[Record | Deferred | Problem, bool]], prepared: list) -> None:
+        prepared = iter(prepared)
+        for item, seed in batch:
+            self._take(item if isinstance(item, Problem) else next(prepared), seed)
+
+    def _prepare(self, job: tuple[Record | Deferred, bool]) -> _Prepared | Problem:
+        """All of a record's paper that needs no other record (the costly part of an import:
+        topics, cleaning, the record itself when it was deferred), done on a worker."""
+        item, seed = job
+        record = item() if isinstance(item, Deferred) else item
+        if isinstance(record, Problem):
+            return record
         title, abstract = one_line(record.title), _clean_abstract(record.abstract)
+        ready = _Prepared(record.source, record.line, record.number, record.skip_reason, record.venue, record.year,
+                          record.venue_kind, one_line(record.date), record.ids, title, abstract)
         if record.skip_reason or not (title or seed) or len(abstract) > MAX_ABSTRACT_CHARS:
-            return title, abstract, []
+            return ready  # skipped: the rest is not needed
         if seed:
-            title = derive_title(abstract)
-        return title, abstract, self.topics.assign([one_line(k) for k in record.keywords], title, abstract)
+            ready.title = derive_title(abstract)
+        ready.topics = self.topics.assign([one_line(k) for k in record.keywords], ready.title, abstract)
+        authors = [a for a in record.authors if one_line(a.name)]
+        ready.authors = [_author(a) for a in authors]
+        ready.first = family_name(one_line(authors[0].name)) if authors else ""
+        ready.status = one_line(record.status)
+        ready.links, ready.unusable = _links(record)
+        ready.identifiers = identifiers(record.ids, ready.links)
+        ready.extra = _clean_data(dict(record.extra))
+        return ready
 
-    def _take(self, item: Record | Problem, seed: bool, derived) -> None:
+    def _take(self, item: _Prepared | Problem, seed: bool) -> None:
         self.report.read += 1
         if isinstance(item, Problem):
             self._problem(item)
             return
         try:
-            self._record(item, seed, *derived)
+            self._record(item, seed)
         except OSError as exc:
             target = getattr(exc, "filename", None) or item.source
             self._problem(_at(item, f"cannot write {target}: {exc.strerror or exc}"))
 
     def end_of_file(self) -> None:
         """Records stopped for the same venue reason are reported once per file, not once per row."""
-        self.flush()
+        self.flush(last=True)
         for reason, stopped in self.no_venue.items():
             first = stopped[0]
             more = f" ({len(stopped)} records, the first here)" if len(stopped) > 1 else ""
@@ -240,6 +296,8 @@ class _Importer:
     def finish(self) -> None:
         """Save site.yaml's new venues and the manifest: also after an error or Ctrl-C, for
         what was written (records still pending are not)."""
+        if self.deriving is not None:
+            self.deriving[1].stop()
         try:
             if self.venues.added:
                 append_venues(self.site_yaml, self.venues.added)
@@ -260,10 +318,11 @@ class _Importer:
         self.report.skipped.append(Skipped(where, reason))
         self.report.notices.append(where)
 
-    def _record(self, record: Record, seed: bool, title: str, abstract: str, topics: list[str]) -> None:
+    def _record(self, record: _Prepared, seed: bool) -> None:
         """Write, update or skip the paper of one record (title derived already for seed text)."""
         if record.skip_reason:
             return self._skip(_at(record, f"skipped: {record.skip_reason}"), NOT_A_PAPER)
+        title, abstract = record.title, record.abstract
         if not title and not seed:
             return self._skip(_at(record, "skipped: no title"), NO_TITLE)
         if len(abstract) > MAX_ABSTRACT_CHARS:
@@ -274,17 +333,18 @@ class _Importer:
         if isinstance(venue, str):
             self.no_venue.setdefault(venue, []).append(_at(record, "skipped"))
             return
-        extra = _clean_data(dict(record.extra))
+        extra = record.extra
         year, date = self._dates(record, venue, extra)
         if year is None:
             self._problem(_at(record, f"skipped: no year or date, and venue '{venue.slug}' is a "
                                                     f"{venue.kind} with no year of its own"))
             return
-        links = self._links(record, extra)
-        authors = [a for a in record.authors if one_line(a.name)]
-        first = family_name(one_line(authors[0].name)) if authors else ""
+        links, first = record.links, record.first
+        if record.unusable:
+            extra["links"] = {**extra["links"], **record.unusable} if isinstance(extra.get("links"), dict) \
+                else record.unusable
         # seed text is known by its abstract, not by the title derived from it
-        new_id = record_id(record.ids, links, "" if seed else title, abstract, venue.slug, first)
+        new_id = record_id(record.ids, links, "" if seed else title, abstract, venue.slug, first, record.identifiers)
 
         paper, how = self._match(record, new_id, links, title, abstract, venue, first)
         if paper is not None:
@@ -301,16 +361,15 @@ class _Importer:
         front = {"id": paper.id if paper else new_id, "title": title}
         if seed:
             front.update(title_mark(title))
-        front["authors"] = [_author(a) for a in authors]
+        front["authors"] = record.authors
         front["venue"] = venue.slug
         front["year"] = year
         if date:
             front["date"] = date
         front["added"] = paper.added if paper and paper.added else self.today
-        status = one_line(record.status)
-        if status:
-            front["status"] = status
-        front["topics"] = topics
+        if record.status:
+            front["status"] = record.status
+        front["topics"] = record.topics
         if links:
             front["links"] = links
         if extra:
@@ -320,12 +379,12 @@ class _Importer:
             return self._update(record, paper, data)
         self._create(record, front, venue, data, first)
 
-    def _match(self, record: Record, new_id: str, links: dict, title: str, abstract: str, venue: Venue,
+    def _match(self, record: _Prepared, new_id: str, links: dict, title: str, abstract: str, venue: Venue,
                first: str) -> tuple[Existing | None, str]:
         """The paper of the catalog (or of this import) a record is, and what matched."""
         if new_id in self.by_id:
             return self.by_id[new_id], f"same id '{new_id}'"
-        for identifier in identifiers(record.ids, links):
+        for identifier in record.identifiers:
             if identifier in self.by_identifier:
                 return self.by_identifier[identifier], f"same {identifier[0]} id '{identifier[1]}'"
         if abstract and self.catalog:
@@ -343,7 +402,7 @@ class _Importer:
                 return paper, "same title and first author"
         return None, ""
 
-    def _update(self, record: Record, paper: Existing, data: bytes) -> None:
+    def _update(self, record: _Prepared, paper: Existing, data: bytes) -> None:
         key = paper.path.relative_to(self.content).as_posix()
         current = paper.path.read_bytes()
         if current == data:
@@ -358,29 +417,29 @@ class _Importer:
         self.manifest[key] = file_hash(data)
         self.report.updated.append(paper.path)
 
-    def _create(self, record: Record, front: dict, venue: Venue, data: bytes, first: str) -> None:
+    def _create(self, record: _Prepared, front: dict, venue: Venue, data: bytes, first: str) -> None:
         """A new file; remembered without its abstract (near-identical text is matched against the
         catalog as it was, so memory does not grow with the input)."""
         words = slugify(front["title"]).split("-")[:SLUG_WORDS]
         base = "-".join(words) or "paper"
-        folder = self.content / venue.slug
+        folder = os.path.join(self.content, venue.slug)
         slug, n = base, 2
         # a URL slug of no other paper, and never a file already there (a README the build skips)
-        while slug in self.taken or slug == "readme" or os.path.lexists(folder / f"{slug}.md"):
+        while slug in self.taken or slug == "readme" or os.path.lexists(os.path.join(folder, f"{slug}.md")):
             slug, n = f"{base}-{n}", n + 1
         self.taken.add(slug)
-        path = folder / f"{slug}.md"
+        path = Path(folder, f"{slug}.md")
         write_atomically(path, data, existed=False)
-        self.manifest[path.relative_to(self.content).as_posix()] = file_hash(data)
+        self.manifest[f"{venue.slug}/{slug}.md"] = file_hash(data)
         self.report.created.append(path)
         paper = Existing(path, front["id"], venue.slug, front["title"], front.get("title_source", ""), first,
-                         "", front["added"], identifiers(record.ids, front.get("links", {})),
+                         "", front["added"], record.identifiers,
                          claimed=_where(record), created=True)
         self._remember(paper)
 
-    def _dates(self, record: Record, venue: Venue, extra: dict) -> tuple[int | None, str]:
+    def _dates(self, record: _Prepared, venue: Venue, extra: dict) -> tuple[int | None, str]:
         """(year, date) as the venue allows them; what it does not is kept in extra."""
-        date = one_line(record.date)
+        date = record.date
         if date and not DATE.match(date):
             extra["date"], date = date, ""
         year = record.year if record.year is not None else int(date[:4]) if date else None
@@ -392,29 +451,26 @@ class _Importer:
             extra["date"], date = date, ""
         return venue.year, date
 
-    def _links(self, record: Record, extra: dict) -> dict[str, str]:
-        """Links as the build accepts them, in LINK_KINDS order; anything else goes to extra['links']."""
-        given = {kind: one_line(str(value)) for kind, value in record.links.items() if one_line(str(value))}
-        for kind, value in identifiers(record.ids, {}):
-            given.setdefault(kind, f"https://openreview.net/forum?id={value}" if kind == "openreview" else value)
-        links, unusable = {}, {}
-        for kind, value in given.items():
-            url = _normalise_link(kind, value) if kind in LINK_KINDS else value
-            if kind in LINK_KINDS and re.match(r"^https?://[^\s/]+\S*$", url, re.IGNORECASE):
-                links[kind] = url
-            else:
-                unusable[kind] = value
-        if unusable:
-            extra["links"] = {**extra.get("links", {}), **unusable} if isinstance(extra.get("links"), dict) \
-                else unusable
-        return {kind: links[kind] for kind in LINK_KINDS if kind in links}
+def _links(record: Record) -> tuple[dict[str, str], dict[str, str]]:
+    """Links as the build accepts them, in LINK_KINDS order, and the others (for extra['links'])."""
+    given = {kind: one_line(str(value)) for kind, value in record.links.items() if one_line(str(value))}
+    for kind, value in identifiers(record.ids, {}):
+        given.setdefault(kind, f"https://openreview.net/forum?id={value}" if kind == "openreview" else value)
+    links, unusable = {}, {}
+    for kind, value in given.items():
+        url = _normalise_link(kind, value) if kind in LINK_KINDS else value
+        if kind in LINK_KINDS and re.match(r"^https?://[^\s/]+\S*$", url, re.IGNORECASE):
+            links[kind] = url
+        else:
+            unusable[kind] = value
+    return {kind: links[kind] for kind in LINK_KINDS if kind in links}, unusable
 
 
-def _where(record: Record) -> str:
+def _where(record: Record | _Prepared) -> str:
     return f"{record.source}:{record.line}" if record.line else f"{record.source}: record {record.number}"
 
 
-def _at(record: Record, message: str) -> Problem:
+def _at(record: Record | _Prepared, message: str) -> Problem:
     if record.line:
         return Problem(record.source, record.line, message)
     return Problem(record.source, None, f"record {record.number}: {message}")

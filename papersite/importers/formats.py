@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Problem
-from .records import Reader
+from .records import Deferred, Reader
 
 # name -> what it reads (for --help and error messages)
 FORMATS = {
@@ -42,8 +42,9 @@ class ImportContext:
     macros: dict[str, str] = field(default_factory=dict)  # BibTeX @string macros of earlier files
 
 
-def read_records(path: Path | str, fmt: str | None = None, context=None) -> Reader:
-    """The records of one file, in order, and a Problem for each one that cannot be read."""
+def read_records(path: Path | str, fmt: str | None = None, context=None, deferred: bool = False) -> Reader:
+    """The records of one file, in order, and a Problem for each one that cannot be read.
+    `deferred`: a record may come as a records.Deferred, to make later (the importer's workers do)."""
     path = Path(path)
     context = context if context is not None else ImportContext()
     if fmt is not None and fmt not in FORMATS:
@@ -61,7 +62,7 @@ def read_records(path: Path | str, fmt: str | None = None, context=None) -> Read
     found = False
     for item in _reader(name)(path, context):
         found = True
-        yield item
+        yield item if deferred or not isinstance(item, Deferred) else item()
     if not found and _blank(path):  # a file of @string macros alone gives no records, and is fine
         yield Problem(path, 1, "empty file: no records to import")
 

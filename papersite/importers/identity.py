@@ -81,9 +81,11 @@ def identifiers(ids: dict, links: dict) -> list[tuple[str, str]]:
     return found
 
 
-def record_id(ids: dict, links: dict, title: str, abstract: str, venue_slug: str, first_author: str = "") -> str:
-    """The id of a new paper (see the module docstring for the order)."""
-    strong = identifiers(ids, links)
+def record_id(ids: dict, links: dict, title: str, abstract: str, venue_slug: str, first_author: str = "",
+              strong: list[tuple[str, str]] | None = None) -> str:
+    """The id of a new paper (see the module docstring for the order); strong: identifiers(ids, links)
+    when the caller has them already."""
+    strong = identifiers(ids, links) if strong is None else strong
     if strong:
         kind, value = strong[0]
         return f"{kind}-{_safe(value)}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from ..errors import Problem
 
@@ -45,4 +45,18 @@ class Record:
     skip_reason: str = ""
 
 
-Reader = Iterator[Record | Problem]
+class Deferred:
+    """A record read but not made yet: make() gives it (a Record or a Problem). A reader whose
+    records cost more to make than to read (a CSV row to a Record) yields these when asked
+    to, so that the importer makes them on its workers, not while reading."""
+
+    __slots__ = ("make", "args")
+
+    def __init__(self, make: Callable[..., Record | Problem], *args):
+        self.make, self.args = make, args
+
+    def __call__(self) -> Record | Problem:
+        return self.make(*self.args)
+
+
+Reader = Iterator[Record | Problem | Deferred]

@@ -12,13 +12,18 @@ from pathlib import Path
 
 from ..errors import Problem
 from .flat import Columns, record_from
-from .records import Reader
+from .records import Deferred, Reader
 
 # A field may hold a long abstract; the csv default (128 KB) would refuse a pasted paper.
 csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
 
 
+def _record_from(header: list[str], cells: list[str], columns: Columns, path: Path, line: int, number: int):
+    return record_from(dict(zip(header, cells)), columns, path, line, number)
+
+
 def read(path: Path, context, tsv: bool = False) -> Reader:
+    """The rows of a CSV/TSV file as Deferred records (see records.Deferred)."""
     try:
         file = path.open(encoding="utf-8-sig", newline="")
     except OSError as exc:
@@ -57,7 +62,7 @@ def read(path: Path, context, tsv: bool = False) -> Reader:
                         yield Problem(path, start, f"row {number} has {len(cells)} fields but the header has "
                                                    f"{len(header)}: is a field with a '{delimiter}' not quoted?")
                         continue
-                yield record_from(dict(zip(header, cells)), columns, path, start, number)
+                yield Deferred(_record_from, header, cells, columns, path, start, number)
         except UnicodeDecodeError as exc:
             yield Problem(path, line, f"not UTF-8 text ({exc.reason}): save the file as UTF-8")
         except csv.Error as exc:

@@ -60,17 +60,24 @@ class Venues:
         self.declared = list(venues)
         self.added: list[Venue] = []
         self._keys: dict[str, list[Venue]] = {}
+        self._resolved: dict[tuple[str, int | None, str], Venue | str] = {}
         for venue in venues:
             self._index(venue)
-        self.forced = None
+        self.forced: Venue | None = None
+        self.to_declare = ""  # a --venue not in site.yaml yet
         if forced is not None:
             by_slug = {v.slug: v for v in venues}
-            if forced not in by_slug:
-                hint = difflib.get_close_matches(forced, sorted(by_slug), n=1)
-                raise SiteError(Problem(option, None, f"unknown venue '{forced}'" + (
-                    f"; did you mean '{hint[0]}'?" if hint else
-                    "; declare it under 'venues:' in site.yaml first")))
-            self.forced = by_slug[forced]
+            if forced in by_slug:
+                self.forced = by_slug[forced]
+                return
+            hint = difflib.get_close_matches(forced, sorted(by_slug), n=1)
+            if hint:  # a typo, most likely: not a venue of its own unless site.yaml says so
+                raise SiteError(Problem(option, None, f"unknown venue '{forced}'; did you mean '{hint[0]}'? "
+                                                      "(a new venue: declare it under 'venues:' in site.yaml)"))
+            if slugify(forced) != forced:
+                raise SiteError(Problem(option, None, f"'{forced}' is not a venue slug: lower-case letters, digits "
+                                                      f"and dashes, such as '{slugify(forced) or 'icml-2024'}'"))
+            self.to_declare = forced  # declared in site.yaml by the first record that takes it
 
     def _index(self, venue: Venue) -> None:
         for key in {fold(venue.slug), fold(venue.name), fold(venue.full_name), *map(fold, venue.aliases)}:
@@ -78,10 +85,21 @@ class Venues:
                 self._keys.setdefault(key, []).append(venue)
 
     def resolve(self, name: str, year: int | None, kind: str) -> Venue | str:
-        """The venue for a record's venue text and year, declaring it when new; or why there is none."""
+        """The venue for a record's venue text and year, declaring it when new; or why there is none.
+        The same three give the same answer (most records of an export share them): kept."""
         if self.forced:
             return self.forced
+        known = self._resolved.get((name, year, kind))
+        if known is None:
+            known = self._resolved[name, year, kind] = self._resolve(name, year, kind)
+        return known
+
+    def _resolve(self, name: str, year: int | None, kind: str) -> Venue | str:
         name = one_line(name)
+        if self.to_declare:
+            venue = self._declare_forced(name, year, kind)
+            self.forced = venue if isinstance(venue, Venue) else None
+            return venue
         if not name:
             return "no venue: pass --venue SLUG to say which venue of site.yaml these papers belong to"
         openreview = openreview_venue(name)
@@ -101,7 +119,7 @@ class Venues:
                     return venue
         return self._declare(name, year, kind, openreview)
 
-    def _declare(self, name: str, year: int | None, kind: str, openreview) -> Venue | str:
+    def _declare(self, name: str, year: int | None, kind: str, openreview, slug: str = "") -> Venue | str:
         kind = kind if kind in VENUE_KINDS else guess_kind(name)
         dated = kind in ("conference", "workshop")
         if dated and year is None:
@@ -119,11 +137,31 @@ class Venues:
                 short = f"{short} {year}"
             same = (fold(short), fold(f"{short} {year}"), fold(short).removesuffix(f" {year}"))
             full = name if fold(name) not in same else ""
-        venue = Venue(self._new_slug(short), short, year if dated else None, full, kind=kind)
+        venue = Venue(slug or self._new_slug(short), short, year if dated else None, full, kind=kind)
         if not openreview and not any(fold(c) in (fold(venue.name), fold(full)) for c in (name, f"{name} {year}")):
             venue = replace(venue, aliases=(name,))
         self.added.append(venue)
         self._index(venue)
+        return venue
+
+    def _declare_forced(self, name: str, year: int | None, kind: str) -> Venue | str:
+        """The --venue not in site.yaml, named as the record names its venue, else after its slug."""
+        slug = self.to_declare
+        venue = self._declare(name, year, kind, openreview_venue(name), slug) if name else None
+        if not isinstance(venue, Venue):
+            # "icml-2024" -> ICML 2024 (a guess at acronyms: the summary asks to check it)
+            words = slug.split("-")
+            named = " ".join(w.upper() if len(w) <= 4 and w.isalpha() else w.capitalize() for w in words)
+            kind = kind if kind in VENUE_KINDS else guess_kind(named)
+            if kind in ("conference", "workshop"):
+                year = int(words[-1]) if re.fullmatch(r"(19|20)\d\d", words[-1]) else year
+                if year is None:
+                    return (f"no year: the new venue '{slug}' is a {kind}, which needs one; declare it under "
+                            "'venues:' in site.yaml with its year")
+            venue = Venue(slug, named, year if kind in ("conference", "workshop") else None, kind=kind)
+            self.added.append(venue)
+            self._index(venue)
+        self.to_declare = ""
         return venue
 
     def _new_slug(self, name: str) -> str:
@@ -140,10 +178,12 @@ def append_venues(site_yaml: Path, venues: list[Venue]) -> None:
     if not venues:
         return
     text = site_yaml.read_text(encoding="utf-8-sig")
-    items = "".join(_venue_yaml(v) for v in venues)
     node = yaml.compose(text, Loader=yaml.SafeLoader)
     venues_node = next((value for key, value in (node.value if node else []) if key.value == "venues"), None)
-    if isinstance(venues_node, yaml.SequenceNode) and venues_node.value and not venues_node.flow_style:
+    listed = isinstance(venues_node, yaml.SequenceNode) and venues_node.value and not venues_node.flow_style
+    # indented as the list's own items are ("- slug" as PyYAML writes them, "  - slug" by hand)
+    items = "".join(_venue_yaml(v, venues_node.start_mark.column if listed else 2) for v in venues)
+    if listed:
         at = venues_node.end_mark.index
         prefix = text[:at] if text[:at].endswith("\n") else text[:at] + "\n"
         text = prefix + items + text[at:]
@@ -159,16 +199,16 @@ def append_venues(site_yaml: Path, venues: list[Venue]) -> None:
     write_atomically(site_yaml, text.encode("utf-8"))
 
 
-def _venue_yaml(venue: Venue) -> str:
-    lines = [f"  - slug: {_plain_or_quoted(venue.slug)}", f"    name: {json.dumps(venue.name, ensure_ascii=False)}"]
+def _venue_yaml(venue: Venue, indent: int) -> str:
+    lines = [f"slug: {_plain_or_quoted(venue.slug)}", f"name: {json.dumps(venue.name, ensure_ascii=False)}"]
     if venue.year is not None:
-        lines.append(f"    year: {venue.year}")
+        lines.append(f"year: {venue.year}")
     if venue.full_name:
-        lines.append(f"    full_name: {json.dumps(venue.full_name, ensure_ascii=False)}")
-    lines.append(f"    kind: {venue.kind}")
+        lines.append(f"full_name: {json.dumps(venue.full_name, ensure_ascii=False)}")
+    lines.append(f"kind: {venue.kind}")
     if venue.aliases:
-        lines.append(f"    aliases: {json.dumps(list(venue.aliases), ensure_ascii=False)}")
-    return "\n".join(lines) + "\n"
+        lines.append(f"aliases: {json.dumps(list(venue.aliases), ensure_ascii=False)}")
+    return "".join(" " * indent + ("- " if n == 0 else "  ") + line + "\n" for n, line in enumerate(lines))
 
 
 def _plain_or_quoted(text: str) -> str:

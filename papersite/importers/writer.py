@@ -85,23 +85,35 @@ def write_atomically(path: Path, data: bytes, existed: bool | None = None) -> No
     """Write through a temporary file renamed over the target: an interruption leaves the
     old file or the new one, never half of either. The file keeps its permissions."""
     # existed=False: the caller made sure nothing is there, not even a link. Each check
-    # skipped is a system call saved per paper, which counts at 10,000 papers.
+    # skipped is a system call saved per paper, which counts at 10,000 papers; so do the
+    # os functions on strings, at a third of what pathlib and open() cost a file.
     if existed is not False and path.is_symlink():  # write where it points; replacing the link would cut it
         path = path.resolve()
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    target = os.fspath(path)
+    folder, name = os.path.split(target)
+    temporary = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
     try:
         try:
-            temporary.write_bytes(data)
+            file = os.open(temporary, _CREATE, 0o666)
         except FileNotFoundError:  # a new folder
-            path.parent.mkdir(parents=True, exist_ok=True)
-            temporary.write_bytes(data)
-        if existed if existed is not None else path.exists():
-            shutil.copymode(path, temporary)
-        os.replace(temporary, path)
+            os.makedirs(folder, exist_ok=True)
+            file = os.open(temporary, _CREATE, 0o666)
+        try:
+            left = memoryview(data)
+            while left:
+                left = left[os.write(file, left):]
+        finally:
+            os.close(file)
+        if existed if existed is not None else os.path.exists(target):
+            shutil.copymode(target, temporary)
+        os.replace(temporary, target)
     except BaseException:
         with contextlib.suppress(OSError):
-            temporary.unlink()
+            os.unlink(temporary)
         raise
+
+
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
 
 def read_manifest(content: Path) -> dict[str, str]:
