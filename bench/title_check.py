@@ -14,10 +14,13 @@ how many differ (and the first few) and exits 1 when any does.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import importlib
 import json
 import random
 import re
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -119,18 +122,48 @@ def outcome(derive, text: str) -> str:
         return f"raised {type(exc).__name__}"
 
 
+def reference(commit: str, parts: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The older commit's outcomes, kept in the temporary folder between runs (keyed by the
+    commit and a hash of the texts)."""
+    digest = hashlib.sha256(json.dumps([commit, parts]).encode()).hexdigest()[:16]
+    saved = Path(tempfile.gettempdir()) / f"papersite-title-check-{digest}.json"
+    if saved.exists():
+        return json.loads(saved.read_text(encoding="utf-8"))
+    old = old_derive(commit)
+    got = {name: [outcome(old, t) for t in texts] for name, texts in parts.items()}
+    saved.write_text(json.dumps(got), encoding="utf-8")
+    return got
+
+
+def token_view(model, tok: str) -> tuple:
+    """What the derivation reads of one token: _token, _piece, its run code and bracket depth."""
+    record = model._record(tok)
+    return model._token(tok), model._piece(tok), record[model._CODE], record[model._DEPTH]
+
+
+def check_tokens(commit: str, parts: dict[str, list[str]]) -> int:
+    """Every token of every text (and its bare form), analysed by both trees: the same?"""
+    old_derive(commit)
+    old_model = importlib.import_module(f"papersite_{commit}.importers.title_model")
+    tokens = sorted({tok for texts in parts.values() for t in texts for tok in title_model._clean(t)[0].split()})
+    tokens += sorted({tok.strip(title_model._TOKEN_EDGE) for tok in tokens} - set(tokens))
+    bad = [tok for tok in tokens if token_view(old_model, tok) != token_view(title_model, tok)]
+    print(f"{'token analyses':40} {len(tokens):6d} tokens {len(bad):4d} differ  {bad[:5]}")
+    return len(bad)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--against", default=BASELINE, help="commit whose titles are the reference")
     parser.add_argument("--data", type=Path, default=DEFAULT)
     parser.add_argument("--show", type=int, default=5, help="how many differences to print")
     args = parser.parse_args()
-    old = old_derive(args.against)
     parts = corpus(args.data)
+    expected_by_part = reference(args.against, parts)
     differ = 0
     for name, texts in parts.items():
         started = time.perf_counter()
-        expected = [outcome(old, t) for t in texts]
+        expected = expected_by_part[name]
         title_model.clear_caches()
         cold = [outcome(derive_title, t) for t in texts]
         warm = [outcome(derive_title, t) for t in reversed(texts)][::-1]
@@ -139,6 +172,7 @@ def main() -> None:
         print(f"{name:40} {len(texts):6d} texts  {len(bad):4d} differ  ({time.perf_counter() - started:.1f} s)")
         for i in bad[:args.show]:
             print(f"    {texts[i][:100]!r}\n      {args.against}: {expected[i]!r}\n      this tree: {cold[i]!r} / {warm[i]!r}")
+    differ += check_tokens(args.against, parts)
     total = sum(map(len, parts.values()))
     print(f"\n{total} texts, {differ} with a different title than {args.against}")
     sys.exit(1 if differ else 0)

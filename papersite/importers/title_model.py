@@ -240,9 +240,12 @@ _INITIAL_SPLIT = re.compile(r"[-/]")
 
 def _name_like(tok: str) -> bool:
     """'GALA3D', 'EmerNeRF', 'signSGD', 'LQ-LoRA': a coined name, not a word."""
-    core = tok.replace("-", "")
+    core = tok.replace("-", "") if "-" in tok else tok
     if len(core) < 2 or not core.isalnum():
         return False
+    if core.isascii():  # the same test with whole-string methods: letters and digits only
+        rest = core[1:]
+        return rest != rest.lower() or not (core.isalpha() or core.isdigit())
     inner_upper = any(map(str.isupper, core[1:]))
     return inner_upper or (any(map(str.isdigit, core)) and any(map(str.isalpha, core)))
 
@@ -277,13 +280,17 @@ def _analyse(tok: str) -> tuple:
         _CACHE.clear()
     bare = tok.strip(_TOKEN_EDGE)
     low = bare.lower()
-    words = [w for w in _WORD.findall(low) if len(w) > 2 and w not in TITLE_STOP_WORDS]  # content_words
-    stems = tuple(dict.fromkeys(w[:5] for w in words)) if len(words) > 1 else tuple(w[:5] for w in words)
+    if low.isalnum() and low.isascii():  # one word of [a-z0-9] (most tokens): content_words without the regex
+        stems = (low[:5],) if len(low) > 2 and low not in TITLE_STOP_WORDS else ()
+    else:
+        stems = tuple(dict.fromkeys([w[:5] for w in _WORD.findall(low) if len(w) > 2 and w not in TITLE_STOP_WORDS]))
     name_like, cap = _name_like(bare), bare[:1].isupper()
     piece = _make_piece(tok, bare, stems, low)
-    code = "(" if tok[:1] in ("(", "[") else "012"[piece[4]]
-    depth = (tok.count("(") + tok.count("[") - tok.count(")") - tok.count("]")
-             if "(" in tok or "[" in tok or ")" in tok or "]" in tok else 0)
+    if "(" in tok or "[" in tok or ")" in tok or "]" in tok:
+        code = "(" if tok[0] in "([" else "012"[piece[4]]
+        depth = tok.count("(") + tok.count("[") - tok.count(")") - tok.count("]")
+    else:
+        code, depth = "012"[piece[4]], 0
     record = _CACHE[tok] = piece + (
         stems, stems if name_like else (), stems if cap else (), code, depth,
         (bare, stems, name_like, cap), piece)
@@ -526,6 +533,13 @@ def _modifiers() -> frozenset[str]:
     return frozenset(model().get("modifiers", ()))
 
 
+@lru_cache(maxsize=1)
+def _word_sets() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(words that break a phrase, words it may not end on, the model's modifiers), built once."""
+    modifiers = _modifiers()
+    return _BREAK_WORDS | _verbs(), _DANGLING | modifiers, modifiers
+
+
 # Suffixes of adjectives ("Convolutional", "Layout-Guided", "Reward-Free"), and the nouns
 # among words with them, which a title may end on.
 _ADJECTIVE_ENDS = ("al", "ive", "ous", "ic", "able", "ible", "less", "ful", "ary", "ed", "free", "like", "wise")
@@ -547,16 +561,23 @@ def _piece(tok: str) -> tuple[str, tuple[str, ...], bool, bool, int]:
 
 
 def _make_piece(tok: str, bare: str, stems: tuple[str, ...], low: str) -> tuple[str, tuple[str, ...], bool, bool, int]:
-    if not bare or low in _BREAK_WORDS or low in _verbs() or "(" in tok or "[" in tok:
+    breaking, no_end, modifiers = _word_sets()
+    if not bare or low in breaking or "(" in tok or "[" in tok:
         return bare, (), False, False, 2
-    ends = tok[-1:] in ",.;:!?\"”)]" or tok[:1] in "\"“"
-    shown = bare if ends or tok[:1] in "\"“'‘" else tok
-    start = bool(stems) and low not in _BAD_START and not low.endswith("ly") and PLACEHOLDER_OPEN not in tok
-    last = low.rsplit("-", 1)[-1]
-    modifiers = _modifiers()
-    end = (bool(stems) and low not in _DANGLING and low not in modifiers and last not in modifiers
-           and not bare.endswith(("-", "'s")) and not low.startswith(("non-", "multi-", "cross-", "semi-"))
-           and (last in _NOUNS_LIKE_ADJECTIVES or not last.endswith(_ADJECTIVE_ENDS)))
+    first = tok[0]
+    ends = tok[-1] in ",.;:!?\"”)]" or first in "\"“"
+    shown = bare if ends or first in "\"“'‘" else tok
+    if not stems:
+        return shown, stems, False, False, int(ends)
+    start = low not in _BAD_START and not low.endswith("ly") and PLACEHOLDER_OPEN not in tok
+    if "-" in low:
+        last = low.rsplit("-", 1)[-1]
+        end = (low not in no_end and last not in modifiers and not bare.endswith(("-", "'s"))
+               and not low.startswith(("non-", "multi-", "cross-", "semi-"))
+               and (last in _NOUNS_LIKE_ADJECTIVES or not last.endswith(_ADJECTIVE_ENDS)))
+    else:  # the word is its own last part, and starts with no "non-"
+        end = (low not in no_end and not bare.endswith("'s")
+               and (low in _NOUNS_LIKE_ADJECTIVES or not low.endswith(_ADJECTIVE_ENDS)))
     return shown, stems, start, end, int(ends)
 
 
