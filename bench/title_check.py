@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from papersite.importers import title_model  # noqa: E402
+from papersite.importers.title_model import PLACEHOLDER_OPEN  # noqa: E402
 from papersite.importers.titles import derive_title  # noqa: E402
 from titledata import DEFAULT, PAPER_TYPES  # noqa: E402
 from titles import old_derive, seed_abstracts  # noqa: E402
@@ -152,6 +153,16 @@ def check_tokens(commit: str, parts: dict[str, list[str]]) -> int:
     return len(bad)
 
 
+def check_probabilities(commit: str, parts: dict[str, list[str]]) -> int:
+    """The word probabilities of every text, by both trees: the same floats, in the same order?"""
+    old_model = importlib.import_module(f"papersite_{commit}.importers.title_model")
+    texts = [t for ts in parts.values() for t in ts if PLACEHOLDER_OPEN not in t]
+    bad = [t for t in texts if list(old_model.word_probabilities(old_model.Doc(t)).items())
+           != list(title_model.word_probabilities(title_model.Doc(t)).items())]
+    print(f"{'word probabilities':40} {len(texts):6d} texts  {len(bad):4d} differ  {[t[:60] for t in bad[:3]]}")
+    return len(bad)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--against", default=BASELINE, help="commit whose titles are the reference")
@@ -173,6 +184,7 @@ def main() -> None:
         for i in bad[:args.show]:
             print(f"    {texts[i][:100]!r}\n      {args.against}: {expected[i]!r}\n      this tree: {cold[i]!r} / {warm[i]!r}")
     differ += check_tokens(args.against, parts)
+    differ += check_probabilities(args.against, parts)
     total = sum(map(len, parts.values()))
     print(f"\n{total} texts, {differ} with a different title than {args.against}")
     sys.exit(1 if differ else 0)

@@ -16,11 +16,11 @@ from __future__ import annotations
 import json
 import math
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from functools import lru_cache
 from itertools import accumulate, chain, compress, repeat
-from operator import itemgetter
+from operator import add, itemgetter, mul, neg, truediv
 from pathlib import Path
 
 from ..text import TITLE_STOP_WORDS
@@ -263,8 +263,8 @@ _CACHE_SIZE = 200_000
 # a run of pieces; then what Doc reads for every token, which it fetches with C-level getters.
 _SHOWN, _PIECE_STEMS, _MAY_START, _MAY_END, _KIND = range(5)
 _STEMS, _NAME_STEMS, _CAP_STEMS, _CODE, _DEPTH, _INFO, _PIECE = range(5, 12)
-_get_stems, _get_name_stems, _get_cap_stems, _get_code = (
-    itemgetter(_STEMS), itemgetter(_NAME_STEMS), itemgetter(_CAP_STEMS), itemgetter(_CODE))
+_get_stems, _get_name_stems, _get_cap_stems, _get_code, _get_may_start = (
+    itemgetter(_STEMS), itemgetter(_NAME_STEMS), itemgetter(_CAP_STEMS), itemgetter(_CODE), itemgetter(_MAY_START))
 
 
 def clear_caches() -> None:
@@ -472,41 +472,35 @@ def _static() -> tuple[dict[str, float], float, list[float]]:
     return z, unseen, w
 
 
-_LOG1P = [math.log1p(n) for n in range(64)]
-
-
 def word_probabilities(doc: Doc) -> dict[str, float]:
     """Probability that each content stem of the abstract is in its title (same as the
-    model over Doc.features, computed without building the vectors)."""
+    model over Doc.features, computed without building the vectors).
+
+    Whole-list passes, one per term: every stem's sum gets its terms in the same order as
+    a loop per stem would add them (the order of FEATURES, a term only when its feature is
+    on), so each sum is the same to the last bit."""
     static, unseen, w = _static()
-    w3, w4, w5, w6, w7, w8, w9, w11 = w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[11]
-    static_get, exp, log1p, table = static.get, math.exp, math.log1p, _LOG1P
-    in_contrib, names, capitalised, expansions = doc._in_contrib, doc._names, doc._capitalised, doc.expansions
-    first_sentence_end, total = doc._first_sentence_end, doc._total
-    out = {}
-    for (stem, count), pos in zip(doc._counts.items(), doc._first):
-        first_pos = pos / total
-        # The terms in the order of FEATURES, each added only when its feature is on: adding
-        # 0 changes nothing, so the sum is the same to the last bit.
-        z = static_get(stem, unseen) + w3 * (table[count] if count < 64 else log1p(count)) + w5 * first_pos
-        if pos < first_sentence_end:
-            z += w4
-        if stem in in_contrib:
-            z += w6
-        if stem in names:
-            z += w7
-        if stem in capitalised:
-            z += w8
-        if stem in expansions:
-            z += w9
-        if first_pos < 0.06:
-            z += w11
-        if z > 30.0:
-            z = 30.0
-        elif z < -30.0:
-            z = -30.0
-        out[stem] = 1 / (1 + exp(-z))
-    return out
+    stems, counts, first = list(doc._counts), doc._counts.values(), doc._first
+    positions = list(map(truediv, first, repeat(doc._total)))
+    z = list(map(add, map(add, map(static.get, stems, repeat(unseen)), map(mul, repeat(w[3]), map(math.log1p, counts))),
+                 map(mul, repeat(w[5]), positions)))
+    # Stems are in order of first occurrence, so those of the first sentence, and those
+    # first seen in the opening 6% of the tokens, come first.
+    for i in range(bisect_left(first, doc._first_sentence_end)):
+        z[i] += w[4]
+    index = dict(zip(stems, range(len(stems))))
+    for on, weight in ((doc._in_contrib, w[6]), (doc._names, w[7]), (doc._capitalised, w[8])):
+        for stem in on:
+            z[index[stem]] += weight
+    for stem in doc.expansions:  # words before an acronym, which may be cut mid-token
+        i = index.get(stem)
+        if i is not None:
+            z[i] += w[9]
+    for i in range(bisect_left(positions, 0.06)):
+        z[i] += w[11]
+    if max(z, default=0.0) > 30.0 or min(z, default=0.0) < -30.0:
+        z = list(map(max, map(min, z, repeat(30.0)), repeat(-30.0)))
+    return dict(zip(stems, map(truediv, repeat(1), map(add, repeat(1), map(math.exp, map(neg, z))))))
 
 
 # ---------------------------------------------------------------------------
@@ -611,23 +605,24 @@ def best_phrase(doc: Doc, probs: dict[str, float], expected_len: float, max_word
     if exclude:
         gains = [0.0 if s in exclude else g for s, g in zip(doc._every, gains)]
     before, records = doc._before, doc._records
+    # The gain of the stem occurrences before each one: a run's gain is a difference of two.
+    # (Summed in another order than a slice would be, which the margin covers.)
+    cum = list(accumulate(gains, initial=0.0))
     # No phrase of a run scores above 2 * (all its gain) / (3 + expected_len): try the
     # richest runs first and stop when no remaining run can win. (With repeated words
     # counted again: still an upper bound, and cheaper.)
-    ranked = sorted((-(base_gain + sum(gains[before[a]:before[b]])), index, a, b)
+    ranked = sorted((cum[before[a]] - cum[before[b]], index, a, b)
                     for index, (a, b) in enumerate(doc._spans) if b - a >= 2 and a >= first_token)
     floor = 3 + expected_len
-    for neg_bound, index, a, b in ranked:
-        if 2 * -neg_bound / floor < best_key[0]:
+    for neg_gain, index, a, b in ranked:
+        if 2 * (base_gain - neg_gain) / floor + _MARGIN < best_key[0]:
             break
         run = records[a:b]
         length = b - a
-        for i in range(length):
-            if not run[i][_MAY_START]:
-                continue
+        for i in compress(range(length), map(_get_may_start, run)):
             stop = min(length, i + max_words)
             # The same bound for the phrases starting here.
-            if 2 * (base_gain + sum(gains[before[a + i]:before[a + stop]])) / floor + _MARGIN < best_key[0]:
+            if 2 * (base_gain + cum[before[a + stop]] - cum[before[a + i]]) / floor + _MARGIN < best_key[0]:
                 continue
             seen = set(exclude)
             gain, n = base_gain, base_n
