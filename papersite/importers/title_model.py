@@ -16,11 +16,10 @@ from __future__ import annotations
 import json
 import math
 import re
-from bisect import bisect_left, bisect_right
-from collections import Counter
+from bisect import bisect_right
 from functools import lru_cache
 from itertools import accumulate, chain, compress, repeat
-from operator import add, itemgetter, mul, neg, truediv
+from operator import add, itemgetter
 from pathlib import Path
 
 from ..text import TITLE_STOP_WORDS
@@ -161,36 +160,23 @@ def _clean(abstract: str) -> tuple[str, list[str]]:
     return (" ".join(text.split()) if respace else text), spans
 
 
-_ABBREV_END = re.compile(
-    r"\b(?:e\.g|i\.e|et al|etc|vs|cf|Fig|Eq|resp|w\.r\.t|approx|a\.k\.a|aka)\.$", re.I
-)
-
-
-# The space between two sentences (group 1). Matching the punctuation itself, rather than
-# looking behind for it, lets the regex engine skip ahead to the next "." "!" or "?".
-_SENTENCE_GAP = re.compile(r"[.!?](\s+)(?=[A-Z\"(\[\ue000])")
-
-
-def _ends_in_abbreviation(s: str) -> bool:
-    # The longest abbreviation is 7 characters; \b still sees the character before pos.
-    return _ABBREV_END.search(s, max(0, len(s) - 8)) is not None
+# Where a sentence ends: ".", "!" or "?" (group 1), spaces, then a capital, a quote, a bracket
+# or math; but not the "." of an abbreviation ("e.g.", "et al.", "Fig."). The punctuation is
+# matched first, so the regex engine skips ahead to the next ".", "!" or "?"; each
+# lookbehind is fixed-width and runs only there.
+_ABBREVIATIONS = ("e.g", "i.e", "et al", "etc", "vs", "cf", "Fig", "Eq", "resp", "w.r.t", "approx", "a.k.a", "aka")
+_SENTENCE_END = re.compile(r"([.!?])(?=\s+[A-Z\"(\[\ue000])"
+                           + "".join(rf"(?<!(?i:\b{re.escape(a)}\.))" for a in _ABBREVIATIONS) + r"\s+")
 
 
 def _split_sentences(text: str) -> list[str]:
-    out: list[str] = []
-    prev = 0
-    for m in _SENTENCE_GAP.finditer(text):
-        part = text[prev:m.start(1)]
-        if out and _ends_in_abbreviation(out[-1]):
-            out[-1] += " " + part
-        else:
-            out.append(part)
-        prev = m.end(1)
-    part = text[prev:]
-    if out and _ends_in_abbreviation(out[-1]):
-        out[-1] += " " + part
-    else:
-        out.append(part)
+    """The sentences of a text with single spaces (as _clean leaves it), each with its final
+    punctuation; joined by single spaces they are the text again."""
+    parts = _SENTENCE_END.split(text)
+    if len(parts) == 1:
+        return parts
+    out = list(map(add, parts[0:-1:2], parts[1::2]))
+    out.append(parts[-1])
     return out
 
 
@@ -254,9 +240,16 @@ def _name_like(tok: str) -> bool:
 # Tokens
 # ---------------------------------------------------------------------------
 
-# token -> its record (_analyse). Tokens repeat across abstracts; a plain dict, emptied
-# when full, is several times cheaper to consult than lru_cache.
-_CACHE: dict[str, tuple] = {}
+class _Records(dict):
+    """token -> its record (_analyse), made on first use. Tokens repeat across abstracts; a
+    dict, emptied when full, is several times cheaper to consult than lru_cache, and
+    map(_CACHE.__getitem__, tokens) analyses the new ones without a second pass."""
+
+    def __missing__(self, tok: str) -> tuple:
+        return _analyse(tok)
+
+
+_CACHE = _Records()
 _CACHE_SIZE = 200_000
 
 # A record starts with the token's phrase piece (see _piece), so that a slice of records is
@@ -298,7 +291,7 @@ def _analyse(tok: str) -> tuple:
 
 
 def _record(tok: str) -> tuple:
-    return _CACHE.get(tok) or _analyse(tok)
+    return _CACHE[tok]
 
 
 def _token(tok: str) -> tuple[str, tuple[str, ...], bool, bool]:
@@ -332,6 +325,7 @@ def _long_form(acr: str, words: list[str]) -> list[str] | None:
 
 # A run of tokens a title phrase may be cut from, in the codes of _analyse.
 _RUN = re.compile("0*1|0+")
+_span = re.Match.span
 
 
 class Doc:
@@ -343,51 +337,66 @@ class Doc:
 
     def __init__(self, abstract: str):
         text, self.math = _clean(abstract)
-        sentence_texts = _split_sentences(text) if text else []
-        self.sentences = sentences = [t.split() for t in sentence_texts]
-        # _clean leaves single spaces, so a sentence's text is its tokens joined.
+        # _clean leaves single spaces, so a sentence's text is its tokens joined, and the
+        # sentences joined are the text.
+        self.sentence_texts = sentence_texts = _split_sentences(text) if text else []
         self.contrib = contrib = list(map(_is_contribution, sentence_texts))
         self.expansions: set[str] = set()
         # "Distance Aware Bottleneck (DAB)": (acronym, the words it abbreviates, where).
         self.acronyms: list[tuple[str, list[str], int]] = []
         if "(" in text:
             for m in _ACRONYM.finditer(text):
-                letters = sum(c.isupper() for c in m.group(1))
+                acr = m.group(1)
+                letters = sum(map(str.isupper, acr))
                 if letters >= 2:
                     before = text[max(0, m.start() - 160):m.start()].split()
                     # content_stems of each word, which its record holds already
-                    self.expansions.update(chain.from_iterable(
-                        _record(w)[_STEMS] for w in before[-letters - 2:]))
-                    long = _long_form(m.group(1), before[-letters - 4:])
+                    self.expansions.update(chain.from_iterable(map(_get_stems, map(_CACHE.__getitem__, before[-letters - 2:]))))
+                    long = _long_form(acr, before[-letters - 4:])
                     if long and not _PUNCTUATION.search(" ".join(long)[:-1]):
-                        self.acronyms.append((m.group(1), long, text.count(". ", 0, m.start())))
+                        self.acronyms.append((acr, long, text.count(". ", 0, m.start())))
         # The records of all tokens, in order; the first token of each sentence.
-        self._tokens = tokens = text.split()  # the sentences' tokens, in order: one space between sentences
-        records = list(map(_CACHE.get, tokens))
-        if None in records:  # tokens not met before
-            records = [record or _analyse(tok) for record, tok in zip(records, tokens)]
-        self._records = records
-        self._starts = starts = list(accumulate(map(len, sentences), initial=0))
+        self._tokens = tokens = text.split()
+        self._records = records = list(map(_CACHE.__getitem__, tokens))
+        # The first token of each sentence (a sentence has one token more than spaces).
+        starts = list(accumulate(map(add, map(str.count, sentence_texts, repeat(" ")), repeat(1)), initial=0))
+        if starts[-1] != len(tokens):  # never, with the spacing _clean leaves; but cheap to be sure
+            starts = list(accumulate(map(len, map(str.split, sentence_texts)), initial=0))
+        self._starts = starts
+        self._sentences = None
         self._total = starts[-1] or 1
-        # Content stems, one entry per occurrence; the occurrences before each token.
-        token_stems = list(map(_get_stems, records))
-        self._every = every = list(chain.from_iterable(token_stems))
-        self._before = before = list(accumulate(map(len, token_stems), initial=0))
-        # Per stem, in order of first occurrence: its count, and the token it first occurs in.
-        self._counts = counts = Counter(every)
-        first = dict(zip(reversed(every), range(len(every) - 1, -1, -1)))
-        # The token holding occurrence i is the first whose running total of stems exceeds i.
-        self._first = list(map(bisect_right, repeat(before[1:]), map(first.__getitem__, counts)))
+        # One pass over the tokens (a loop does this in fewer steps than a pass per list):
+        # the content stems, one entry per occurrence, and the occurrences before each token;
+        # per stem, in order of first occurrence, its count and the token it first occurs in;
+        # the stems of name-like tokens, and of capitalised ones not starting their sentence.
+        counts: dict[str, int] = {}
+        first: dict[str, int] = {}
+        every: list[str] = []
+        before = [0]
+        names: set[str] = set()
+        capitalised: set[str] = set()
+        sentence_starts = set(starts)
+        for i, record in enumerate(records):
+            stems = record[_STEMS]
+            if stems:
+                every += stems
+                for stem in stems:
+                    if stem in counts:
+                        counts[stem] += 1
+                    else:
+                        counts[stem] = 1
+                        first[stem] = i
+                if record[_NAME_STEMS]:
+                    names.update(stems)
+                if record[_CAP_STEMS] and i not in sentence_starts:
+                    capitalised.update(stems)
+            before.append(len(every))
+        self._every, self._before, self._counts, self._first = every, before, counts, list(first.values())
+        self._names, self._capitalised = names, capitalised
         self._first_sentence_end = starts[1] if len(starts) > 1 else 0
         self._in_contrib = in_contrib = set()
-        for si in compress(range(len(sentences)), contrib):
+        for si in compress(range(len(sentence_texts)), contrib):
             in_contrib.update(every[before[starts[si]]:before[starts[si + 1]]])
-        self._names = set(chain.from_iterable(map(_get_name_stems, records)))
-        cap_stems = list(map(_get_cap_stems, records))
-        for start, end in zip(starts, starts[1:]):
-            if start < end:
-                cap_stems[start] = ()  # capitalised because it starts the sentence
-        self._capitalised = set(chain.from_iterable(cap_stems))
         # Runs: token spans [a, b) that a title phrase may be cut from (see chunks).
         codes = "".join(map(_get_code, records))
         if "(" in codes:
@@ -406,12 +415,19 @@ class Doc:
             codes = "".join(marked)
         # A sentence ends on a token ending in ".", "!" or "?", which ends or breaks a run, so
         # one scan of the whole abstract finds the runs of each sentence.
-        if all(codes[end - 1] != "0" for end in starts[1:-1] if end):
-            spans = [m.span() for m in _RUN.finditer(codes)]
+        if "0" not in "".join([codes[end - 1] for end in starts[1:-1]]):
+            self._spans = list(map(_span, _RUN.finditer(codes)))
         else:
-            spans = [m.span() for start, end in zip(starts, starts[1:]) for m in _RUN.finditer(codes, start, end)]
-        self._spans = spans
+            self._spans = [m.span() for start, end in zip(starts, starts[1:]) for m in _RUN.finditer(codes, start, end)]
         self._stats = self._runs = None
+
+    @property
+    def sentences(self) -> list[list[str]]:
+        """The tokens of each sentence."""
+        if self._sentences is None:
+            tokens, starts = self._tokens, self._starts
+            self._sentences = [tokens[a:b] for a, b in zip(starts, starts[1:])]
+        return self._sentences
 
     @property
     def stats(self) -> dict[str, list]:
@@ -472,35 +488,41 @@ def _static() -> tuple[dict[str, float], float, list[float]]:
     return z, unseen, w
 
 
+_LOG1P = [math.log1p(n) for n in range(64)]
+
+
 def word_probabilities(doc: Doc) -> dict[str, float]:
     """Probability that each content stem of the abstract is in its title (same as the
-    model over Doc.features, computed without building the vectors).
-
-    Whole-list passes, one per term: every stem's sum gets its terms in the same order as
-    a loop per stem would add them (the order of FEATURES, a term only when its feature is
-    on), so each sum is the same to the last bit."""
+    model over Doc.features, computed without building the vectors)."""
     static, unseen, w = _static()
-    stems, counts, first = list(doc._counts), doc._counts.values(), doc._first
-    positions = list(map(truediv, first, repeat(doc._total)))
-    z = list(map(add, map(add, map(static.get, stems, repeat(unseen)), map(mul, repeat(w[3]), map(math.log1p, counts))),
-                 map(mul, repeat(w[5]), positions)))
-    # Stems are in order of first occurrence, so those of the first sentence, and those
-    # first seen in the opening 6% of the tokens, come first.
-    for i in range(bisect_left(first, doc._first_sentence_end)):
-        z[i] += w[4]
-    index = dict(zip(stems, range(len(stems))))
-    for on, weight in ((doc._in_contrib, w[6]), (doc._names, w[7]), (doc._capitalised, w[8])):
-        for stem in on:
-            z[index[stem]] += weight
-    for stem in doc.expansions:  # words before an acronym, which may be cut mid-token
-        i = index.get(stem)
-        if i is not None:
-            z[i] += w[9]
-    for i in range(bisect_left(positions, 0.06)):
-        z[i] += w[11]
-    if max(z, default=0.0) > 30.0 or min(z, default=0.0) < -30.0:
-        z = list(map(max, map(min, z, repeat(30.0)), repeat(-30.0)))
-    return dict(zip(stems, map(truediv, repeat(1), map(add, repeat(1), map(math.exp, map(neg, z))))))
+    w3, w4, w5, w6, w7, w8, w9, w11 = w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[11]
+    static_get, exp, log1p, table = static.get, math.exp, math.log1p, _LOG1P
+    in_contrib, names, capitalised, expansions = doc._in_contrib, doc._names, doc._capitalised, doc.expansions
+    first_sentence_end, total = doc._first_sentence_end, doc._total
+    out = {}
+    for (stem, count), pos in zip(doc._counts.items(), doc._first):
+        first_pos = pos / total
+        # The terms in the order of FEATURES, each added only when its feature is on: adding
+        # 0 changes nothing, so the sum is the same to the last bit.
+        z = static_get(stem, unseen) + w3 * (table[count] if count < 64 else log1p(count)) + w5 * first_pos
+        if pos < first_sentence_end:
+            z += w4
+        if stem in in_contrib:
+            z += w6
+        if stem in names:
+            z += w7
+        if stem in capitalised:
+            z += w8
+        if stem in expansions:
+            z += w9
+        if first_pos < 0.06:
+            z += w11
+        if z > 30.0:
+            z = 30.0
+        elif z < -30.0:
+            z = -30.0
+        out[stem] = 1 / (1 + exp(-z))
+    return out
 
 
 # ---------------------------------------------------------------------------
