@@ -323,9 +323,6 @@ def _long_form(acr: str, words: list[str]) -> list[str] | None:
     return None
 
 
-# A run of tokens a title phrase may be cut from, in the codes of _analyse.
-_RUN = re.compile("0*1|0+")
-_span = re.Match.span
 
 
 class Doc:
@@ -365,60 +362,62 @@ class Doc:
         self._starts = starts
         self._sentences = None
         self._total = starts[-1] or 1
-        # One pass over the tokens (a loop does this in fewer steps than a pass per list):
-        # the content stems, one entry per occurrence, and the occurrences before each token;
-        # per stem, in order of first occurrence, its count and the token it first occurs in;
-        # the stems of name-like tokens, and of capitalised ones not starting their sentence.
+        # One pass over the tokens, sentence by sentence (a loop does this in fewer steps than
+        # a pass per list): the content stems, one entry per occurrence, and the occurrences
+        # before each token; per stem, in order of first occurrence, its count and the token
+        # it first occurs in; the stems of name-like tokens, and of capitalised ones not
+        # starting their sentence; and the runs, token spans [a, b) that a title phrase may
+        # be cut from (see chunks), from each token's code: "0" goes on a run, "1" ends one
+        # (itself included), "2" breaks one. An aside in parentheses is never part of a
+        # title: from a token opening one ("(") to where its brackets close (or its sentence
+        # ends), every token breaks runs.
         counts: dict[str, int] = {}
         first: dict[str, int] = {}
         every: list[str] = []
         before = [0]
         names: set[str] = set()
         capitalised: set[str] = set()
-        sentence_starts = set(starts)
-        for i, record in enumerate(records):
-            stems = record[_STEMS]
-            if stems:
-                every += stems
-                for stem in stems:
-                    if stem in counts:
-                        counts[stem] += 1
-                    else:
-                        counts[stem] = 1
-                        first[stem] = i
-                if record[_NAME_STEMS]:
-                    names.update(stems)
-                if record[_CAP_STEMS] and i not in sentence_starts:
-                    capitalised.update(stems)
-            before.append(len(every))
+        spans: list[tuple[int, int]] = []
+        for a, b in zip(starts, starts[1:]):
+            run = -1  # where the open run starts
+            depth = 0
+            for i in range(a, b):
+                record = records[i]
+                stems = record[_STEMS]
+                if stems:
+                    every += stems
+                    for stem in stems:
+                        if stem in counts:
+                            counts[stem] += 1
+                        else:
+                            counts[stem] = 1
+                            first[stem] = i
+                    if record[_NAME_STEMS]:
+                        names.update(stems)
+                    if record[_CAP_STEMS] and i != a:
+                        capitalised.update(stems)
+                before.append(len(every))
+                code = record[_CODE]
+                if depth or code == "(":
+                    depth = max(0, depth + record[_DEPTH])
+                    code = "2"
+                if code == "0":
+                    if run < 0:
+                        run = i
+                elif code == "1":
+                    spans.append((i if run < 0 else run, i + 1))
+                    run = -1
+                elif run >= 0:
+                    spans.append((run, i))
+                    run = -1
+            if run >= 0:
+                spans.append((run, b))
         self._every, self._before, self._counts, self._first = every, before, counts, list(first.values())
-        self._names, self._capitalised = names, capitalised
+        self._names, self._capitalised, self._spans = names, capitalised, spans
         self._first_sentence_end = starts[1] if len(starts) > 1 else 0
         self._in_contrib = in_contrib = set()
         for si in compress(range(len(sentence_texts)), contrib):
             in_contrib.update(every[before[starts[si]]:before[starts[si + 1]]])
-        # Runs: token spans [a, b) that a title phrase may be cut from (see chunks).
-        codes = "".join(map(_get_code, records))
-        if "(" in codes:
-            # An aside in parentheses is never part of a title: from its opening to where
-            # its brackets close (or its sentence ends), every token breaks runs.
-            marked = list(codes)
-            for start, end in zip(starts, starts[1:]):
-                aside = codes.find("(", start, end)
-                if aside < 0:
-                    continue
-                depth = 0
-                for k in range(aside, end):
-                    if depth or marked[k] == "(":
-                        depth = max(0, depth + records[k][_DEPTH])
-                        marked[k] = "2"
-            codes = "".join(marked)
-        # A sentence ends on a token ending in ".", "!" or "?", which ends or breaks a run, so
-        # one scan of the whole abstract finds the runs of each sentence.
-        if "0" not in "".join([codes[end - 1] for end in starts[1:-1]]):
-            self._spans = list(map(_span, _RUN.finditer(codes)))
-        else:
-            self._spans = [m.span() for start, end in zip(starts, starts[1:]) for m in _RUN.finditer(codes, start, end)]
         self._stats = self._runs = None
 
     @property
