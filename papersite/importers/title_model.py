@@ -98,6 +98,11 @@ _TEXT_MACRO = re.compile(
 )
 
 
+_MATH = re.compile(r"\$([^$]+)\$")
+_MATH_MARKUP = re.compile(r"[\\^_{}]")
+_NUMBER = re.compile(r"[\d.,%+-]+")
+
+
 def _mask_math(text: str) -> tuple[str, list[str]]:
     """Replace $...$ by placeholders so no heuristic looks inside math.
 
@@ -109,17 +114,18 @@ def _mask_math(text: str) -> tuple[str, list[str]]:
     def repl(m: re.Match) -> str:
         inner = m.group(1)
         plain = inner
-        for _ in range(3):
-            plain = _TEXT_MACRO.sub(r"\1", plain)
+        if "\\" in plain:  # a text macro needs its backslash; once nothing changes, nothing will
+            for _ in range(3):
+                plain, changed = _TEXT_MACRO.subn(r"\1", plain)
+                if not changed:
+                    break
         plain = plain.strip("{} ")
-        if (plain != inner and not re.search(r"[\\^_{}]", plain)) or re.fullmatch(
-            r"[\d.,%+-]+", plain
-        ):
+        if (plain != inner and not _MATH_MARKUP.search(plain)) or _NUMBER.fullmatch(plain):
             return plain
         spans.append(m.group(0))
         return f"{PLACEHOLDER_OPEN}{len(spans) - 1}{_PLACEHOLDER_CLOSE}"
 
-    return re.sub(r"\$([^$]+)\$", repl, text), spans
+    return _MATH.sub(repl, text), spans
 
 
 _MD_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
@@ -131,10 +137,17 @@ _QUOTES = (("’’", '"'), ("''", '"'), ("``", '"'), ("“", '"'), ("”", '"')
            ("‘", "'"), ("’", "'"), ("—", " — "), ("–", " – "))
 
 
-def _clean(abstract: str) -> tuple[str, list[str]]:
+_ASCII_QUOTES = tuple(q for q in _QUOTES if q[0].isascii())
+
+
+def _clean(abstract: str) -> tuple[str, list[str], list[str] | None]:
+    """(text, its math spans, its tokens): the text with single spaces, math masked (see
+    _mask_math), links, URLs and emphasis gone, quotes plain. The tokens are text.split()
+    when no step changed the text after spacing it (most abstracts), else None."""
     # Each step runs only when its text can match: most abstracts have no math, link or emphasis.
     # Only the steps that can leave double spaces call for spacing the text again.
-    text = " ".join(abstract.split())
+    tokens = abstract.split()
+    text = original = " ".join(tokens)
     spans: list[str] = []
     respace = False
     if "$" in text:
@@ -148,7 +161,7 @@ def _clean(abstract: str) -> tuple[str, list[str]]:
         text = _URL.sub("", text)
         respace = True
     # Quotes and emphasis become plain double quotes: they often mark a name.
-    for a, b in _QUOTES:
+    for a, b in (_ASCII_QUOTES if text.isascii() else _QUOTES):
         if a in text:
             text = text.replace(a, b)
             respace = respace or " " in b
@@ -157,7 +170,9 @@ def _clean(abstract: str) -> tuple[str, list[str]]:
     if "*" in text:
         text = _STRONG.sub(r'"\1"', text)
         text = _EMPHASIS.sub(r'"\1"', text)
-    return (" ".join(text.split()) if respace else text), spans
+    if respace:
+        text = " ".join(text.split())
+    return text, spans, (tokens if text is original or text == original else None)
 
 
 # Where a sentence ends: ".", "!" or "?" (group 1), spaces, then a capital, a quote, a bracket
@@ -333,7 +348,7 @@ class Doc:
     the hot path of the importer."""
 
     def __init__(self, abstract: str):
-        text, self.math = _clean(abstract)
+        text, self.math, tokens = _clean(abstract)
         # _clean leaves single spaces, so a sentence's text is its tokens joined, and the
         # sentences joined are the text.
         self.sentence_texts = sentence_texts = _split_sentences(text) if text else []
@@ -353,7 +368,7 @@ class Doc:
                     if long and not _PUNCTUATION.search(" ".join(long)[:-1]):
                         self.acronyms.append((acr, long, text.count(". ", 0, m.start())))
         # The records of all tokens, in order; the first token of each sentence.
-        self._tokens = tokens = text.split()
+        self._tokens = tokens = text.split() if tokens is None else tokens
         self._records = records = list(map(_CACHE.__getitem__, tokens))
         # The first token of each sentence (a sentence has one token more than spaces).
         starts = list(accumulate(map(add, map(str.count, sentence_texts, repeat(" ")), repeat(1)), initial=0))
