@@ -133,6 +133,7 @@ _URL = re.compile(r"https?://\S+")
 _BACKTICK_QUOTE = re.compile(r"`([^`'\"]+)'")
 _STRONG = re.compile(r"\*\*(.+?)\*\*")
 _EMPHASIS = re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])")
+_EMPHASIS_OPEN, _EMPHASIS_CLOSE = re.compile(r"(?<![\w*])\*(?=\S)"), re.compile(r"(?<=\S)\*(?![\w*])")
 _QUOTES = (("’’", '"'), ("''", '"'), ("``", '"'), ("“", '"'), ("”", '"'),
            ("‘", "'"), ("’", "'"), ("—", " — "), ("–", " – "))
 
@@ -168,9 +169,16 @@ def _clean(abstract: str) -> tuple[str, list[str], list[str] | None]:
     if "`" in text:
         text = _BACKTICK_QUOTE.sub(r'"\1"', text)
     if "*" in text:
-        text = _STRONG.sub(r'"\1"', text)
-        text = _EMPHASIS.sub(r'"\1"', text)
-    if respace:
+        if "**" in text:
+            text = _STRONG.sub(r'"\1"', text)
+        # _EMPHASIS scans on from every "*" that may open; it can match only if a "*" that
+        # may close comes at least two characters after the first that may open.
+        opening = _EMPHASIS_OPEN.search(text)
+        if opening and _EMPHASIS_CLOSE.search(text, opening.start() + 2):
+            text = _EMPHASIS.sub(r'"\1"', text)
+    # The steps leave no whitespace but spaces, so the text is spaced already unless it has
+    # two in a row or one at either end.
+    if respace and ("  " in text or text[:1] == " " or text[-1:] == " "):
         text = " ".join(text.split())
     return text, spans, (tokens if text is original or text == original else None)
 
