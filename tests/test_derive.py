@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from papersite.importers import title_model
 from papersite.importers.titles import MAX_TITLE_LEN, derive_title
 from papersite.importers.topics import assign_topics
-from papersite.importers.title_model import content_f1, degenerate_reason
+from papersite.importers.title_model import content_f1, content_words, degenerate_reason
 
 SEEDS = Path(__file__).parent / "fixtures" / "seeds"
 TAXONOMY = Path(__file__).parent.parent / "papersite" / "default_topics.yaml"
@@ -420,3 +420,60 @@ def test_indexed_topics_equal_trying_every_keyword(taxonomy):
     got = [assign_topics(t, a, topics) for t, a in texts]
     assert got == [_every_keyword_topics(t, a, topics) for t, a in texts]
     assert sum(bool(g) for g in got) > len(texts) // 2  # the comparison is not between empty lists
+
+
+# --- the fast paths of title_model against plain definitions ----------------
+
+_ABBREV_END = re.compile(r"\b(?:e\.g|i\.e|et al|etc|vs|cf|Fig|Eq|resp|w\.r\.t|approx|a\.k\.a|aka)\.$", re.I)
+
+
+def _sentences_gap_by_gap(text: str) -> list[str]:
+    """The sentence split as it was written first: cut at each gap, then glue back the
+    parts that follow an abbreviation."""
+    out, prev = [], 0
+    for m in re.finditer(r"[.!?](\s+)(?=[A-Z\"(\[\ue000])", text):
+        part = text[prev:m.start(1)]
+        if out and _ABBREV_END.search(out[-1]):
+            out[-1] += " " + part
+        else:
+            out.append(part)
+        prev = m.end(1)
+    if out and _ABBREV_END.search(out[-1]):
+        out[-1] += " " + text[prev:]
+    else:
+        out.append(text[prev:])
+    return out
+
+
+_PIECES = st.sampled_from(["e.g.", "E.G.", "et al.", "Fig.", "fig.", "A.", "x.", "Y?", "Z!", "(a)", '"Q', "[b",
+                           "aka.", "w.r.t.", "xvs.", "vs.", "the", "word.", "I.e.", "3.5", "approx.", "cf.",
+                           "$x$", "**bold**", "*it*", "a*", "``q''", "\u201cq\u201d", "\u2014", "http://x.y",
+                           "[l](u)", "LoRA-3D,", "state-of-the-art", "\u00e9t\u00e9", "GPT-4", "\ue000"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_PIECES, max_size=30), st.lists(st.sampled_from([" ", "  ", "\n", "\t"]), min_size=30, max_size=30))
+def test_clean_and_sentence_split_match_their_plain_definitions(pieces, spaces):
+    text, _, tokens = title_model._clean("".join(p + s for p, s in zip(pieces, spaces)))
+    assert text == " ".join(text.split())
+    assert tokens is None or tokens == text.split()
+    if text:
+        assert title_model._split_sentences(text) == _sentences_gap_by_gap(text)
+
+
+def _plain_name_like(tok: str) -> bool:
+    core = tok.replace("-", "")
+    if len(core) < 2 or not core.isalnum():
+        return False
+    return any(map(str.isupper, core[1:])) or (any(map(str.isdigit, core)) and any(map(str.isalpha, core)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="aZz09-'(),.\u00e9\u00c9\u0130\u00b2\ue000", min_size=1, max_size=12))
+def test_token_records_match_their_plain_definitions(tok):
+    """_analyse's shortcuts (one-word tokens, ASCII name test) against the definitions."""
+    title_model.clear_caches()
+    bare, stems, name_like, cap = title_model._token(tok)
+    assert stems == tuple(dict.fromkeys(w[:5] for w in content_words(bare)))
+    assert name_like == _plain_name_like(bare)
+    assert cap == bare[:1].isupper()

@@ -17,10 +17,9 @@ import json
 import math
 import re
 from bisect import bisect_right
-from collections import Counter
 from functools import lru_cache
 from itertools import accumulate, chain, compress, repeat
-from operator import itemgetter
+from operator import add, itemgetter
 from pathlib import Path
 
 from ..text import TITLE_STOP_WORDS
@@ -99,6 +98,11 @@ _TEXT_MACRO = re.compile(
 )
 
 
+_MATH = re.compile(r"\$([^$]+)\$")
+_MATH_MARKUP = re.compile(r"[\\^_{}]")
+_NUMBER = re.compile(r"[\d.,%+-]+")
+
+
 def _mask_math(text: str) -> tuple[str, list[str]]:
     """Replace $...$ by placeholders so no heuristic looks inside math.
 
@@ -110,17 +114,18 @@ def _mask_math(text: str) -> tuple[str, list[str]]:
     def repl(m: re.Match) -> str:
         inner = m.group(1)
         plain = inner
-        for _ in range(3):
-            plain = _TEXT_MACRO.sub(r"\1", plain)
+        if "\\" in plain:  # a text macro needs its backslash; once nothing changes, nothing will
+            for _ in range(3):
+                plain, changed = _TEXT_MACRO.subn(r"\1", plain)
+                if not changed:
+                    break
         plain = plain.strip("{} ")
-        if (plain != inner and not re.search(r"[\\^_{}]", plain)) or re.fullmatch(
-            r"[\d.,%+-]+", plain
-        ):
+        if (plain != inner and not _MATH_MARKUP.search(plain)) or _NUMBER.fullmatch(plain):
             return plain
         spans.append(m.group(0))
         return f"{PLACEHOLDER_OPEN}{len(spans) - 1}{_PLACEHOLDER_CLOSE}"
 
-    return re.sub(r"\$([^$]+)\$", repl, text), spans
+    return _MATH.sub(repl, text), spans
 
 
 _MD_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
@@ -128,14 +133,22 @@ _URL = re.compile(r"https?://\S+")
 _BACKTICK_QUOTE = re.compile(r"`([^`'\"]+)'")
 _STRONG = re.compile(r"\*\*(.+?)\*\*")
 _EMPHASIS = re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])")
+_EMPHASIS_OPEN, _EMPHASIS_CLOSE = re.compile(r"(?<![\w*])\*(?=\S)"), re.compile(r"(?<=\S)\*(?![\w*])")
 _QUOTES = (("’’", '"'), ("''", '"'), ("``", '"'), ("“", '"'), ("”", '"'),
            ("‘", "'"), ("’", "'"), ("—", " — "), ("–", " – "))
 
 
-def _clean(abstract: str) -> tuple[str, list[str]]:
+_ASCII_QUOTES = tuple(q for q in _QUOTES if q[0].isascii())
+
+
+def _clean(abstract: str) -> tuple[str, list[str], list[str] | None]:
+    """(text, its math spans, its tokens): the text with single spaces, math masked (see
+    _mask_math), links, URLs and emphasis gone, quotes plain. The tokens are text.split()
+    when no step changed the text after spacing it (most abstracts), else None."""
     # Each step runs only when its text can match: most abstracts have no math, link or emphasis.
     # Only the steps that can leave double spaces call for spacing the text again.
-    text = " ".join(abstract.split())
+    tokens = abstract.split()
+    text = original = " ".join(tokens)
     spans: list[str] = []
     respace = False
     if "$" in text:
@@ -149,48 +162,44 @@ def _clean(abstract: str) -> tuple[str, list[str]]:
         text = _URL.sub("", text)
         respace = True
     # Quotes and emphasis become plain double quotes: they often mark a name.
-    for a, b in _QUOTES:
+    for a, b in (_ASCII_QUOTES if text.isascii() else _QUOTES):
         if a in text:
             text = text.replace(a, b)
             respace = respace or " " in b
     if "`" in text:
         text = _BACKTICK_QUOTE.sub(r'"\1"', text)
     if "*" in text:
-        text = _STRONG.sub(r'"\1"', text)
-        text = _EMPHASIS.sub(r'"\1"', text)
-    return (" ".join(text.split()) if respace else text), spans
+        if "**" in text:
+            text = _STRONG.sub(r'"\1"', text)
+        # _EMPHASIS scans on from every "*" that may open; it can match only if a "*" that
+        # may close comes at least two characters after the first that may open.
+        opening = _EMPHASIS_OPEN.search(text)
+        if opening and _EMPHASIS_CLOSE.search(text, opening.start() + 2):
+            text = _EMPHASIS.sub(r'"\1"', text)
+    # The steps leave no whitespace but spaces, so the text is spaced already unless it has
+    # two in a row or one at either end.
+    if respace and ("  " in text or text[:1] == " " or text[-1:] == " "):
+        text = " ".join(text.split())
+    return text, spans, (tokens if text is original or text == original else None)
 
 
-_ABBREV_END = re.compile(
-    r"\b(?:e\.g|i\.e|et al|etc|vs|cf|Fig|Eq|resp|w\.r\.t|approx|a\.k\.a|aka)\.$", re.I
-)
-
-
-# The space between two sentences (group 1). Matching the punctuation itself, rather than
-# looking behind for it, lets the regex engine skip ahead to the next "." "!" or "?".
-_SENTENCE_GAP = re.compile(r"[.!?](\s+)(?=[A-Z\"(\[\ue000])")
-
-
-def _ends_in_abbreviation(s: str) -> bool:
-    # The longest abbreviation is 7 characters; \b still sees the character before pos.
-    return _ABBREV_END.search(s, max(0, len(s) - 8)) is not None
+# Where a sentence ends: ".", "!" or "?" (group 1), spaces, then a capital, a quote, a bracket
+# or math; but not the "." of an abbreviation ("e.g.", "et al.", "Fig."). The punctuation is
+# matched first, so the regex engine skips ahead to the next ".", "!" or "?"; each
+# lookbehind is fixed-width and runs only there.
+_ABBREVIATIONS = ("e.g", "i.e", "et al", "etc", "vs", "cf", "Fig", "Eq", "resp", "w.r.t", "approx", "a.k.a", "aka")
+_SENTENCE_END = re.compile(r"([.!?])(?=\s+[A-Z\"(\[\ue000])"
+                           + "".join(rf"(?<!(?i:\b{re.escape(a)}\.))" for a in _ABBREVIATIONS) + r"\s+")
 
 
 def _split_sentences(text: str) -> list[str]:
-    out: list[str] = []
-    prev = 0
-    for m in _SENTENCE_GAP.finditer(text):
-        part = text[prev:m.start(1)]
-        if out and _ends_in_abbreviation(out[-1]):
-            out[-1] += " " + part
-        else:
-            out.append(part)
-        prev = m.end(1)
-    part = text[prev:]
-    if out and _ends_in_abbreviation(out[-1]):
-        out[-1] += " " + part
-    else:
-        out.append(part)
+    """The sentences of a text with single spaces (as _clean leaves it), each with its final
+    punctuation; joined by single spaces they are the text again."""
+    parts = _SENTENCE_END.split(text)
+    if len(parts) == 1:
+        return parts
+    out = list(map(add, parts[0:-1:2], parts[1::2]))
+    out.append(parts[-1])
     return out
 
 
@@ -240,9 +249,12 @@ _INITIAL_SPLIT = re.compile(r"[-/]")
 
 def _name_like(tok: str) -> bool:
     """'GALA3D', 'EmerNeRF', 'signSGD', 'LQ-LoRA': a coined name, not a word."""
-    core = tok.replace("-", "")
+    core = tok.replace("-", "") if "-" in tok else tok
     if len(core) < 2 or not core.isalnum():
         return False
+    if core.isascii():  # the same test with whole-string methods: letters and digits only
+        rest = core[1:]
+        return rest != rest.lower() or not (core.isalpha() or core.isdigit())
     inner_upper = any(map(str.isupper, core[1:]))
     return inner_upper or (any(map(str.isdigit, core)) and any(map(str.isalpha, core)))
 
@@ -251,17 +263,23 @@ def _name_like(tok: str) -> bool:
 # Tokens
 # ---------------------------------------------------------------------------
 
-# token -> its record (_analyse). Tokens repeat across abstracts; a plain dict, emptied
-# when full, is several times cheaper to consult than lru_cache.
-_CACHE: dict[str, tuple] = {}
+class _Records(dict):
+    """token -> its record (_analyse), made on first use. Tokens repeat across abstracts; a
+    dict, emptied when full, is several times cheaper to consult than lru_cache, and
+    map(_CACHE.__getitem__, tokens) analyses the new ones without a second pass."""
+
+    def __missing__(self, tok: str) -> tuple:
+        return _analyse(tok)
+
+
+_CACHE = _Records()
 _CACHE_SIZE = 200_000
 
 # A record starts with the token's phrase piece (see _piece), so that a slice of records is
 # a run of pieces; then what Doc reads for every token, which it fetches with C-level getters.
 _SHOWN, _PIECE_STEMS, _MAY_START, _MAY_END, _KIND = range(5)
 _STEMS, _NAME_STEMS, _CAP_STEMS, _CODE, _DEPTH, _INFO, _PIECE = range(5, 12)
-_get_stems, _get_name_stems, _get_cap_stems, _get_code = (
-    itemgetter(_STEMS), itemgetter(_NAME_STEMS), itemgetter(_CAP_STEMS), itemgetter(_CODE))
+_get_stems, _get_name_stems, _get_may_start = itemgetter(_STEMS), itemgetter(_NAME_STEMS), itemgetter(_MAY_START)
 
 
 def clear_caches() -> None:
@@ -277,13 +295,17 @@ def _analyse(tok: str) -> tuple:
         _CACHE.clear()
     bare = tok.strip(_TOKEN_EDGE)
     low = bare.lower()
-    words = [w for w in _WORD.findall(low) if len(w) > 2 and w not in TITLE_STOP_WORDS]  # content_words
-    stems = tuple(dict.fromkeys(w[:5] for w in words)) if len(words) > 1 else tuple(w[:5] for w in words)
+    if low.isalnum() and low.isascii():  # one word of [a-z0-9] (most tokens): content_words without the regex
+        stems = (low[:5],) if len(low) > 2 and low not in TITLE_STOP_WORDS else ()
+    else:
+        stems = tuple(dict.fromkeys([w[:5] for w in _WORD.findall(low) if len(w) > 2 and w not in TITLE_STOP_WORDS]))
     name_like, cap = _name_like(bare), bare[:1].isupper()
     piece = _make_piece(tok, bare, stems, low)
-    code = "(" if tok[:1] in ("(", "[") else "012"[piece[4]]
-    depth = (tok.count("(") + tok.count("[") - tok.count(")") - tok.count("]")
-             if "(" in tok or "[" in tok or ")" in tok or "]" in tok else 0)
+    if "(" in tok or "[" in tok or ")" in tok or "]" in tok:
+        code = "(" if tok[0] in "([" else "012"[piece[4]]
+        depth = tok.count("(") + tok.count("[") - tok.count(")") - tok.count("]")
+    else:
+        code, depth = "012"[piece[4]], 0
     record = _CACHE[tok] = piece + (
         stems, stems if name_like else (), stems if cap else (), code, depth,
         (bare, stems, name_like, cap), piece)
@@ -291,7 +313,7 @@ def _analyse(tok: str) -> tuple:
 
 
 def _record(tok: str) -> tuple:
-    return _CACHE.get(tok) or _analyse(tok)
+    return _CACHE[tok]
 
 
 def _token(tok: str) -> tuple[str, tuple[str, ...], bool, bool]:
@@ -323,88 +345,111 @@ def _long_form(acr: str, words: list[str]) -> list[str] | None:
     return None
 
 
-# A run of tokens a title phrase may be cut from, in the codes of _analyse.
-_RUN = re.compile("0*1|0+")
 
 
 class Doc:
     """One abstract, tokenised: sentences of tokens, and per content stem its features.
 
-    Everything per token is done in a few passes over whole lists (map, chain, Counter,
-    a regex over one code character per token) rather than in a loop per token: this is
-    the hot path of the importer."""
+    This is the hot path of the importer, written for the fewest interpreter steps, as
+    measured (docs/derived-titles.md, "Speed"): C-level passes (map, regexes) where one call
+    does a whole list, and one plain loop over the tokens for the statistics and runs,
+    which on Python 3.11 takes fewer steps than a pass per list."""
 
     def __init__(self, abstract: str):
-        text, self.math = _clean(abstract)
-        sentence_texts = _split_sentences(text) if text else []
-        self.sentences = sentences = [t.split() for t in sentence_texts]
-        # _clean leaves single spaces, so a sentence's text is its tokens joined.
+        text, self.math, tokens = _clean(abstract)
+        # _clean leaves single spaces, so a sentence's text is its tokens joined, and the
+        # sentences joined are the text.
+        self.sentence_texts = sentence_texts = _split_sentences(text) if text else []
         self.contrib = contrib = list(map(_is_contribution, sentence_texts))
         self.expansions: set[str] = set()
         # "Distance Aware Bottleneck (DAB)": (acronym, the words it abbreviates, where).
         self.acronyms: list[tuple[str, list[str], int]] = []
         if "(" in text:
             for m in _ACRONYM.finditer(text):
-                letters = sum(c.isupper() for c in m.group(1))
+                acr = m.group(1)
+                letters = sum(map(str.isupper, acr))
                 if letters >= 2:
                     before = text[max(0, m.start() - 160):m.start()].split()
                     # content_stems of each word, which its record holds already
-                    self.expansions.update(chain.from_iterable(
-                        _record(w)[_STEMS] for w in before[-letters - 2:]))
-                    long = _long_form(m.group(1), before[-letters - 4:])
+                    self.expansions.update(chain.from_iterable(map(_get_stems, map(_CACHE.__getitem__, before[-letters - 2:]))))
+                    long = _long_form(acr, before[-letters - 4:])
                     if long and not _PUNCTUATION.search(" ".join(long)[:-1]):
-                        self.acronyms.append((m.group(1), long, text.count(". ", 0, m.start())))
+                        self.acronyms.append((acr, long, text.count(". ", 0, m.start())))
         # The records of all tokens, in order; the first token of each sentence.
-        self._tokens = tokens = text.split()  # the sentences' tokens, in order: one space between sentences
-        records = list(map(_CACHE.get, tokens))
-        if None in records:  # tokens not met before
-            records = [record or _analyse(tok) for record, tok in zip(records, tokens)]
-        self._records = records
-        self._starts = starts = list(accumulate(map(len, sentences), initial=0))
+        self._tokens = tokens = text.split() if tokens is None else tokens
+        self._records = records = list(map(_CACHE.__getitem__, tokens))
+        # The first token of each sentence (a sentence has one token more than spaces).
+        starts = list(accumulate(map(add, map(str.count, sentence_texts, repeat(" ")), repeat(1)), initial=0))
+        if starts[-1] != len(tokens):  # never, with the spacing _clean leaves; but cheap to be sure
+            starts = list(accumulate(map(len, map(str.split, sentence_texts)), initial=0))
+        self._starts = starts
+        self._sentences = None
         self._total = starts[-1] or 1
-        # Content stems, one entry per occurrence; the occurrences before each token.
-        token_stems = list(map(_get_stems, records))
-        self._every = every = list(chain.from_iterable(token_stems))
-        self._before = before = list(accumulate(map(len, token_stems), initial=0))
-        # Per stem, in order of first occurrence: its count, and the token it first occurs in.
-        self._counts = counts = Counter(every)
-        first = dict(zip(reversed(every), range(len(every) - 1, -1, -1)))
-        # The token holding occurrence i is the first whose running total of stems exceeds i.
-        self._first = list(map(bisect_right, repeat(before[1:]), map(first.__getitem__, counts)))
+        # One pass over the tokens, sentence by sentence (a loop does this in fewer steps than
+        # a pass per list): the content stems, one entry per occurrence, and the occurrences
+        # before each token; per stem, in order of first occurrence, its count and the token
+        # it first occurs in; the stems of name-like tokens, and of capitalised ones not
+        # starting their sentence; and the runs, token spans [a, b) that a title phrase may
+        # be cut from (see chunks), from each token's code: "0" goes on a run, "1" ends one
+        # (itself included), "2" breaks one. An aside in parentheses is never part of a
+        # title: from a token opening one ("(") to where its brackets close (or its sentence
+        # ends), every token breaks runs.
+        counts: dict[str, int] = {}
+        first: dict[str, int] = {}
+        every: list[str] = []
+        before = [0]
+        names: set[str] = set()
+        capitalised: set[str] = set()
+        spans: list[tuple[int, int]] = []
+        for a, b in zip(starts, starts[1:]):
+            run = -1  # where the open run starts
+            depth = 0
+            for i in range(a, b):
+                record = records[i]
+                stems = record[_STEMS]
+                if stems:
+                    every += stems
+                    for stem in stems:
+                        if stem in counts:
+                            counts[stem] += 1
+                        else:
+                            counts[stem] = 1
+                            first[stem] = i
+                    if record[_NAME_STEMS]:
+                        names.update(stems)
+                    if record[_CAP_STEMS] and i != a:
+                        capitalised.update(stems)
+                before.append(len(every))
+                code = record[_CODE]
+                if depth or code == "(":
+                    depth = max(0, depth + record[_DEPTH])
+                    code = "2"
+                if code == "0":
+                    if run < 0:
+                        run = i
+                elif code == "1":
+                    spans.append((i if run < 0 else run, i + 1))
+                    run = -1
+                elif run >= 0:
+                    spans.append((run, i))
+                    run = -1
+            if run >= 0:
+                spans.append((run, b))
+        self._every, self._before, self._counts, self._first = every, before, counts, list(first.values())
+        self._names, self._capitalised, self._spans = names, capitalised, spans
         self._first_sentence_end = starts[1] if len(starts) > 1 else 0
         self._in_contrib = in_contrib = set()
-        for si in compress(range(len(sentences)), contrib):
+        for si in compress(range(len(sentence_texts)), contrib):
             in_contrib.update(every[before[starts[si]]:before[starts[si + 1]]])
-        self._names = set(chain.from_iterable(map(_get_name_stems, records)))
-        cap_stems = list(map(_get_cap_stems, records))
-        for start, end in zip(starts, starts[1:]):
-            if start < end:
-                cap_stems[start] = ()  # capitalised because it starts the sentence
-        self._capitalised = set(chain.from_iterable(cap_stems))
-        # Runs: token spans [a, b) that a title phrase may be cut from (see chunks).
-        codes = "".join(map(_get_code, records))
-        if "(" in codes:
-            # An aside in parentheses is never part of a title: from its opening to where
-            # its brackets close (or its sentence ends), every token breaks runs.
-            marked = list(codes)
-            for start, end in zip(starts, starts[1:]):
-                aside = codes.find("(", start, end)
-                if aside < 0:
-                    continue
-                depth = 0
-                for k in range(aside, end):
-                    if depth or marked[k] == "(":
-                        depth = max(0, depth + records[k][_DEPTH])
-                        marked[k] = "2"
-            codes = "".join(marked)
-        # A sentence ends on a token ending in ".", "!" or "?", which ends or breaks a run, so
-        # one scan of the whole abstract finds the runs of each sentence.
-        if all(codes[end - 1] != "0" for end in starts[1:-1] if end):
-            spans = [m.span() for m in _RUN.finditer(codes)]
-        else:
-            spans = [m.span() for start, end in zip(starts, starts[1:]) for m in _RUN.finditer(codes, start, end)]
-        self._spans = spans
         self._stats = self._runs = None
+
+    @property
+    def sentences(self) -> list[list[str]]:
+        """The tokens of each sentence."""
+        if self._sentences is None:
+            tokens, starts = self._tokens, self._starts
+            self._sentences = [tokens[a:b] for a, b in zip(starts, starts[1:])]
+        return self._sentences
 
     @property
     def stats(self) -> dict[str, list]:
@@ -526,6 +571,13 @@ def _modifiers() -> frozenset[str]:
     return frozenset(model().get("modifiers", ()))
 
 
+@lru_cache(maxsize=1)
+def _word_sets() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(words that break a phrase, words it may not end on, the model's modifiers), built once."""
+    modifiers = _modifiers()
+    return _BREAK_WORDS | _verbs(), _DANGLING | modifiers, modifiers
+
+
 # Suffixes of adjectives ("Convolutional", "Layout-Guided", "Reward-Free"), and the nouns
 # among words with them, which a title may end on.
 _ADJECTIVE_ENDS = ("al", "ive", "ous", "ic", "able", "ible", "less", "ful", "ary", "ed", "free", "like", "wise")
@@ -547,16 +599,23 @@ def _piece(tok: str) -> tuple[str, tuple[str, ...], bool, bool, int]:
 
 
 def _make_piece(tok: str, bare: str, stems: tuple[str, ...], low: str) -> tuple[str, tuple[str, ...], bool, bool, int]:
-    if not bare or low in _BREAK_WORDS or low in _verbs() or "(" in tok or "[" in tok:
+    breaking, no_end, modifiers = _word_sets()
+    if not bare or low in breaking or "(" in tok or "[" in tok:
         return bare, (), False, False, 2
-    ends = tok[-1:] in ",.;:!?\"”)]" or tok[:1] in "\"“"
-    shown = bare if ends or tok[:1] in "\"“'‘" else tok
-    start = bool(stems) and low not in _BAD_START and not low.endswith("ly") and PLACEHOLDER_OPEN not in tok
-    last = low.rsplit("-", 1)[-1]
-    modifiers = _modifiers()
-    end = (bool(stems) and low not in _DANGLING and low not in modifiers and last not in modifiers
-           and not bare.endswith(("-", "'s")) and not low.startswith(("non-", "multi-", "cross-", "semi-"))
-           and (last in _NOUNS_LIKE_ADJECTIVES or not last.endswith(_ADJECTIVE_ENDS)))
+    first = tok[0]
+    ends = tok[-1] in ",.;:!?\"”)]" or first in "\"“"
+    shown = bare if ends or first in "\"“'‘" else tok
+    if not stems:
+        return shown, stems, False, False, int(ends)
+    start = low not in _BAD_START and not low.endswith("ly") and PLACEHOLDER_OPEN not in tok
+    if "-" in low:
+        last = low.rsplit("-", 1)[-1]
+        end = (low not in no_end and last not in modifiers and not bare.endswith(("-", "'s"))
+               and not low.startswith(("non-", "multi-", "cross-", "semi-"))
+               and (last in _NOUNS_LIKE_ADJECTIVES or not last.endswith(_ADJECTIVE_ENDS)))
+    else:  # the word is its own last part, and starts with no "non-"
+        end = (low not in no_end and not bare.endswith("'s")
+               and (low in _NOUNS_LIKE_ADJECTIVES or not low.endswith(_ADJECTIVE_ENDS)))
     return shown, stems, start, end, int(ends)
 
 
@@ -590,23 +649,24 @@ def best_phrase(doc: Doc, probs: dict[str, float], expected_len: float, max_word
     if exclude:
         gains = [0.0 if s in exclude else g for s, g in zip(doc._every, gains)]
     before, records = doc._before, doc._records
+    # The gain of the stem occurrences before each one: a run's gain is a difference of two.
+    # (Summed in another order than a slice would be, which the margin covers.)
+    cum = list(accumulate(gains, initial=0.0))
     # No phrase of a run scores above 2 * (all its gain) / (3 + expected_len): try the
     # richest runs first and stop when no remaining run can win. (With repeated words
     # counted again: still an upper bound, and cheaper.)
-    ranked = sorted((-(base_gain + sum(gains[before[a]:before[b]])), index, a, b)
+    ranked = sorted((cum[before[a]] - cum[before[b]], index, a, b)
                     for index, (a, b) in enumerate(doc._spans) if b - a >= 2 and a >= first_token)
     floor = 3 + expected_len
-    for neg_bound, index, a, b in ranked:
-        if 2 * -neg_bound / floor < best_key[0]:
+    for neg_gain, index, a, b in ranked:
+        if 2 * (base_gain - neg_gain) / floor + _MARGIN < best_key[0]:
             break
         run = records[a:b]
         length = b - a
-        for i in range(length):
-            if not run[i][_MAY_START]:
-                continue
+        for i in compress(range(length), map(_get_may_start, run)):
             stop = min(length, i + max_words)
             # The same bound for the phrases starting here.
-            if 2 * (base_gain + sum(gains[before[a + i]:before[a + stop]])) / floor + _MARGIN < best_key[0]:
+            if 2 * (base_gain + cum[before[a + stop]] - cum[before[a + i]]) / floor + _MARGIN < best_key[0]:
                 continue
             seen = set(exclude)
             gain, n = base_gain, base_n

@@ -96,7 +96,7 @@ def derive_title(abstract: str) -> str:
     sentence. Deterministic.
     """
     doc = Doc(abstract)
-    if not doc.sentences:
+    if not doc.sentence_texts:
         return "Untitled"
     low = abstract.lower()
     position = "position" in low and " position paper" in " ".join(low.split())  # ICML's "Position: ..." convention
@@ -105,7 +105,7 @@ def derive_title(abstract: str) -> str:
     if name:
         prefix += restore_math(_unmix_case(name), doc.math) + ": "
     title = (prefix + _shape(tokens, doc.math, MAX_TITLE_LEN - len(prefix))) if tokens else ""
-    first = _norm(restore_math(" ".join(doc.sentences[0]), doc.math))
+    first = _norm(restore_math(doc.sentence_texts[0], doc.math))
     if not title or _norm(title) == first or degenerate_reason(title) or _WE.match(title):
         title = _fallback(doc)
     return title
@@ -113,11 +113,11 @@ def derive_title(abstract: str) -> str:
 
 def _fallback(doc) -> str:
     """No usable phrase (a one-line or odd abstract): its opening words, cut to a title."""
-    words = [w.strip("\"'()[],.;:!?") for w in doc.sentences[0][:8]]
+    words = [w.strip("\"'()[],.;:!?") for w in doc.sentence_texts[0].split()[:8]]
     words = [w for w in words if w]
     while words and words[0].lower() in ("we", "in", "this", "here"):
         words = words[1:]
-    first = _norm(restore_math(" ".join(doc.sentences[0]), doc.math))
+    first = _norm(restore_math(doc.sentence_texts[0], doc.math))
     while words and (not phrase_may_end(words[-1]) or _norm(" ".join(words)) == first):
         words.pop()
     text = restore_math(_title_case(" ".join(words)), doc.math) if words else ""
