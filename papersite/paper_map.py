@@ -64,9 +64,6 @@ class LayoutCache:
         self.digest, self.points = result
         return list(self.points)
 
-    def layout(self, texts: Sequence[str]) -> list[tuple[int, int]]:
-        return self.keep(self.job(texts)[0]())
-
 
 def layout(texts: Sequence[str], method: str = "force") -> list[tuple[int, int]]:
     """(x, y) on the GRID for each text, in order; similar texts close together.

@@ -107,10 +107,15 @@ def test_rebuilds_are_byte_identical_and_reuse_the_layout(built, tmp_path, monke
     monkeypatch.setattr(paper_map, "layout", lambda texts: calls.append(texts) or [(0, 0)] * len(texts))
     texts = [f"text {i}" for i in range(5)]
     layouts = paper_map.LayoutCache()
-    first = layouts.layout(texts)
-    assert layouts.layout(list(texts)) == first
+
+    def lay_out(texts):  # as the build does: the job (run anywhere), then keep what it gave
+        job, size = layouts.job(texts)
+        return layouts.keep(job()), size
+
+    first, size = lay_out(texts)
+    assert size == len(texts) and lay_out(list(texts)) == (first, 0)  # cached: no work to run
     assert len(calls) == 1
-    layouts.layout(texts[:4])
+    assert lay_out(texts[:4])[1] == 4
     assert len(calls) == 2
 
 
