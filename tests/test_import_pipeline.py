@@ -43,7 +43,7 @@ def test_batches_on_workers_give_what_one_process_gives(tmp_path, monkeypatch):
     source = tmp_path / "export.csv"
     write_export(source, 50)  # rows 37.. repeat the UIDs of 0..: duplicates, found across batches
     results = []
-    for jobs, batch in ((1, 1000), (2, 7), (2, 1)):
+    for jobs, batch in ((1, 1000), (2, 7), (2, 3)):  # 3: many batches, a fork each, yet few
         site = TinySite(tmp_path / f"site-{jobs}-{batch}")
         first = import_into(site, source, monkeypatch, jobs, batch)
         again = import_into(site, source, monkeypatch, jobs, batch)
