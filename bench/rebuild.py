@@ -8,7 +8,10 @@ process: watchdog, the debounced rebuild loop, the HTTP server. Each edit
 changes one paper's title on disk; the clock stops when the server's event
 stream announces the new build and a GET of that paper's page returns the
 new title, which is what an open browser tab waits for. Includes the quiet
-period of the debouncer (papersite.watch.QUIET).
+period of the debouncer (papersite.watch.QUIET). The map follows an edit in
+the preview (papersite.session.FollowingLayout): before the next edit, the
+benchmark waits for its exact layout to land, as an author reading the page
+would, and reports how long that took.
 """
 from __future__ import annotations
 
@@ -99,7 +102,7 @@ def measure(size: int, edits: int, seed: int) -> dict:
             port, base = preview.server.server_address[1], preview.state.base_path
             events = Events(port, base)
             build = events.next()["build"]
-            served, phases = [], []
+            served, phases, landed = [], [], []
             for index in range(edits):
                 paper = papers[(index * 7919) % len(papers)]  # spread over the catalog
                 title = retitle(paper.source, f"Edit {index}")
@@ -111,6 +114,16 @@ def measure(size: int, edits: int, seed: int) -> dict:
                 served.append(time.perf_counter() - saved)
                 assert f"Edit {index}".encode() in page, f"page of {paper.slug} lacks the new title {title!r}"
                 phases.append(preview.rebuilder.last.timings)
+                if preview.rebuilder.cache.map.wanted is not None:  # the map's exact layout is coming
+                    while preview.rebuilder.cache.map.wanted is not None:
+                        time.sleep(0.01)
+                    preview.queue.put("(the benchmark: after the map's rebuild)")  # rebuilds after it, changing nothing
+                    while not any("(the benchmark" in line for line in lines):
+                        time.sleep(0.01)
+                    lines.clear()
+                    while build != preview.state.status()[0]:  # the map's rebuild announced itself
+                        build = events.next()["build"]
+                    landed.append(time.perf_counter() - saved)
             events.conn.close()
         finally:
             preview.stop()
@@ -118,6 +131,7 @@ def measure(size: int, edits: int, seed: int) -> dict:
         "size": size, "kind": kind, "full": full, "full_phases": full_phases,
         "served": statistics.median(served), "served_all": served,
         "phases": {name: statistics.median(p.get(name, 0.0) for p in phases) for name in PHASES},
+        "landed": statistics.median(landed) if landed else None,
     }
 
 
@@ -129,6 +143,8 @@ def table(results: list[dict]) -> str:
         phases = " / ".join(f"{r['phases'][n] * 1000:.0f}" for n in PHASES)
         rows.append(f"| {r['size']:,} | {r['kind']} | {r['full']:.2f} s | {r['served'] * 1000:.0f} ms | {phases} ms |")
     rows.append("")
+    rows.extend(f"{r['size']:,}: the map's exact layout served {r['landed']:.2f} s after the save (median)"
+                for r in results if r["landed"] is not None)
     rows.append("Full clean build, per phase: " + "; ".join(
         f"{r['size']:,}: " + " / ".join(f"{r['full_phases'].get(n, 0):.2f}" for n in PHASES) + " s"
         for r in results))

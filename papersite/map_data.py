@@ -29,9 +29,9 @@ def search_order(catalog: Catalog) -> list:
     return sorted(catalog.papers, key=lambda p: (venue_rank[p.venue], p.id))
 
 
-def map_texts(catalog: Catalog, abstracts: dict[str, Abstract]) -> list[str]:
-    """What the map lays out: each paper's plain title and abstract, in the search's numbering."""
-    return [f"{_plain_title(p)}. {abstracts[p.id].text}" for p in search_order(catalog)]
+def map_texts(catalog: Catalog, abstracts: dict[str, Abstract]) -> dict[str, str]:
+    """What the map lays out: paper id -> its plain title and abstract, in the search's numbering."""
+    return {p.id: f"{_plain_title(p)}. {abstracts[p.id].text}" for p in search_order(catalog)}
 
 
 def map_files(catalog: Catalog, points: Sequence[tuple[int, int]]) -> dict[str, bytes]:

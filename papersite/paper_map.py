@@ -24,7 +24,7 @@ import json
 import math
 import os
 from itertools import chain
-from typing import Callable, Sequence
+from typing import Callable, Mapping, NamedTuple, Sequence
 
 from .text import prose_term_counts as term_counts
 
@@ -46,23 +46,42 @@ class LayoutCache:
     abstract reuses it (a BuildCache part, so `build` keeps it between runs too).
 
     `job` hands the layout out as a job that can run in another process (a build lays
-    the map out alongside its pages); `keep` takes what it returned."""
+    the map out alongside its pages); `keep` takes what it returned. Texts come keyed by
+    paper, so that `where` can tell where each paper was last placed."""
 
     def __init__(self):
         self.digest: str | None = None
         self.points: list[tuple[int, int]] = []
+        self.keys: list[str] = []
 
-    def job(self, texts: Sequence[str]) -> tuple[Callable[[], tuple[str, list]], int]:
-        """(a function giving (digest, points) for keep, the size of its work: 0 when cached)."""
-        digest = hashlib.sha256(json.dumps(list(texts), ensure_ascii=False).encode()).hexdigest()
+    def job(self, texts: Mapping[str, str]) -> tuple[Callable[[], Laid], int]:
+        """(a function giving what keep takes, the size of its work: 0 when cached)."""
+        digest = texts_digest(texts)
         if digest == self.digest:
-            known = digest, self.points
+            known = Laid(digest, self.keys, self.points)
             return (lambda: known), 0
-        return (lambda: (digest, layout(texts))), len(texts)
+        keys, values = list(texts), list(texts.values())
+        return (lambda: Laid(digest, keys, layout(values))), len(texts)
 
-    def keep(self, result: tuple[str, list]) -> list[tuple[int, int]]:
-        self.digest, self.points = result
+    def keep(self, laid: "Laid") -> list[tuple[int, int]]:
+        self.digest, self.keys, self.points = laid
         return list(self.points)
+
+    def where(self) -> dict[str, tuple[int, int]]:
+        """Paper key -> its point in the last layout kept."""
+        return dict(zip(self.keys, self.points))
+
+
+class Laid(NamedTuple):
+    """A layout: the digest of the texts it is of (None: not of exactly these), their keys, a point each."""
+
+    digest: str | None
+    keys: list[str]
+    points: list[tuple[int, int]]
+
+
+def texts_digest(texts: Mapping[str, str]) -> str:
+    return hashlib.sha256(json.dumps(list(texts.values()), ensure_ascii=False).encode()).hexdigest()
 
 
 def layout(texts: Sequence[str], method: str = "force") -> list[tuple[int, int]]:

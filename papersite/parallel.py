@@ -7,7 +7,8 @@ Small jobs run inline: forking costs ~20 ms, which a one-paper rebuild cannot
 afford and does not need.
 
 `in_background` runs one serial job (the search index) in a forked process
-while the parent goes on with other stages, so neither core waits for it.
+while the parent goes on with other stages, so neither core waits for it;
+`Background` runs one that nobody waits for (the preview's map layout).
 """
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ def parallel_map(func: Callable[[T], R], items: Sequence[T], fresh: bool = False
     of it (at 50,000 papers each worker grew to 850 MB). A fresh worker per
     slice holds a slice's worth at most, for a fork per slice.
     """
-    if not _worth_forking(len(items)):
+    if not worth_forking(len(items)):
         return [func(item) for item in items]
     with MapInBackground(func, items, fresh) as job:
         return job.result()
@@ -58,7 +59,7 @@ class MapInBackground:
 
     def __init__(self, func: Callable[[T], R], items: Sequence[T], fresh: bool = False):
         self.func, self.items, self.pool = func, items, None
-        self.forked = _worth_forking(len(items))
+        self.forked = worth_forking(len(items))
         if not self.forked:
             return
         count = workers()
@@ -110,7 +111,7 @@ def in_background(func: Callable[[], R], size: int) -> Iterator[Callable[[], R]]
     when waited for. What func changes in memory stays in its process: use
     it for pure work whose caches nobody keeps.
     """
-    if not _worth_forking(size):
+    if not worth_forking(size):
         yield func  # inline, when waited for
         return
     global _job
@@ -128,7 +129,38 @@ def in_background(func: Callable[[], R], size: int) -> Iterator[Callable[[], R]]
         pool.join()
 
 
-def _worth_forking(size: int) -> bool:
+class Background:
+    """func() in a forked process that nobody waits for: `then()` is called, from
+    another thread, once it has finished; `result()` then gives what it returned
+    (or raises what it raised). `cancel()` stops it. Only for a job worth a process
+    (worth_forking)."""
+
+    def __init__(self, func: Callable[[], R], then: Callable[[], None]):
+        global _job
+        previous, _job = _job, (func, ())
+        try:
+            self.pool = multiprocessing.get_context("fork").Pool(1, initializer=_start_worker)  # forks here
+        finally:
+            _job = previous
+        self.outcome = self.pool.apply_async(_run_job, callback=lambda _: then(), error_callback=lambda _: then())
+        self.pool.close()
+
+    def done(self) -> bool:
+        return self.outcome.ready()
+
+    def result(self) -> R:
+        try:
+            return self.outcome.get()
+        finally:
+            self.cancel()
+
+    def cancel(self) -> None:
+        self.pool.terminate()
+        self.pool.join()
+
+
+def worth_forking(size: int) -> bool:
+    """Whether a job of `size` items pays for processes of its own."""
     return workers() >= 2 and size >= MIN_ITEMS and "fork" in multiprocessing.get_all_start_methods()
 
 

@@ -485,6 +485,9 @@ def exposure_warning(host: str) -> str | None:
     return f"warning: listening on {host}: other machines can reach this preview (use 127.0.0.1 to keep it local)"
 
 
+MAP_LANDED = "the map's layout"  # how the terminal line names the change when the map catches up
+
+
 class Preview:
     """The authoring loop: build, serve from memory, watch, rebuild, reload every tab."""
 
@@ -492,11 +495,12 @@ class Preview:
                  log: Callable[[str], None] = print):
         self.log = log
         self.config_path = Path(config_path)
-        self.rebuilder = Rebuilder(self.config_path, base_url)
+        self.queue = ChangeQueue()
+        # the map follows an edit: its exact layout comes in as a change of its own
+        self.rebuilder = Rebuilder(self.config_path, base_url, map_landed=lambda: self.queue.put(MAP_LANDED))
         self.state = SiteState(None, "/", preview=True)
         self.server = make_server(self.state, host, port, log)  # bind first: a busy port fails fast
         self.report(None)
-        self.queue = ChangeQueue()
         self.watcher = SourceWatcher(self.config_path, self.queue)
         self.loop = threading.Thread(target=rebuild_loop, args=(self.queue, self.report), daemon=True)
 
@@ -514,6 +518,7 @@ class Preview:
         else:
             self.state.fail(outcome.error)
         self.log(terminal_text(summary(changes, outcome)))  # paths and messages come from the sources
+        self.rebuilder.follow()
 
     def start(self) -> None:
         """Watch and serve in background threads (tests and the benchmark use this); stop() ends it."""

@@ -5,12 +5,14 @@ import json
 import math
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import html5lib
 import pytest
 
-from papersite import paper_map
+from papersite import paper_map, parallel
+from papersite.session import Rebuilder
 from papersite.map_data import browser_slug
 from tests.conftest import TinySite
 
@@ -105,7 +107,7 @@ def test_rebuilds_are_byte_identical_and_reuse_the_layout(built, tmp_path, monke
     assert again.files["map/points.json"] == build.files["map/points.json"]
     calls = []
     monkeypatch.setattr(paper_map, "layout", lambda texts: calls.append(texts) or [(0, 0)] * len(texts))
-    texts = [f"text {i}" for i in range(5)]
+    texts = {f"p{i}": f"text {i}" for i in range(5)}
     layouts = paper_map.LayoutCache()
 
     def lay_out(texts):  # as the build does: the job (run anywhere), then keep what it gave
@@ -113,10 +115,43 @@ def test_rebuilds_are_byte_identical_and_reuse_the_layout(built, tmp_path, monke
         return layouts.keep(job()), size
 
     first, size = lay_out(texts)
-    assert size == len(texts) and lay_out(list(texts)) == (first, 0)  # cached: no work to run
+    assert size == len(texts) and lay_out(dict(texts)) == (first, 0)  # cached: no work to run
     assert len(calls) == 1
-    assert lay_out(texts[:4])[1] == 4
+    assert lay_out(dict(list(texts.items())[:4]))[1] == 4
     assert len(calls) == 2
+    assert layouts.where() == {f"p{i}": (0, 0) for i in range(4)}
+
+
+def test_the_previews_map_follows_an_edit_then_lands_on_what_build_lays_out(tmp_path, monkeypatch):
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)  # these few papers' layout gets a process, as 10,000 do
+    site = two_topic_site(tmp_path / "site")
+    landed = threading.Event()
+    rebuilder = Rebuilder(site.root / "site.yaml", map_landed=landed.set)
+    first = points_of(rebuilder.rebuild().build)  # a first build waits for the layout
+    assert not landed.is_set()
+
+    def edit(body):
+        site.paper("bandit-0", id="b0", title="Bandit Paper 0", topics="[learning-theory]", body=body)
+        build = rebuilder.rebuild().build
+        rebuilder.follow()  # as the preview does once the build is served
+        return build
+
+    edited = edit("Denoising diffusion of images with a score network, and no bandits at all.")
+    served = points_of(edited)
+    assert (served["x"], served["y"]) == (first["x"], first["y"])  # meanwhile, every paper where it was
+    assert any(b"no bandits at all" in page for path, page in edited.files.items() if path.startswith("papers/"))
+    edited = edit("Denoising diffusion of images with a score network, and not one bandit.")  # again, at once
+    assert points_of(edited)["x"] == first["x"]
+    for _ in range(3):  # the first layout may land before the second edit stopped it
+        assert landed.wait(60)
+        landed.clear()
+        exact = rebuilder.rebuild().build
+        rebuilder.follow()
+        if rebuilder.cache.map.pending is None:
+            break
+    clean, _ = site.build(tmp_path / "clean")
+    assert exact.files["map/points.json"] == clean.files["map/points.json"] != edited.files["map/points.json"]
+    assert points_of(rebuilder.rebuild().build) == points_of(exact)  # kept: nothing more to lay out
 
 
 def test_layout_is_a_pure_function_of_the_texts():

@@ -18,9 +18,10 @@ import pytest
 from click.testing import CliRunner
 
 import papersite.cli as cli_module
+from papersite import parallel
 from papersite.errors import Problem, SiteError
 from papersite.pipeline import build_site
-from papersite.serve import (HostFilter, Preview, SiteState, exposure_warning, make_server, printable,
+from papersite.serve import (MAP_LANDED, HostFilter, Preview, SiteState, exposure_warning, make_server, printable,
                              terminal_text)
 from papersite.buildwatch import watch_and_build
 from papersite.watch import ChangeQueue
@@ -273,6 +274,42 @@ def test_preview_rebuilds_keeps_the_last_good_build_and_reports(tiny):
         assert "initial build" in lines[0]
         assert any("content/icml-2024/one.md: " in line and "files changed in" in line for line in lines)
         assert any("build failed" in line and "unknown topic" in line for line in lines)
+    finally:
+        preview.stop()
+
+
+def test_the_preview_serves_an_edit_before_the_map_catches_up_then_the_map_build_makes(tmp_path, monkeypatch):
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)  # these few papers' layout gets a process, as 10,000 do
+    site = TinySite(tmp_path / "site")
+    for i in range(12):
+        words = "Diffusion denoising of images by a score network" if i % 2 else "Regret of bandits exploring rewards"
+        site.paper(f"p{i}", id=f"p{i}", title=f"Paper {i}", body=f"{words}, case {i}.")
+    lines: list[str] = []
+    preview = Preview(site.root / "site.yaml", None, "127.0.0.1", 0, log=lines.append)
+    preview.start()
+    try:
+        port = preview.server.server_address[1]
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        conn.request("GET", "/catalog/__reload")
+        events = conn.getresponse()
+        assert read_event(events)["build"] == 1
+        before = get(port, "/catalog/map/points.json")[1]
+        site.paper("p0", id="p0", title="Diffusion Models", body="Diffusion denoising of images by a score network.")
+        assert read_event(events)["build"] == 2
+        assert b"Diffusion Models" in get(port, "/catalog/papers/p0/")[1]
+        meanwhile = json.loads(get(port, "/catalog/map/points.json")[1])
+        assert (meanwhile["x"], meanwhile["y"]) == (json.loads(before)["x"], json.loads(before)["y"])
+        deadline = time.monotonic() + 60
+        while preview.rebuilder.cache.map.wanted is not None and time.monotonic() < deadline:
+            time.sleep(0.01)  # the layout is being made (not read_event: it would wait for ever on a bug)
+        while preview.state.status()[0] != 3 and time.monotonic() < deadline + 10:
+            time.sleep(0.01)
+        assert preview.state.status()[0] == 3
+        assert read_event(events)["build"] == 3  # the map's exact layout, announced as a change
+        clean, _ = site.build(tmp_path / "clean")
+        assert get(port, "/catalog/map/points.json")[1] == clean.files["map/points.json"]
+        assert any(line.split(" ", 1)[1].startswith(f"{MAP_LANDED}: 1 file changed") for line in lines)
+        conn.close()
     finally:
         preview.stop()
 
