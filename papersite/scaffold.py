@@ -67,7 +67,12 @@ npm ci                           # lunr.js, for the search page
 papersite import papers.bib      # add papers to content/
 papersite serve                  # preview at http://127.0.0.1:8000/
 papersite build                  # write the site to _site/
+papersite deploy                 # publish it to the gh-pages branch, for GitHub Pages
 ```
+
+For `deploy`, set `base_url` in site.yaml to the site's address
+(`https://USER.github.io/REPO/`), then choose "Deploy from a branch", `gh-pages`,
+in the repository's Settings -> Pages.
 
 `papersite` is the command `pip install` gives; from a papersite checkout,
 `python path/to/papersite/build.py` is the same.
