@@ -332,12 +332,20 @@ def test_an_author_page_offers_the_bibtex_of_their_papers(tmp_path):
     from tests.conftest import TinySite, paper_text
     import bibtexparser
     site = TinySite(tmp_path / "site")
-    site.write("content/icml-2024/one.md", paper_text(id="a", title="First Paper"))
+    site.write("content/icml-2024/one.md", paper_text(id="a", title="First Paper").replace(
+        "[Ada Lovelace]", "[Ada Lovelace, Alan Turing]"))
     site.write("content/icml-2024/two.md", paper_text(id="b", title="Second Paper").replace(
-        "[Ada Lovelace]", "[Alan Turing]"))
+        "[Ada Lovelace]", "[Alan Turing, Grace Hopper]"))
     out = tmp_path / "out"
     site.build(out)
-    page = (out / "authors" / "ada-lovelace" / "index.html").read_text()
-    assert 'href="/catalog/authors/ada-lovelace/papers.bib" download' in page
-    library = bibtexparser.parse_string((out / "authors" / "ada-lovelace" / "papers.bib").read_text())
-    assert [entry["title"] for entry in library.entries] == ["{First Paper}"]
+
+    def bib_titles(path):
+        page = (out / "authors" / path / "index.html").read_text()
+        link = re.search(r'<a href="/catalog/([^"]+\.bib)" download>Download BibTeX</a>', page).group(1)
+        return link, [entry["title"] for entry in bibtexparser.parse_string((out / link).read_text()).entries]
+
+    # two papers: a .bib of their own; one paper: that paper's, shared with co-authors of nothing else
+    assert bib_titles("alan-turing") == ("authors/alan-turing/papers.bib", ["{First Paper}", "{Second Paper}"])
+    assert bib_titles("ada-lovelace") == ("papers/one/cite.bib", ["{First Paper}"])
+    assert bib_titles("grace-hopper") == ("papers/two/cite.bib", ["{Second Paper}"])
+    assert not (out / "authors/ada-lovelace/papers.bib").exists()
