@@ -3,7 +3,7 @@
     .venv/bin/python bench/site_size.py --import                # the 2,596 real ICML 2024 papers
     .venv/bin/python bench/site_size.py --papers 10000          # the real papers, replicated
     .venv/bin/python bench/site_size.py --site path/to/_site    # a site already built
-      [--engine CHECKOUT] [--project 50000] [--tmp /dev/shm] [--keep]
+      [--engine CHECKOUT] [--before CHECKOUT [--check]] [--project 50000] [--tmp /dev/shm] [--keep]
 
 `--import` makes a catalog with `build.py new` and imports
 ../shared/data/icml2024-events.json into it (topics and links as a user gets
@@ -14,8 +14,12 @@ this one, so two checkouts compare on the same catalog) from its own default
 theme. The table gives each kind of file's bytes (file sizes, as GitHub Pages
 counts them), files and bytes per paper; `--project` scales the per-paper
 figure of each kind linearly to another catalog size (a rough guide: listings
-and feeds grow with papers, author pages with authorships). Nothing is written
-to the repository.
+and feeds grow with papers, author pages with authorships). `--before` builds
+the same catalog with another checkout too (e.g. a `git archive` of an older
+commit, with node_modules) and prints both tables and the change by kind;
+`--check` then compares what the two sites show a reader, page by page
+(tests/visible.py: the text of every page, and what every link leads to; about
+10 ms a page). Nothing is written to the repository.
 """
 from __future__ import annotations
 
@@ -80,6 +84,19 @@ def paper_count(site: Path) -> int:
     return sum(1 for path in site.glob("papers/*/index.html") if path.parent.name != "page")
 
 
+def change(before: dict[str, list[int]], after: dict[str, list[int]], papers: int, project: int) -> None:
+    print(f"{'kind':<26} {'before B/paper':>14} {'after B/paper':>13} {'change':>7} {'files':>15}")
+    for kind in sorted(before.keys() | after.keys(), key=lambda k: -before.get(k, [0])[0]):
+        old, new = before.get(kind, [0, 0]), after.get(kind, [0, 0])
+        print(f"{kind:<26} {old[0] / papers:>14,.0f} {new[0] / papers:>13,.0f} "
+              f"{(new[0] - old[0]) / max(old[0], 1):>+7.1%} {old[1]:>7,}>{new[1]:<7,}")
+    old, new = (sum(s for s, _ in sizes.values()) for sizes in (before, after))
+    print(f"{'total':<26} {old / papers:>14,.0f} {new / papers:>13,.0f} {(new - old) / old:>+7.1%} "
+          f"{sum(f for _, f in before.values()):>7,}>{sum(f for _, f in after.values()):<7,}")
+    print(f"{project:,} papers at these rates: {old / papers * project / 1e6:,.0f} MB before, "
+          f"{new / papers * project / 1e6:,.0f} MB after")
+
+
 def report(sizes: dict[str, list[int]], papers: int, project: int) -> None:
     total = sum(size for size, _ in sizes.values())
     order = [kind for kind, _ in KINDS] + [OTHER]
@@ -111,6 +128,18 @@ def make_catalog(args, folder: Path) -> Path:
     return write_catalog(args.papers, folder / "catalog", real=True).parent
 
 
+def check(before: Path, after: Path) -> None:
+    sys.path.insert(0, str(ROOT))
+    from tests.visible import Site, differences
+    start = time.perf_counter()
+    pages = sum(1 for path in Site(before).files() if path.endswith(".html"))
+    found = differences(Site(before), Site(after), may_change=frozenset({"static/style.css", "static/search.js"}))
+    print(f"what a reader sees, {pages:,} pages compared in {time.perf_counter() - start:.0f} s: "
+          + ("the same" if not found else f"{len(found)} differences (the first 20):"))
+    for line in found:
+        print("  " + line)
+
+
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     source = parser.add_mutually_exclusive_group(required=True)
@@ -119,22 +148,34 @@ def main(argv: list[str]) -> None:
     source.add_argument("--papers", type=int, help="the real papers replicated to this many")
     source.add_argument("--site", type=Path, help="measure this built site")
     parser.add_argument("--engine", type=Path, default=ROOT, help="the checkout that builds (default: this one)")
+    parser.add_argument("--before", type=Path, help="another checkout to build the same catalog with")
+    parser.add_argument("--check", action="store_true", help="with --before: compare what the sites show")
     parser.add_argument("--project", type=int, default=50_000, help="catalog size to project to")
     parser.add_argument("--tmp", type=Path, default=Path("/dev/shm") if Path("/dev/shm").is_dir() else None)
     parser.add_argument("--keep", action="store_true", help="keep the catalog and its site; print where")
     args = parser.parse_args(argv)
     args.engine = args.engine.resolve()
+    args.before = args.before.resolve() if args.before else None
     if args.site:
         report(composition(args.site), paper_count(args.site), args.project)
         return
     folder = Path(tempfile.mkdtemp(prefix="site-size-", dir=args.tmp))
     try:
         site = make_catalog(args, folder)
-        start = time.perf_counter()
-        subprocess.run([sys.executable, str(args.engine / "build.py"), "build"], cwd=site, check=True,
-                       stdout=subprocess.DEVNULL)
-        print(f"built by {args.engine} in {time.perf_counter() - start:.1f} s")
-        report(composition(site / "_site"), paper_count(site / "_site"), args.project)
+        outputs = {}
+        for engine in filter(None, (args.before, args.engine)):
+            out = folder / f"site-{len(outputs)}"
+            start = time.perf_counter()
+            subprocess.run([sys.executable, str(engine / "build.py"), "build", "--clean", "-q", "-o", str(out)],
+                           cwd=site, check=True)
+            print(f"built by {engine} in {time.perf_counter() - start:.1f} s")
+            outputs[engine] = out
+            report(composition(out), paper_count(out), args.project)
+        if args.before:
+            before, after = outputs[args.before], outputs[args.engine]
+            change(composition(before), composition(after), paper_count(after), args.project)
+            if args.check:
+                check(before, after)
     finally:
         if args.keep:
             print(f"kept: {folder}")
