@@ -88,8 +88,8 @@ def change(before: dict[str, list[int]], after: dict[str, list[int]], papers: in
     print(f"{'kind':<26} {'before B/paper':>14} {'after B/paper':>13} {'change':>7} {'files':>15}")
     for kind in sorted(before.keys() | after.keys(), key=lambda k: -before.get(k, [0])[0]):
         old, new = before.get(kind, [0, 0]), after.get(kind, [0, 0])
-        print(f"{kind:<26} {old[0] / papers:>14,.0f} {new[0] / papers:>13,.0f} "
-              f"{(new[0] - old[0]) / max(old[0], 1):>+7.1%} {old[1]:>7,}>{new[1]:<7,}")
+        ratio = f"{(new[0] - old[0]) / old[0]:>+7.1%}" if old[0] else f"{'new':>7}"
+        print(f"{kind:<26} {old[0] / papers:>14,.0f} {new[0] / papers:>13,.0f} {ratio} {old[1]:>7,}>{new[1]:<7,}")
     old, new = (sum(s for s, _ in sizes.values()) for sizes in (before, after))
     print(f"{'total':<26} {old / papers:>14,.0f} {new / papers:>13,.0f} {(new - old) / old:>+7.1%} "
           f"{sum(f for _, f in before.values()):>7,}>{sum(f for _, f in after.values()):<7,}")
