@@ -47,6 +47,10 @@ def test_every_character_of_pre_and_textarea_shows():
     assert shown(page("<textarea>a  b</textarea>")) != shown(page("<textarea>a b</textarea>"))
 
 
+def test_comments_do_not_show():
+    assert shown(page("<p>a<!-- note -->b</p>")) == shown(page("<p>ab</p>"))
+
+
 def test_the_head_shows_only_its_title():
     assert shown(page("x", '<meta name="twitter:title" content="T">')) == shown(page("x"))
     assert shown(page("x").replace("<title>T</title>", "<title>U</title>")) != shown(page("x"))

@@ -15,10 +15,9 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
-
-import xml.etree.ElementTree as ET
 
 import html5lib
 
@@ -31,11 +30,10 @@ PREFORMATTED = frozenset({"pre", "textarea"})
 SHOWN_ATTRIBUTES = ("alt", "title", "placeholder", "aria-label", "value", "hidden", "start", "download", "type",
                     "rel", "id")
 BREAK = "\x00"  # a block boundary while the text is collected
-MATHML = "{http://www.w3.org/1998/Math/MathML}"
 
 
 def _local(tag: str) -> str:
-    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
+    return tag.rsplit("}", 1)[-1]  # MathML's and SVG's elements come with their namespace
 
 
 def visible(html: bytes, resolve) -> tuple[str, list[tuple]]:
@@ -48,6 +46,8 @@ def visible(html: bytes, resolve) -> tuple[str, list[tuple]]:
     shown.append(("title", title.text if title is not None else None))
 
     def walk(element, preformatted: bool):
+        if not isinstance(element.tag, str):  # a comment: only its tail shows
+            return
         tag = _local(element.tag)
         if tag in UNSHOWN:
             return
