@@ -233,17 +233,25 @@ class Citations:
 
     def files(self) -> dict[str, bytes]:
         """Output path -> bytes: each paper's RIS and CSL-JSON, and the .bib of the catalog,
-        of each venue, topic and author."""
+        of each venue, topic and author (see bib_of)."""
         catalog = self.catalog
         files = dict(self.cache.files)
         listings = [(urls.bibtex_of(), catalog.papers)]
         listings += [(urls.bibtex_of(venue), catalog.venue_papers[venue.slug]) for venue in catalog.venues]
         listings += [(urls.bibtex_of(topic), catalog.topic_papers[topic.slug]) for topic in catalog.topics]
-        listings += [(urls.bibtex_of(author), author.papers) for author in catalog.authors]
+        listings += [(bib_of(author), author.papers) for author in catalog.authors]
         for path, papers in listings:
-            files[path] = self.bib(papers, path)
+            if path not in files:  # the co-authors of a paper who wrote nothing else share its .bib
+                files[path] = self.bib(papers, path)
         self.cache.listings = self.listings  # listings that are gone are forgotten
         return files
+
+
+def bib_of(author) -> str:
+    """Where an author's .bib lives: the .bib of someone with one paper would be byte for byte
+    that paper's, which their co-authors' pages would repeat, so they all link to the paper's
+    cite.bib (most people of a catalog have one paper); anyone else has authors/<slug>/papers.bib."""
+    return urls.cite_of(author.papers[0], "bib") if len(author.papers) == 1 else urls.bibtex_of(author)
 
 
 # --- metadata in paper pages ----------------------------------------------------------------------

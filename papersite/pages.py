@@ -10,6 +10,7 @@ from typing import Any
 
 from . import urls
 from .catalog import Catalog
+from .citations import bib_of
 from .feeds import FeedOrder, feed_context
 from .model import Paper
 
@@ -151,7 +152,7 @@ def people_pages(catalog: Catalog, bylines: dict, abstracts: dict[str, Abstract]
                 "person": author.person,  # name, orcid, affiliation, homepage
                 "spellings": author.spellings,
                 "feed": urls.feed_of(author),
-                "bib": urls.bibtex_of(author),
+                "bib": bib_of(author),
             }, author.papers, bylines), Page(urls.feed_of(author), "feed.xml", feed_context(
                 f"{author.name} · {site_title}", urls.path_of(author), author.papers, abstracts)))
         fresh[key] = kept

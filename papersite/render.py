@@ -134,7 +134,8 @@ def _author_links(link: Callable[[str], str], byline, limit: int | None) -> Mark
     names, "and N more". In Python: listings show it for every paper, and a macro
     call costs as much as the rest of the paper's entry."""
     shown = byline if limit is None else byline[:limit]
-    html = ", ".join(f'<a class="author-link" href="{escape(link(path))}">{escape(name)}</a>' for name, path in shown)
+    # no class: the stylesheet finds the names by their paragraph, and a listing holds thousands
+    html = ", ".join(f'<a href="{escape(link(path))}">{escape(name)}</a>' for name, path in shown)
     if len(byline) > len(shown):
         html += f" and {len(byline) - len(shown)} more"
     return Markup(html)

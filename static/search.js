@@ -758,7 +758,7 @@
       var byline = item.appendChild(el("p", "paper-item-authors"));
       doc.authors.forEach(function (author, i) {
         if (i) byline.appendChild(document.createTextNode(", "));
-        var name = el("a", "author-link");
+        var name = el("a"); // styled by its paragraph, as on the pages
         name.href = author[1];
         name.appendChild(highlighted(author[0], terms, marked));
         byline.appendChild(name);

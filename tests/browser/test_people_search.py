@@ -58,7 +58,7 @@ def test_author_names_are_found_and_shown_as_links(page, served_people):
     search(page, "hopper")
     assert titles(page) == ["Delta bounds", "Gamma bounds"]
     first = page.locator("#search-results .search-result").first
-    names = first.locator(".paper-item-authors a.author-link")
+    names = first.locator(".paper-item-authors a")
     assert "Grace Hopper" in names.all_text_contents()
     assert first.locator(".paper-item-authors mark").all_text_contents() == ["Hopper"]
     href = first.locator(".paper-item-authors a", has_text="Grace Hopper").get_attribute("href")
@@ -122,10 +122,16 @@ def test_a_one_year_catalog_has_no_year_facet(page, served_bundled):
 def test_author_links_on_pages_lead_to_author_pages(page, served_people):
     page.goto(served_people.url + "papers/alpha/")
     link = page.locator("p.authors a", has_text="Tim Rocktäschel")
+    # names are styled by their paragraph (links without a class): the byline's colour, not a link's
+    color = "el => getComputedStyle(el).color"
+    assert link.evaluate(color) == page.locator("p.authors").evaluate(color) != \
+        page.locator(".cite-downloads a").first.evaluate(color)
     link.click()
     page.wait_for_url("**/catalog/authors/tim-rocktaschel/")
     assert page.text_content("h1") == "Tim Rocktäschel"
     assert page.locator("h2#year-2024").count() == 1 and page.locator("h2#year-2023").count() == 1
+    byline = page.locator(".paper-item-authors").first
+    assert byline.locator("a").first.evaluate(color) == byline.evaluate(color)
     page.goto(served_people.url + urls.ALL_AUTHORS)
     assert page.locator("nav.site-nav a[aria-current=page]").text_content() == "Authors"
     page.locator(".letter-nav a", has_text="H").click()

@@ -1,0 +1,118 @@
+"""A smaller site shows the same: the theme's pages against the pages of its templates before
+they lost their indentation and duplicate meta tags (issue 14's site-size target)."""
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+import tarfile
+
+import pytest
+
+from papersite.config import load_config
+from papersite.pipeline import build_and_write
+from tests.conftest import ROOT
+from tests.test_same_site import in_git_checkout
+from tests.visible import Site, differences, visible
+
+# The last commit whose templates were indented and carried twitter:title and twitter:description.
+# A change that means to alter what pages show moves this to its own commit.
+REFERENCE = "1ee365e"
+
+
+def shown(html: str, links=lambda href: href):
+    return visible(html.encode(), links)
+
+
+def page(body: str, head: str = "") -> str:
+    return f"<!doctype html><html><head><title>T</title>{head}</head><body>{body}</body></html>"
+
+
+def test_whitespace_between_blocks_does_not_show():
+    indented = page("<main>\n  <h1>Title</h1>\n  <ul>\n    <li>one</li>\n    <li> two </li>\n  </ul>\n</main>")
+    assert shown(indented) == shown(page("<main><h1>Title</h1><ul><li>one</li><li>two</li></ul></main>"))
+    assert shown(indented)[0] == "Title\none\ntwo"
+
+
+def test_whitespace_between_inline_elements_shows():
+    spaced = shown(page('<p><a href="/a/">Ada</a>, <a href="/b/">Bo</a> <span>2024</span></p>'))
+    assert spaced[0] == "Ada, Bo 2024"
+    assert shown(page('<p><a href="/a/">Ada</a>, <a href="/b/">Bo</a><span>2024</span></p>')) != spaced
+    # a newline between inline elements shows as a space, as much as a space does
+    assert shown(page('<p><a href="/a/">Ada</a>,\n  <a href="/b/">Bo</a>\n<span>2024</span></p>')) == spaced
+
+
+def test_every_character_of_pre_and_textarea_shows():
+    assert shown(page("<pre>@a{k,\n  title = {T}\n}</pre>")) != shown(page("<pre>@a{k,\ntitle = {T}\n}</pre>"))
+    assert shown(page("<textarea>a  b</textarea>")) != shown(page("<textarea>a b</textarea>"))
+
+
+def test_comments_do_not_show():
+    assert shown(page("<p>a<!-- note -->b</p>")) == shown(page("<p>ab</p>"))
+
+
+def test_the_head_shows_only_its_title():
+    assert shown(page("x", '<meta name="twitter:title" content="T">')) == shown(page("x"))
+    assert shown(page("x").replace("<title>T</title>", "<title>U</title>")) != shown(page("x"))
+
+
+def test_links_and_what_a_reader_meets_in_attributes_count():
+    assert shown(page('<a href="/a/">x</a>')) != shown(page('<a href="/b/">x</a>'))
+    assert shown(page('<a href="/a/" download>x</a>')) != shown(page('<a href="/a/">x</a>'))
+    assert shown(page('<input placeholder="Search">')) != shown(page('<input placeholder="Find">'))
+    assert shown(page('<p class="a">x</p>')) == shown(page('<p class="b">x</p>'))
+
+
+def write(folder, files: dict[str, str]):
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
+    return Site(folder)
+
+
+def test_a_link_may_lead_elsewhere_to_the_same_bytes(tmp_path):
+    old = write(tmp_path / "old", {"index.html": page('<a href="/a/papers.bib">BibTeX</a>'), "a/papers.bib": "@x{k}\n"})
+    moved = write(tmp_path / "moved", {"index.html": page('<a href="/p/cite.bib">BibTeX</a>'), "p/cite.bib": "@x{k}\n"})
+    changed = write(tmp_path / "changed", {"index.html": page('<a href="/p/cite.bib">BibTeX</a>'),
+                                           "p/cite.bib": "@x{other}\n"})
+    assert differences(old, moved) == []
+    assert differences(old, changed) == ["index.html: links or attributes differ: "
+                                         f"{[(old.page('index.html')[1][1], changed.page('index.html')[1][1])]}"]
+
+
+def test_a_feed_may_lose_the_whitespace_between_its_elements(tmp_path):
+    feed = '<feed xmlns="http://www.w3.org/2005/Atom">\n  <title>{}</title>\n</feed>\n'
+    old = write(tmp_path / "old", {"feed.xml": feed.format("T")})
+    assert differences(old, write(tmp_path / "flat", {"feed.xml": feed.format("T").replace("\n  ", "")})) == []
+    assert differences(old, write(tmp_path / "other", {"feed.xml": feed.format("U")})) == \
+        ["feed.xml: content differs"]
+
+
+def reference_templates(folder):
+    """The theme's templates at REFERENCE, written into `folder` (a site's own templates/)."""
+    archive = subprocess.run(["git", "-C", ROOT, "archive", REFERENCE, "templates"], capture_output=True)
+    if archive.returncode:
+        pytest.skip(f"commit {REFERENCE} is not in this clone")
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(folder, filter="data")
+
+
+@pytest.mark.skipif(not in_git_checkout(), reason="needs a git checkout")
+def test_the_theme_shows_what_its_indented_templates_showed(tmp_path):
+    """The bundled catalog built with the theme's templates and with REFERENCE's: every page shows the
+    same text and links to the same content (same engine: only the templates differ)."""
+    sites = []
+    for name in ("reference", "theme"):
+        root = tmp_path / name
+        root.mkdir()
+        shutil.copy(ROOT / "site.yaml", root / "site.yaml")
+        shutil.copytree(ROOT / "content", root / "content")
+        if name == "reference":
+            reference_templates(root)
+        config = load_config(root / "site.yaml")
+        build_and_write(config, root / "_site")
+        sites.append(Site(root / "_site", config.base_path))
+    reference, theme = sites
+    assert differences(reference, theme) == []
+    sizes = [sum(f.stat().st_size for f in site.root.rglob("*.html")) for site in sites]
+    assert sizes[1] < sizes[0]
