@@ -10,6 +10,7 @@ written, and map.js slugifies the title the way `browser_slug` does.
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import TYPE_CHECKING, Sequence
@@ -38,17 +39,18 @@ def map_files(catalog: Catalog, points: Sequence[tuple[int, int]]) -> dict[str, 
     """map/points.json, for the points laid out from map_texts (a data file, as the search's are)."""
     papers = search_order(catalog)
     topic_number = {t.slug: i for i, t in enumerate(catalog.topics)}
-    return {urls.MAP_POINTS: encode(
-        [_plain_title(p) for p in papers], [p.slug for p in papers], points,
-        [topic_number[p.topics[0]] if p.topics else -1 for p in papers],
-        [t.name for t in catalog.topics],
-        [(v.name, len(catalog.venue_papers[v.slug])) for v in catalog.venues])}
+    return {urls.MAP_POINTS: encode(  # tuples: a rebuild that changed none of them gets the last bytes
+        tuple(_plain_title(p) for p in papers), tuple(p.slug for p in papers), tuple(map(tuple, points)),
+        tuple(topic_number[p.topics[0]] if p.topics else -1 for p in papers),
+        tuple(t.name for t in catalog.topics),
+        tuple((v.name, len(catalog.venue_papers[v.slug])) for v in catalog.venues))}
 
 
 def _plain_title(paper) -> str:
     return plain_text(paper.title) if "$" in paper.title else paper.title
 
 
+@functools.lru_cache(maxsize=1)
 def encode(titles: Sequence[str], slugs: Sequence[str], points: Sequence[tuple[int, int]],
            topics: Sequence[int], topic_names: Sequence[str], venues: Sequence[tuple[str, int]]) -> bytes:
     """The file's bytes; <, > and & escaped (inert), so no title can end a script if it is ever inlined."""

@@ -20,7 +20,6 @@ typo in an author) costs nothing.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import os
 from itertools import chain
@@ -54,9 +53,10 @@ class LayoutCache:
         self.points: list[tuple[int, int]] = []
         self.keys: list[str] = []
 
-    def job(self, texts: Mapping[str, str]) -> tuple[Callable[[], Laid], int]:
-        """(a function giving what keep takes, the size of its work: 0 when cached)."""
-        digest = texts_digest(texts)
+    def job(self, texts: Mapping[str, str], digest: str | None = None) -> tuple[Callable[[], Laid], int]:
+        """(a function giving what keep takes, the size of its work: 0 when cached).
+        `digest`: texts_digest(texts), if the caller has it."""
+        digest = digest or texts_digest(texts)
         if digest == self.digest:
             known = Laid(digest, self.keys, self.points)
             return (lambda: known), 0
@@ -81,7 +81,11 @@ class Laid(NamedTuple):
 
 
 def texts_digest(texts: Mapping[str, str]) -> str:
-    return hashlib.sha256(json.dumps(list(texts.values()), ensure_ascii=False).encode()).hexdigest()
+    """The texts, in order, told apart by their lengths too (one join: JSON took 0.14 s at 10,000)."""
+    values = list(texts.values())
+    digest = hashlib.sha256(",".join(map(str, map(len, values))).encode())
+    digest.update("\0".join(values).encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
 
 
 def layout(texts: Sequence[str], method: str = "force") -> list[tuple[int, int]]:

@@ -132,9 +132,9 @@ class FollowingLayout(LayoutCache):
             self.wanted = self.pending = None
             return (lambda: laid), 0
         if digest == self.digest or not self.points or not worth_forking(len(texts)):
-            return super().job(texts)
+            return super().job(texts, digest)
         if self.wanted is None:
-            self.wanted = digest, super().job(texts)[0]
+            self.wanted = digest, super().job(texts, digest)[0]
         where, middle = self.where(), (GRID // 2, GRID // 2)
         provisional = Laid(None, list(texts), [where.get(key, middle) for key in texts])
         return (lambda: provisional), 0
