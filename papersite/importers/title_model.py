@@ -132,8 +132,13 @@ _MD_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _URL = re.compile(r"https?://\S+")
 _BACKTICK_QUOTE = re.compile(r"`([^`'\"]+)'")
 _STRONG = re.compile(r"\*\*(.+?)\*\*")
-_EMPHASIS = re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])")
-_EMPHASIS_OPEN, _EMPHASIS_CLOSE = re.compile(r"(?<![\w*])\*(?=\S)"), re.compile(r"(?<=\S)\*(?![\w*])")
+# "*" opening emphasis (no word character or "*" before it, no space after) ... "*" closing it
+# (no space before, no word character or "*" after). Each star is matched before its
+# lookbehind, which then checks the two characters ending at it: a pattern that starts with
+# a literal lets the regex engine skip ahead to the next "*", and the lazy group stops at the
+# next literal "*" instead of trying a lookbehind at every character.
+_EMPHASIS = re.compile(r"\*(?<![\w*]\*)(?=\S)(.+?)\*(?<=\S\*)(?![\w*])")
+_EMPHASIS_OPEN, _EMPHASIS_CLOSE = re.compile(r"\*(?<![\w*]\*)(?=\S)"), re.compile(r"\*(?<=\S\*)(?![\w*])")
 _QUOTES = (("’’", '"'), ("''", '"'), ("``", '"'), ("“", '"'), ("”", '"'),
            ("‘", "'"), ("’", "'"), ("—", " — "), ("–", " – "))
 
@@ -275,10 +280,12 @@ class _Records(dict):
 _CACHE = _Records()
 _CACHE_SIZE = 200_000
 
-# A record starts with the token's phrase piece (see _piece), so that a slice of records is
-# a run of pieces; then what Doc reads for every token, which it fetches with C-level getters.
-_SHOWN, _PIECE_STEMS, _MAY_START, _MAY_END, _KIND = range(5)
-_STEMS, _NAME_STEMS, _CAP_STEMS, _CODE, _DEPTH, _INFO, _PIECE = range(5, 12)
+# A record starts with what Doc reads for every token, so that the loop over the tokens finds
+# it in the first cache line of the tuple; then the token's phrase piece (see _piece) and the
+# rest of what _token says of it. One flat tuple: nothing nested to allocate, keep or fetch.
+_STEMS, _NAME_STEMS, _CAP_STEMS, _CODE, _DEPTH = range(5)
+_SHOWN, _PIECE_STEMS, _MAY_START, _MAY_END, _KIND = range(5, 10)
+_BARE, _NAME_LIKE, _CAPITALISED = range(10, 13)
 _get_stems, _get_name_stems, _get_may_start = itemgetter(_STEMS), itemgetter(_NAME_STEMS), itemgetter(_MAY_START)
 
 
@@ -287,12 +294,14 @@ def clear_caches() -> None:
 
 
 def _analyse(tok: str) -> tuple:
-    """A token's record: the five fields of its piece (_piece); its content stems; the stems
-    again if it is name-like, and again if it is capitalised (else ()); its code for the run
-    scan in Doc ("0" inside a run, "1" ending one, "2" breaking one, "(" opening an aside);
-    its opening minus closing brackets; the _token tuple; the _piece tuple."""
+    """A token's record: its content stems; the stems again if it is name-like, and again if
+    it is capitalised (else ()); its code for the run scan in Doc ("0" inside a run, "1"
+    ending one, "2" breaking one, "(" opening an aside); its opening minus closing brackets;
+    the five fields of its piece (_piece); the bare token, name-like?, capitalised?"""
     if len(_CACHE) >= _CACHE_SIZE:
         _CACHE.clear()
+    if tok.isalnum() and tok.isascii():
+        return _analyse_word(tok)
     bare = tok.strip(_TOKEN_EDGE)
     low = bare.lower()
     if low.isalnum() and low.isascii():  # one word of [a-z0-9] (most tokens): content_words without the regex
@@ -306,9 +315,30 @@ def _analyse(tok: str) -> tuple:
         depth = tok.count("(") + tok.count("[") - tok.count(")") - tok.count("]")
     else:
         code, depth = "012"[piece[4]], 0
-    record = _CACHE[tok] = piece + (
-        stems, stems if name_like else (), stems if cap else (), code, depth,
-        (bare, stems, name_like, cap), piece)
+    record = _CACHE[tok] = (stems, stems if name_like else (), stems if cap else (), code, depth,
+                            *piece, bare, name_like, cap)
+    return record
+
+
+def _analyse_word(tok: str) -> tuple:
+    """_analyse for a token of ASCII letters and digits only (four in ten new tokens): its own
+    bare form, with no bracket, quote, hyphen or placeholder to look for."""
+    breaking, no_end, _ = _word_sets()
+    low = tok.lower()
+    stems = (low[:5],) if len(low) > 2 and low not in TITLE_STOP_WORDS else ()
+    rest = tok[1:]
+    name_like = len(tok) > 1 and (rest != rest.lower() or not (tok.isalpha() or tok.isdigit()))
+    cap = tok[0].isupper()
+    if low in breaking:
+        start, end, kind = False, False, 2
+    elif not stems:
+        start, end, kind = False, False, 0
+    else:
+        start = low not in _BAD_START and not low.endswith("ly")
+        end = low not in no_end and (low in _NOUNS_LIKE_ADJECTIVES or not low.endswith(_ADJECTIVE_ENDS))
+        kind = 0
+    record = _CACHE[tok] = (stems, stems if name_like else (), stems if cap else (), "02"[kind > 0], 0,
+                            tok, stems if kind < 2 else (), start, end, kind, tok, name_like, cap)
     return record
 
 
@@ -318,7 +348,8 @@ def _record(tok: str) -> tuple:
 
 def _token(tok: str) -> tuple[str, tuple[str, ...], bool, bool]:
     """(bare token, its content stems, name-like?, capitalised?)."""
-    return _record(tok)[_INFO]
+    record = _record(tok)
+    return record[_BARE], record[_STEMS], record[_NAME_LIKE], record[_CAPITALISED]
 
 
 def _word_initials(word: str) -> list[str]:
@@ -469,7 +500,7 @@ class Doc:
         """Runs of tokens that a title phrase may be cut from (_piece tuples)."""
         if self._runs is None:
             records = self._records
-            self._runs = [[r[_PIECE] for r in records[a:b]] for a, b in self._spans]
+            self._runs = [[r[_SHOWN:_KIND + 1] for r in records[a:b]] for a, b in self._spans]
         return self._runs
 
     def features(self, stem: str, prior: tuple[float, float] | None, global_rate: float) -> list[float]:
@@ -510,7 +541,11 @@ def _static() -> tuple[dict[str, float], float, list[float]]:
     return z, unseen, w
 
 
-_LOG1P = [math.log1p(n) for n in range(64)]
+@lru_cache(maxsize=1)
+def _count_terms() -> list[float]:
+    """The count feature's term, w[3] * log1p(count), for the counts most stems have."""
+    w3 = _static()[2][3]
+    return [w3 * math.log1p(n) for n in range(64)]
 
 
 def word_probabilities(doc: Doc) -> dict[str, float]:
@@ -518,25 +553,28 @@ def word_probabilities(doc: Doc) -> dict[str, float]:
     model over Doc.features, computed without building the vectors)."""
     static, unseen, w = _static()
     w3, w4, w5, w6, w7, w8, w9, w11 = w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[11]
-    static_get, exp, log1p, table = static.get, math.exp, math.log1p, _LOG1P
+    static_get, exp, log1p, count_terms = static.get, math.exp, math.log1p, _count_terms()
     in_contrib, names, capitalised, expansions = doc._in_contrib, doc._names, doc._capitalised, doc.expansions
+    # Few stems are in any of these three: one test for most stems instead of three.
+    rare = names | capitalised | expansions
     first_sentence_end, total = doc._first_sentence_end, doc._total
     out = {}
     for (stem, count), pos in zip(doc._counts.items(), doc._first):
         first_pos = pos / total
         # The terms in the order of FEATURES, each added only when its feature is on: adding
         # 0 changes nothing, so the sum is the same to the last bit.
-        z = static_get(stem, unseen) + w3 * (table[count] if count < 64 else log1p(count)) + w5 * first_pos
+        z = static_get(stem, unseen) + (count_terms[count] if count < 64 else w3 * log1p(count)) + w5 * first_pos
         if pos < first_sentence_end:
             z += w4
         if stem in in_contrib:
             z += w6
-        if stem in names:
-            z += w7
-        if stem in capitalised:
-            z += w8
-        if stem in expansions:
-            z += w9
+        if stem in rare:
+            if stem in names:
+                z += w7
+            if stem in capitalised:
+                z += w8
+            if stem in expansions:
+                z += w9
         if first_pos < 0.06:
             z += w11
         if z > 30.0:
@@ -595,7 +633,7 @@ gaussian
 def _piece(tok: str) -> tuple[str, tuple[str, ...], bool, bool, int]:
     """A token as a phrase piece: (text shown, stems, may start, may end, 1 if it ends a run,
     2 if it breaks one, 0 otherwise)."""
-    return _record(tok)[_PIECE]
+    return _record(tok)[_SHOWN:_KIND + 1]
 
 
 def _make_piece(tok: str, bare: str, stems: tuple[str, ...], low: str) -> tuple[str, tuple[str, ...], bool, bool, int]:
@@ -697,7 +735,7 @@ def _names(doc: Doc, probs: dict[str, float]) -> list[str]:
         a, b = starts[si], starts[si + 1]
         # Only name-like tokens with content stems can qualify.
         for tok, record in compress(zip(tokens[a:b], records[a:b]), map(_get_name_stems, records[a:b])):
-            bare, stems, name_like, _ = record[_INFO]
+            bare, stems, name_like = record[_BARE], record[_STEMS], record[_NAME_LIKE]
             # A coined name is rare: "LLMs" or "GPT-4" are in many abstracts and name nothing new.
             if (name_like and stems and PLACEHOLDER_OPEN not in tok and bare[:1].isalpha() and len(bare) <= 24
                     and all(common.get(s, (0, 0))[1] < 4 for s in stems)):
