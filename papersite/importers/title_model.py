@@ -302,6 +302,14 @@ def _analyse(tok: str) -> tuple:
         _CACHE.clear()
     if tok.isalnum() and tok.isascii():
         return _analyse_word(tok)
+    word = tok[:-1]
+    if word.isalnum() and word.isascii() and tok[-1] in ",.;:":
+        # "model,": the record of "model", except that it ends a run (unless "model" breaks one)
+        record = _CACHE[word]
+        if record[_KIND] != 2:
+            record = (*record[:_CODE], "1", *record[_CODE + 1:_KIND], 1, *record[_KIND + 1:])
+        _CACHE[tok] = record
+        return record
     bare = tok.strip(_TOKEN_EDGE)
     low = bare.lower()
     if low.isalnum() and low.isascii():  # one word of [a-z0-9] (most tokens): content_words without the regex
@@ -354,8 +362,9 @@ def _token(tok: str) -> tuple[str, tuple[str, ...], bool, bool]:
 
 def _word_initials(word: str) -> list[str]:
     """First letters of a word and of its hyphenated parts, lower-cased."""
-    parts = _INITIAL_SPLIT.split(word) if "-" in word or "/" in word else (word,)
-    return [part[0].lower() for part in parts if part[:1].isalnum()]
+    if "-" not in word and "/" not in word:
+        return [word[0].lower()] if word[:1].isalnum() else []
+    return [part[0].lower() for part in _INITIAL_SPLIT.split(word) if part[:1].isalnum()]
 
 
 def _long_form(acr: str, words: list[str]) -> list[str] | None:
@@ -363,7 +372,7 @@ def _long_form(acr: str, words: list[str]) -> list[str] | None:
     capitals in order, starting with its first: "Low-Rank Adaptation (LoRA)"."""
     letters = [c.lower() for c in acr if c.isupper()]
     words = [w.strip(_TOKEN_EDGE) for w in words]
-    initials = [_word_initials(w) for w in words]
+    initials = list(map(_word_initials, words))
     for start in range(len(words) - 1, -1, -1):
         first = initials[start]
         if not first or first[0] != letters[0]:
@@ -400,7 +409,9 @@ class Doc:
                 acr = m.group(1)
                 letters = sum(map(str.isupper, acr))
                 if letters >= 2:
-                    before = text[max(0, m.start() - 160):m.start()].split()
+                    # The last letters + 4 words of the 160 characters before it (as split() would
+                    # give them, without splitting the rest).
+                    before = text[max(0, m.start() - 160):m.start()].rsplit(None, letters + 4)[-letters - 4:]
                     # content_stems of each word, which its record holds already
                     self.expansions.update(chain.from_iterable(map(_get_stems, map(_CACHE.__getitem__, before[-letters - 2:]))))
                     long = _long_form(acr, before[-letters - 4:])

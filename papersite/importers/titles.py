@@ -31,6 +31,8 @@ _HYPHEN = re.compile(r"(-)")
 
 def _case_word(word: str, force_cap: bool) -> str:
     """Title-case one word, part by part across hyphens ("layout-guided")."""
+    if word.isalpha() and word.isascii() and word.islower():  # most words: the branches below, in short
+        return word if not force_cap and word in _SMALL_WORDS else word[0].upper() + word[1:]
     parts = _HYPHEN.split(word) if "-" in word else [word]
     out = []
     for i, p in enumerate(parts):
