@@ -82,9 +82,15 @@ def _shape(tokens: list[str], math: list[str], budget: int) -> str:
 
 _NON_WORD = re.compile(r"\W+")
 _WE = re.compile(r"we\b", re.I)
+# What \W matches in ASCII text (all but letters, digits and "_"), as spaces: a str.translate
+# table, which runs several times faster than the regex.
+_SPACE_FOR_NON_WORD = {c: " " for c in range(128) if not (chr(c).isalnum() or chr(c) == "_")}
 
 
 def _norm(s: str) -> str:
+    """The words of s, lower-cased, one space apart."""
+    if s.isascii():
+        return " ".join(s.translate(_SPACE_FOR_NON_WORD).split()).lower()
     return _NON_WORD.sub(" ", s).strip().lower()
 
 
