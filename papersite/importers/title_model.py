@@ -307,11 +307,13 @@ def _analyse(tok: str) -> tuple:
     if tok.isalnum() and tok.isascii():
         return _analyse_word(tok)
     word = tok[:-1]
-    if word.isalnum() and word.isascii() and tok[-1] in ",.;:":
-        # "model,": the record of "model", except that it ends a run (unless "model" breaks one)
+    if word and tok[-1] in ",.;:":
+        # "model,": the record of "model" (the same bare word), except that it ends a run and
+        # shows its bare word; unless "model" breaks runs, which "model," does too.
         record = _CACHE[word]
         if record[_KIND] != 2:
-            record = (*record[:_CODE], "1", *record[_CODE + 1:_KIND], 1, *record[_KIND + 1:])
+            record = (*record[:_CODE], "1", record[_DEPTH], record[_BARE], *record[_PIECE_STEMS:_KIND], 1,
+                      *record[_KIND + 1:])
         _CACHE[tok] = record
         return record
     bare = tok.strip(_TOKEN_EDGE)
@@ -694,11 +696,11 @@ def best_phrase(doc: Doc, probs: dict[str, float], expected_len: float, max_word
     first_token on; the stems of exclude (a name put in front) count as already in the title."""
     best_key, best_toks = (-1.0, 0, 0), []  # (score, -run, -start): ties go to the earliest phrase
     # sorted: a set's order varies from process to process, and so would the sum's last bit
-    base_gain, base_n = sum(probs.get(s, 0.0) for s in sorted(exclude)), len(exclude)
     get = probs.get
+    base_gain, base_n = sum(map(get, sorted(exclude), repeat(0.0))), len(exclude)
     # The gain of each stem occurrence, in token order; an excluded stem gains 0.0, which
     # leaves every sum below as it would be without it.
-    gains = list(map(get, doc._every, repeat(0.0)))
+    gains = map(get, doc._every, repeat(0.0))
     if exclude:
         gains = [0.0 if s in exclude else g for s, g in zip(doc._every, gains)]
     before, records = doc._before, doc._records
