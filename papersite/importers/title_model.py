@@ -377,7 +377,7 @@ def _long_form(acr: str, words: list[str]) -> list[str] | None:
     """The shortest run of words ending before "(ACR)" whose initials spell the acronym's
     capitals in order, starting with its first: "Low-Rank Adaptation (LoRA)"."""
     letters = [c.lower() for c in acr if c.isupper()]
-    words = [w.strip(_TOKEN_EDGE) for w in words]
+    words = list(map(str.strip, words, repeat(_TOKEN_EDGE)))
     initials = list(map(_word_initials, words))
     for start in range(len(words) - 1, -1, -1):
         first = initials[start]
@@ -386,8 +386,8 @@ def _long_form(acr: str, words: list[str]) -> list[str] | None:
         it = chain.from_iterable(initials[start:])
         if all(c in it for c in letters):
             long = words[start:]
-            ok_start = _piece(long[0])[2] or (PLACEHOLDER_OPEN in long[0] and _token(long[0])[1])
-            return long if ok_start and _piece(long[-1])[3] else None
+            ok_start = _record(long[0])[_MAY_START] or (PLACEHOLDER_OPEN in long[0] and _token(long[0])[1])
+            return long if ok_start and _record(long[-1])[_MAY_END] else None
     return None
 
 
