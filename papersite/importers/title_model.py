@@ -748,7 +748,7 @@ def _names(doc: Doc, probs: dict[str, float]) -> list[str]:
     found: dict[str, float] = {}
     common = model()["priors"]
     tokens, records, starts = doc._tokens, doc._records, doc._starts
-    for si in compress(range(len(doc.sentences)), doc.contrib):
+    for si in compress(range(len(doc.contrib)), doc.contrib):
         a, b = starts[si], starts[si + 1]
         # Only name-like tokens with content stems can qualify.
         for tok, record in compress(zip(tokens[a:b], records[a:b]), map(_get_name_stems, records[a:b])):
@@ -778,8 +778,9 @@ def introduced_name(doc: Doc) -> tuple[str, list[str] | None, int] | None:
     long_forms = {}
     for acr, long, _ in doc.acronyms:
         long_forms.setdefault(long[0].strip(_TOKEN_EDGE), []).append((acr, long))
-    for si in compress(range(len(doc.sentences)), doc.contrib):
-        sentence = doc.sentences[si]
+    tokens, starts = doc._tokens, doc._starts
+    for si in compress(range(len(doc.contrib)), doc.contrib):
+        sentence = tokens[starts[si]:starts[si + 1]]
         for j in compress(range(len(sentence) - 1), map(_INTRODUCING.__contains__, sentence)):
             k = j + 1
             while k < len(sentence) - 1 and k - j <= 2 and sentence[k].lower() in _BEFORE_NAME:
