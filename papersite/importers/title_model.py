@@ -695,8 +695,8 @@ def best_phrase(doc: Doc, probs: dict[str, float], expected_len: float, max_word
     """The phrase with the highest expected content-word F1 (score, tokens), from the token
     first_token on; the stems of exclude (a name put in front) count as already in the title."""
     best_key, best_toks = (-1.0, 0, 0), []  # (score, -run, -start): ties go to the earliest phrase
-    # sorted: a set's order varies from process to process, and so would the sum's last bit
     get = probs.get
+    # sorted: a set's order varies from process to process, and so would the sum's last bit
     base_gain, base_n = sum(map(get, sorted(exclude), repeat(0.0))), len(exclude)
     # The gain of each stem occurrence, in token order; an excluded stem gains 0.0, which
     # leaves every sum below as it would be without it.
