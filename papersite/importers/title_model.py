@@ -298,24 +298,25 @@ def clear_caches() -> None:
 
 
 def _analyse(tok: str) -> tuple:
+    """A token's record, made and kept in the cache: _full_record's, found by a shorter way
+    for the two kinds of token most new ones are."""
+    if len(_CACHE) >= _CACHE_SIZE:
+        _CACHE.clear()
+    if tok.isalnum() and tok.isascii():  # four in ten new tokens
+        record = _word_record(tok)
+    elif tok[-1:] in (",", ".", ";", ":") and len(tok) > 1:  # three in ten: "model,"
+        record = _ending_record(_CACHE[tok[:-1]])
+    else:
+        record = _full_record(tok)
+    _CACHE[tok] = record
+    return record
+
+
+def _full_record(tok: str) -> tuple:
     """A token's record: its content stems; the stems again if it is name-like, and again if
     it is capitalised (else ()); its code for the run scan in Doc ("0" inside a run, "1"
     ending one, "2" breaking one, "(" opening an aside); its opening minus closing brackets;
     the five fields of its piece (_piece); the bare token, name-like?, capitalised?"""
-    if len(_CACHE) >= _CACHE_SIZE:
-        _CACHE.clear()
-    if tok.isalnum() and tok.isascii():
-        return _analyse_word(tok)
-    word = tok[:-1]
-    if word and tok[-1] in ",.;:":
-        # "model,": the record of "model" (the same bare word), except that it ends a run and
-        # shows its bare word; unless "model" breaks runs, which "model," does too.
-        record = _CACHE[word]
-        if record[_KIND] != 2:
-            record = (*record[:_CODE], "1", record[_DEPTH], record[_BARE], *record[_PIECE_STEMS:_KIND], 1,
-                      *record[_KIND + 1:])
-        _CACHE[tok] = record
-        return record
     bare = tok.strip(_TOKEN_EDGE)
     low = bare.lower()
     if low.isalnum() and low.isascii():  # one word of [a-z0-9] (most tokens): content_words without the regex
@@ -329,14 +330,12 @@ def _analyse(tok: str) -> tuple:
         depth = tok.count("(") + tok.count("[") - tok.count(")") - tok.count("]")
     else:
         code, depth = "012"[piece[4]], 0
-    record = _CACHE[tok] = (stems, stems if name_like else (), stems if cap else (), code, depth,
-                            *piece, bare, name_like, cap)
-    return record
+    return (stems, stems if name_like else (), stems if cap else (), code, depth, *piece, bare, name_like, cap)
 
 
-def _analyse_word(tok: str) -> tuple:
-    """_analyse for a token of ASCII letters and digits only (four in ten new tokens): its own
-    bare form, with no bracket, quote, hyphen or placeholder to look for."""
+def _word_record(tok: str) -> tuple:
+    """_full_record of a token of ASCII letters and digits only: its own bare form, with no
+    bracket, quote, hyphen or placeholder to look for."""
     breaking, no_end, _ = _word_sets()
     low = tok.lower()
     stems = (low[:5],) if len(low) > 2 and low not in TITLE_STOP_WORDS else ()
@@ -351,9 +350,17 @@ def _analyse_word(tok: str) -> tuple:
         start = low not in _BAD_START and not low.endswith("ly")
         end = low not in no_end and (low in _NOUNS_LIKE_ADJECTIVES or not low.endswith(_ADJECTIVE_ENDS))
         kind = 0
-    record = _CACHE[tok] = (stems, stems if name_like else (), stems if cap else (), "02"[kind > 0], 0,
-                            tok, stems if kind < 2 else (), start, end, kind, tok, name_like, cap)
-    return record
+    return (stems, stems if name_like else (), stems if cap else (), "02"[kind > 0], 0,
+            tok, stems if kind < 2 else (), start, end, kind, tok, name_like, cap)
+
+
+def _ending_record(record: tuple) -> tuple:
+    """_full_record of a token followed by ",", ".", ";" or ":", from the token's record: the
+    same bare word, but it ends a run and shows its bare word; unless the token breaks runs,
+    which it then does too."""
+    if record[_KIND] == 2:
+        return record
+    return (*record[:_CODE], "1", record[_DEPTH], record[_BARE], *record[_PIECE_STEMS:_KIND], 1, *record[_KIND + 1:])
 
 
 def _record(tok: str) -> tuple:
