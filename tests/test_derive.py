@@ -468,6 +468,21 @@ def _plain_name_like(tok: str) -> bool:
     return any(map(str.isupper, core[1:])) or (any(map(str.isdigit, core)) and any(map(str.isalpha, core)))
 
 
+_TOKEN_PARTS = st.sampled_from(["model", "Model", "LoRA", "GPT", "3D", "x", "we", "which", "the", "fast", "neural",
+                                "signal", "quickly", "graph", "\u00e9", "-", ",", ".", ";", ":", "(", ")", "[", '"',
+                                "'s", "*", "\ue000"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_TOKEN_PARTS, min_size=1, max_size=4))
+def test_token_records_made_the_short_ways_equal_the_full_record(parts):
+    """_analyse's short ways (a plain ASCII word; a token with a trailing ",", ".", ";" or
+    ":", from the token without it) give the record _full_record gives."""
+    tok = "".join(parts)
+    title_model.clear_caches()
+    assert title_model._record(tok) == title_model._full_record(tok)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="aZz09-'(),.\u00e9\u00c9\u0130\u00b2\ue000", min_size=1, max_size=12))
 def test_token_records_match_their_plain_definitions(tok):

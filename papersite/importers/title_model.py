@@ -132,8 +132,13 @@ _MD_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _URL = re.compile(r"https?://\S+")
 _BACKTICK_QUOTE = re.compile(r"`([^`'\"]+)'")
 _STRONG = re.compile(r"\*\*(.+?)\*\*")
-_EMPHASIS = re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])")
-_EMPHASIS_OPEN, _EMPHASIS_CLOSE = re.compile(r"(?<![\w*])\*(?=\S)"), re.compile(r"(?<=\S)\*(?![\w*])")
+# "*" opening emphasis (no word character or "*" before it, no space after) ... "*" closing it
+# (no space before, no word character or "*" after). Each star is matched before its
+# lookbehind, which then checks the two characters ending at it: a pattern that starts with
+# a literal lets the regex engine skip ahead to the next "*", and the lazy group stops at the
+# next literal "*" instead of trying a lookbehind at every character.
+_EMPHASIS = re.compile(r"\*(?<![\w*]\*)(?=\S)(.+?)\*(?<=\S\*)(?![\w*])")
+_EMPHASIS_OPEN, _EMPHASIS_CLOSE = re.compile(r"\*(?<![\w*]\*)(?=\S)"), re.compile(r"\*(?<=\S\*)(?![\w*])")
 _QUOTES = (("’’", '"'), ("''", '"'), ("``", '"'), ("“", '"'), ("”", '"'),
            ("‘", "'"), ("’", "'"), ("—", " — "), ("–", " – "))
 
@@ -188,14 +193,18 @@ def _clean(abstract: str) -> tuple[str, list[str], list[str] | None]:
 # matched first, so the regex engine skips ahead to the next ".", "!" or "?"; each
 # lookbehind is fixed-width and runs only there.
 _ABBREVIATIONS = ("e.g", "i.e", "et al", "etc", "vs", "cf", "Fig", "Eq", "resp", "w.r.t", "approx", "a.k.a", "aka")
-_SENTENCE_END = re.compile(r"([.!?])(?=\s+[A-Z\"(\[\ue000])"
-                           + "".join(rf"(?<!(?i:\b{re.escape(a)}\.))" for a in _ABBREVIATIONS) + r"\s+")
+_NOT_ABBREVIATION = "".join(rf"(?<!(?i:\b{re.escape(a)}\.))" for a in _ABBREVIATIONS)
+_SENTENCE_END = re.compile(r"([.!?])(?=\s+[A-Z\"(\[\ue000])" + _NOT_ABBREVIATION + r"\s+")
+# The same for a text with no "!" or "?" (most): a pattern that starts with a literal, which the
+# regex engine finds several times faster than a character class; in a text with single
+# spaces, \s+ is one space.
+_FULL_STOP_END = re.compile(r"(\.)(?= [A-Z\"(\[\ue000])" + _NOT_ABBREVIATION + " ")
 
 
 def _split_sentences(text: str) -> list[str]:
     """The sentences of a text with single spaces (as _clean leaves it), each with its final
     punctuation; joined by single spaces they are the text again."""
-    parts = _SENTENCE_END.split(text)
+    parts = (_SENTENCE_END if "!" in text or "?" in text else _FULL_STOP_END).split(text)
     if len(parts) == 1:
         return parts
     out = list(map(add, parts[0:-1:2], parts[1::2]))
@@ -275,10 +284,12 @@ class _Records(dict):
 _CACHE = _Records()
 _CACHE_SIZE = 200_000
 
-# A record starts with the token's phrase piece (see _piece), so that a slice of records is
-# a run of pieces; then what Doc reads for every token, which it fetches with C-level getters.
-_SHOWN, _PIECE_STEMS, _MAY_START, _MAY_END, _KIND = range(5)
-_STEMS, _NAME_STEMS, _CAP_STEMS, _CODE, _DEPTH, _INFO, _PIECE = range(5, 12)
+# A record starts with what Doc reads for every token, so that the loop over the tokens finds
+# it in the first cache line of the tuple; then the token's phrase piece (see _piece) and the
+# rest of what _token says of it. One flat tuple: nothing nested to allocate, keep or fetch.
+_STEMS, _NAME_STEMS, _CAP_STEMS, _CODE, _DEPTH = range(5)
+_SHOWN, _PIECE_STEMS, _MAY_START, _MAY_END, _KIND = range(5, 10)
+_BARE, _NAME_LIKE, _CAPITALISED = range(10, 13)
 _get_stems, _get_name_stems, _get_may_start = itemgetter(_STEMS), itemgetter(_NAME_STEMS), itemgetter(_MAY_START)
 
 
@@ -287,12 +298,25 @@ def clear_caches() -> None:
 
 
 def _analyse(tok: str) -> tuple:
-    """A token's record: the five fields of its piece (_piece); its content stems; the stems
-    again if it is name-like, and again if it is capitalised (else ()); its code for the run
-    scan in Doc ("0" inside a run, "1" ending one, "2" breaking one, "(" opening an aside);
-    its opening minus closing brackets; the _token tuple; the _piece tuple."""
+    """A token's record, made and kept in the cache: _full_record's, found by a shorter way
+    for the two kinds of token most new ones are."""
     if len(_CACHE) >= _CACHE_SIZE:
         _CACHE.clear()
+    if tok.isalnum() and tok.isascii():  # four in ten new tokens
+        record = _word_record(tok)
+    elif tok[-1:] in (",", ".", ";", ":") and len(tok) > 1:  # three in ten: "model,"
+        record = _ending_record(_CACHE[tok[:-1]])
+    else:
+        record = _full_record(tok)
+    _CACHE[tok] = record
+    return record
+
+
+def _full_record(tok: str) -> tuple:
+    """A token's record: its content stems; the stems again if it is name-like, and again if
+    it is capitalised (else ()); its code for the run scan in Doc ("0" inside a run, "1"
+    ending one, "2" breaking one, "(" opening an aside); its opening minus closing brackets;
+    the five fields of its piece (_piece); the bare token, name-like?, capitalised?"""
     bare = tok.strip(_TOKEN_EDGE)
     low = bare.lower()
     if low.isalnum() and low.isascii():  # one word of [a-z0-9] (most tokens): content_words without the regex
@@ -306,10 +330,37 @@ def _analyse(tok: str) -> tuple:
         depth = tok.count("(") + tok.count("[") - tok.count(")") - tok.count("]")
     else:
         code, depth = "012"[piece[4]], 0
-    record = _CACHE[tok] = piece + (
-        stems, stems if name_like else (), stems if cap else (), code, depth,
-        (bare, stems, name_like, cap), piece)
-    return record
+    return (stems, stems if name_like else (), stems if cap else (), code, depth, *piece, bare, name_like, cap)
+
+
+def _word_record(tok: str) -> tuple:
+    """_full_record of a token of ASCII letters and digits only: its own bare form, with no
+    bracket, quote, hyphen or placeholder to look for."""
+    breaking, no_end, _ = _word_sets()
+    low = tok.lower()
+    stems = (low[:5],) if len(low) > 2 and low not in TITLE_STOP_WORDS else ()
+    rest = tok[1:]
+    name_like = len(tok) > 1 and (rest != rest.lower() or not (tok.isalpha() or tok.isdigit()))
+    cap = tok[0].isupper()
+    if low in breaking:
+        start, end, kind = False, False, 2
+    elif not stems:
+        start, end, kind = False, False, 0
+    else:
+        start = low not in _BAD_START and not low.endswith("ly")
+        end = low not in no_end and (low in _NOUNS_LIKE_ADJECTIVES or not low.endswith(_ADJECTIVE_ENDS))
+        kind = 0
+    return (stems, stems if name_like else (), stems if cap else (), "02"[kind > 0], 0,
+            tok, stems if kind < 2 else (), start, end, kind, tok, name_like, cap)
+
+
+def _ending_record(record: tuple) -> tuple:
+    """_full_record of a token followed by ",", ".", ";" or ":", from the token's record: the
+    same bare word, but it ends a run and shows its bare word; unless the token breaks runs,
+    which it then does too."""
+    if record[_KIND] == 2:
+        return record
+    return (*record[:_CODE], "1", record[_DEPTH], record[_BARE], *record[_PIECE_STEMS:_KIND], 1, *record[_KIND + 1:])
 
 
 def _record(tok: str) -> tuple:
@@ -318,21 +369,23 @@ def _record(tok: str) -> tuple:
 
 def _token(tok: str) -> tuple[str, tuple[str, ...], bool, bool]:
     """(bare token, its content stems, name-like?, capitalised?)."""
-    return _record(tok)[_INFO]
+    record = _record(tok)
+    return record[_BARE], record[_STEMS], record[_NAME_LIKE], record[_CAPITALISED]
 
 
 def _word_initials(word: str) -> list[str]:
     """First letters of a word and of its hyphenated parts, lower-cased."""
-    parts = _INITIAL_SPLIT.split(word) if "-" in word or "/" in word else (word,)
-    return [part[0].lower() for part in parts if part[:1].isalnum()]
+    if "-" not in word and "/" not in word:
+        return [word[0].lower()] if word[:1].isalnum() else []
+    return [part[0].lower() for part in _INITIAL_SPLIT.split(word) if part[:1].isalnum()]
 
 
 def _long_form(acr: str, words: list[str]) -> list[str] | None:
     """The shortest run of words ending before "(ACR)" whose initials spell the acronym's
     capitals in order, starting with its first: "Low-Rank Adaptation (LoRA)"."""
     letters = [c.lower() for c in acr if c.isupper()]
-    words = [w.strip(_TOKEN_EDGE) for w in words]
-    initials = [_word_initials(w) for w in words]
+    words = list(map(str.strip, words, repeat(_TOKEN_EDGE)))
+    initials = list(map(_word_initials, words))
     for start in range(len(words) - 1, -1, -1):
         first = initials[start]
         if not first or first[0] != letters[0]:
@@ -340,8 +393,8 @@ def _long_form(acr: str, words: list[str]) -> list[str] | None:
         it = chain.from_iterable(initials[start:])
         if all(c in it for c in letters):
             long = words[start:]
-            ok_start = _piece(long[0])[2] or (PLACEHOLDER_OPEN in long[0] and _token(long[0])[1])
-            return long if ok_start and _piece(long[-1])[3] else None
+            ok_start = _record(long[0])[_MAY_START] or (PLACEHOLDER_OPEN in long[0] and _token(long[0])[1])
+            return long if ok_start and _record(long[-1])[_MAY_END] else None
     return None
 
 
@@ -369,7 +422,9 @@ class Doc:
                 acr = m.group(1)
                 letters = sum(map(str.isupper, acr))
                 if letters >= 2:
-                    before = text[max(0, m.start() - 160):m.start()].split()
+                    # The last letters + 4 words of the 160 characters before it (as split() would
+                    # give them, without splitting the rest).
+                    before = text[max(0, m.start() - 160):m.start()].rsplit(None, letters + 4)[-letters - 4:]
                     # content_stems of each word, which its record holds already
                     self.expansions.update(chain.from_iterable(map(_get_stems, map(_CACHE.__getitem__, before[-letters - 2:]))))
                     long = _long_form(acr, before[-letters - 4:])
@@ -469,7 +524,7 @@ class Doc:
         """Runs of tokens that a title phrase may be cut from (_piece tuples)."""
         if self._runs is None:
             records = self._records
-            self._runs = [[r[_PIECE] for r in records[a:b]] for a, b in self._spans]
+            self._runs = [[r[_SHOWN:_KIND + 1] for r in records[a:b]] for a, b in self._spans]
         return self._runs
 
     def features(self, stem: str, prior: tuple[float, float] | None, global_rate: float) -> list[float]:
@@ -510,7 +565,11 @@ def _static() -> tuple[dict[str, float], float, list[float]]:
     return z, unseen, w
 
 
-_LOG1P = [math.log1p(n) for n in range(64)]
+@lru_cache(maxsize=1)
+def _count_terms() -> list[float]:
+    """The count feature's term, w[3] * log1p(count), for the counts most stems have."""
+    w3 = _static()[2][3]
+    return [w3 * math.log1p(n) for n in range(64)]
 
 
 def word_probabilities(doc: Doc) -> dict[str, float]:
@@ -518,25 +577,28 @@ def word_probabilities(doc: Doc) -> dict[str, float]:
     model over Doc.features, computed without building the vectors)."""
     static, unseen, w = _static()
     w3, w4, w5, w6, w7, w8, w9, w11 = w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[11]
-    static_get, exp, log1p, table = static.get, math.exp, math.log1p, _LOG1P
+    static_get, exp, log1p, count_terms = static.get, math.exp, math.log1p, _count_terms()
     in_contrib, names, capitalised, expansions = doc._in_contrib, doc._names, doc._capitalised, doc.expansions
+    # Few stems are in any of these three: one test for most stems instead of three.
+    rare = names | capitalised | expansions
     first_sentence_end, total = doc._first_sentence_end, doc._total
     out = {}
     for (stem, count), pos in zip(doc._counts.items(), doc._first):
         first_pos = pos / total
         # The terms in the order of FEATURES, each added only when its feature is on: adding
         # 0 changes nothing, so the sum is the same to the last bit.
-        z = static_get(stem, unseen) + w3 * (table[count] if count < 64 else log1p(count)) + w5 * first_pos
+        z = static_get(stem, unseen) + (count_terms[count] if count < 64 else w3 * log1p(count)) + w5 * first_pos
         if pos < first_sentence_end:
             z += w4
         if stem in in_contrib:
             z += w6
-        if stem in names:
-            z += w7
-        if stem in capitalised:
-            z += w8
-        if stem in expansions:
-            z += w9
+        if stem in rare:
+            if stem in names:
+                z += w7
+            if stem in capitalised:
+                z += w8
+            if stem in expansions:
+                z += w9
         if first_pos < 0.06:
             z += w11
         if z > 30.0:
@@ -595,7 +657,7 @@ gaussian
 def _piece(tok: str) -> tuple[str, tuple[str, ...], bool, bool, int]:
     """A token as a phrase piece: (text shown, stems, may start, may end, 1 if it ends a run,
     2 if it breaks one, 0 otherwise)."""
-    return _record(tok)[_PIECE]
+    return _record(tok)[_SHOWN:_KIND + 1]
 
 
 def _make_piece(tok: str, bare: str, stems: tuple[str, ...], low: str) -> tuple[str, tuple[str, ...], bool, bool, int]:
@@ -640,12 +702,12 @@ def best_phrase(doc: Doc, probs: dict[str, float], expected_len: float, max_word
     """The phrase with the highest expected content-word F1 (score, tokens), from the token
     first_token on; the stems of exclude (a name put in front) count as already in the title."""
     best_key, best_toks = (-1.0, 0, 0), []  # (score, -run, -start): ties go to the earliest phrase
-    # sorted: a set's order varies from process to process, and so would the sum's last bit
-    base_gain, base_n = sum(probs.get(s, 0.0) for s in sorted(exclude)), len(exclude)
     get = probs.get
+    # sorted: a set's order varies from process to process, and so would the sum's last bit
+    base_gain, base_n = sum(map(get, sorted(exclude), repeat(0.0))), len(exclude)
     # The gain of each stem occurrence, in token order; an excluded stem gains 0.0, which
     # leaves every sum below as it would be without it.
-    gains = list(map(get, doc._every, repeat(0.0)))
+    gains = map(get, doc._every, repeat(0.0))
     if exclude:
         gains = [0.0 if s in exclude else g for s, g in zip(doc._every, gains)]
     before, records = doc._before, doc._records
@@ -693,11 +755,11 @@ def _names(doc: Doc, probs: dict[str, float]) -> list[str]:
     found: dict[str, float] = {}
     common = model()["priors"]
     tokens, records, starts = doc._tokens, doc._records, doc._starts
-    for si in compress(range(len(doc.sentences)), doc.contrib):
+    for si in compress(range(len(doc.contrib)), doc.contrib):
         a, b = starts[si], starts[si + 1]
         # Only name-like tokens with content stems can qualify.
         for tok, record in compress(zip(tokens[a:b], records[a:b]), map(_get_name_stems, records[a:b])):
-            bare, stems, name_like, _ = record[_INFO]
+            bare, stems, name_like = record[_BARE], record[_STEMS], record[_NAME_LIKE]
             # A coined name is rare: "LLMs" or "GPT-4" are in many abstracts and name nothing new.
             if (name_like and stems and PLACEHOLDER_OPEN not in tok and bare[:1].isalpha() and len(bare) <= 24
                     and all(common.get(s, (0, 0))[1] < 4 for s in stems)):
@@ -723,8 +785,9 @@ def introduced_name(doc: Doc) -> tuple[str, list[str] | None, int] | None:
     long_forms = {}
     for acr, long, _ in doc.acronyms:
         long_forms.setdefault(long[0].strip(_TOKEN_EDGE), []).append((acr, long))
-    for si in compress(range(len(doc.sentences)), doc.contrib):
-        sentence = doc.sentences[si]
+    tokens, starts = doc._tokens, doc._starts
+    for si in compress(range(len(doc.contrib)), doc.contrib):
+        sentence = tokens[starts[si]:starts[si + 1]]
         for j in compress(range(len(sentence) - 1), map(_INTRODUCING.__contains__, sentence)):
             k = j + 1
             while k < len(sentence) - 1 and k - j <= 2 and sentence[k].lower() in _BEFORE_NAME:
