@@ -78,6 +78,15 @@ def test_title_hard_rules_on_every_seed():
     assert not failures
 
 
+def test_an_abstract_with_the_math_placeholders_own_characters_gets_a_title():
+    """Derivation masks $...$ as U+E000 n U+E001: the same characters in an abstract (stray PDF
+    glyphs) once made it look up a span that does not exist."""
+    abstract = ("We study \ue0007\ue001 sparse graphs with $x^2$ spectra, and a \ue000 method \ue001 "
+                "for learning them from few samples.")
+    title = derive_title(abstract)
+    assert title and "\ue000" not in title and "\ue001" not in title
+
+
 def test_titles_are_distinct():
     assert len(set(TITLES.values())) == len(ABSTRACTS)
 

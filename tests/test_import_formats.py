@@ -139,6 +139,20 @@ def test_bibtex_from_dblp():
     assert (corr.venue, corr.venue_kind, corr.ids["arxiv"]) == ("arXiv", "preprint", "2402.07207")
 
 
+def test_bibtex_text_holding_the_decoders_own_private_use_marks_reads_as_written(tmp_path):
+    """The decoder holds URLs aside behind U+E000 n U+E001; text that has those characters itself
+    (a PDF's stray glyphs) keeps them, and never takes a URL's place or points past the held ones."""
+    bib = tmp_path / "x.bib"
+    bib.write_text('@misc{a, title = {Glyphs \ue0000\ue001 and \\emph{more}},\n'
+                   '  abstract = {See \ue0000\ue001 and \\url{https://example.org/a}; also \ue0007\ue001 -- done.}}\n',
+                   encoding="utf-8")
+    records, problems = read(bib)
+    assert problems == []
+    assert records[0].title == "Glyphs \ue0000\ue001 and more"
+    assert "See \ue0000\ue001 and " in records[0].abstract and "https://example.org/a" in records[0].abstract
+    assert "also \ue0007\ue001 – done." in records[0].abstract
+
+
 def test_bibtex_crossref_concatenation_and_case_insensitive_fields(tmp_path):
     bib = tmp_path / "x.bib"
     bib.write_text('@string{conf = {Conference on Things}}\n'

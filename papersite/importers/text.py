@@ -77,6 +77,8 @@ def latex_to_text(value: str, markdown: bool = False) -> str:
         return _HOLD.format(len(held) - 1)
 
     text = value
+    if "\ue000" in text or "\ue001" in text:  # the placeholders' own characters are held too, as they are
+        text = re.sub("[\ue000\ue001]", lambda m: hold(m[0]), text)
     if "\\url" in text:
         text = _URL_MACRO.sub(lambda m: "\\url{" + hold(m[1].strip()) + "}", text)
     if "\\href" in text:

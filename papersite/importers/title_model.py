@@ -152,6 +152,8 @@ def _clean(abstract: str) -> tuple[str, list[str], list[str] | None]:
     when no step changed the text after spacing it (most abstracts), else None."""
     # Each step runs only when its text can match: most abstracts have no math, link or emphasis.
     # Only the steps that can leave double spaces call for spacing the text again.
+    if PLACEHOLDER_OPEN in abstract or _PLACEHOLDER_CLOSE in abstract:  # ours alone: no title shows them
+        abstract = abstract.replace(PLACEHOLDER_OPEN, " ").replace(_PLACEHOLDER_CLOSE, " ")
     tokens = abstract.split()
     text = original = " ".join(tokens)
     spans: list[str] = []
