@@ -534,6 +534,7 @@ class Preview:
         self.state.close()  # ends open event streams
         self.server.shutdown()
         self.server.server_close()
+        self.rebuilder.close()
 
     def serve_forever(self, open_browser: bool = False) -> None:
         """Watch and serve until Ctrl-C."""
@@ -551,3 +552,4 @@ class Preview:
             self.watcher.stop()
             self.state.close()
             self.server.server_close()
+            self.rebuilder.close()

@@ -70,6 +70,11 @@ class Rebuilder:
         if isinstance(self.cache.map, FollowingLayout):
             self.cache.map.follow()
 
+    def close(self) -> None:
+        """Stop what is still catching up."""
+        if isinstance(self.cache.map, FollowingLayout):
+            self.cache.map.stop()
+
     def _config(self) -> SiteConfig:
         try:
             st = self.config_path.stat()
@@ -128,8 +133,8 @@ class FollowingLayout(LayoutCache):
         if self.wanted is not None and self.wanted[0] != digest:
             self.stop()  # the texts changed again meanwhile: lay out the newest
         if self.pending is not None and self.pending.done():
-            laid = self.pending.result()
-            self.wanted = self.pending = None
+            pending, self.wanted, self.pending = self.pending, None, None
+            laid = pending.result()  # what it raised is this rebuild's error, and the next one starts anew
             return (lambda: laid), 0
         if digest == self.digest or not self.points or not worth_forking(len(texts)):
             return super().job(texts, digest)

@@ -154,6 +154,33 @@ def test_the_previews_map_follows_an_edit_then_lands_on_what_build_lays_out(tmp_
     assert points_of(rebuilder.rebuild().build) == points_of(exact)  # kept: nothing more to lay out
 
 
+def test_a_layout_failing_in_the_background_fails_one_preview_rebuild_and_the_next_lays_out_anew(tmp_path,
+                                                                                                   monkeypatch):
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
+    site = two_topic_site(tmp_path / "site")
+    landed = threading.Event()
+    rebuilder = Rebuilder(site.root / "site.yaml", map_landed=landed.set)
+    rebuilder.rebuild()
+    real = paper_map.layout
+    monkeypatch.setattr(paper_map, "layout", lambda texts: 1 / 0)  # a bug, in the forked process
+    site.paper("bandit-0", id="b0", title="Bandit Paper 0", topics="[learning-theory]",
+               body="Denoising diffusion of images with a score network, and no bandits at all.")
+    assert rebuilder.rebuild().build is not None  # served at once, the map as it was
+    rebuilder.follow()
+    assert landed.wait(60)
+    landed.clear()
+    failed = rebuilder.rebuild()
+    assert failed.build is None and "ZeroDivisionError" in str(failed.error)
+    monkeypatch.setattr(paper_map, "layout", real)  # the bug fixed
+    assert rebuilder.rebuild().build is not None
+    rebuilder.follow()
+    assert landed.wait(60)
+    exact = rebuilder.rebuild().build
+    clean, _ = site.build(tmp_path / "clean")
+    assert exact.files["map/points.json"] == clean.files["map/points.json"]
+    rebuilder.close()
+
+
 def test_layout_is_a_pure_function_of_the_texts():
     texts = DIFFUSION + BANDITS
     assert paper_map.layout(texts) == paper_map.layout(list(texts))
