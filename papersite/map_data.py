@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from . import urls
 from .catalog import Catalog
-from .markup import plain_text
+from .markup import plain_title
 from .paper_map import GRID
 from .search.shards import inert
 
@@ -32,7 +32,7 @@ def search_order(catalog: Catalog) -> list:
 
 def map_texts(catalog: Catalog, abstracts: dict[str, Abstract]) -> dict[str, str]:
     """What the map lays out: paper id -> its plain title and abstract, in the search's numbering."""
-    return {p.id: f"{_plain_title(p)}. {abstracts[p.id].text}" for p in search_order(catalog)}
+    return {p.id: f"{plain_title(p.title)}. {abstracts[p.id].text}" for p in search_order(catalog)}
 
 
 def map_files(catalog: Catalog, points: Sequence[tuple[int, int]]) -> dict[str, bytes]:
@@ -40,14 +40,10 @@ def map_files(catalog: Catalog, points: Sequence[tuple[int, int]]) -> dict[str, 
     papers = search_order(catalog)
     topic_number = {t.slug: i for i, t in enumerate(catalog.topics)}
     return {urls.MAP_POINTS: encode(  # tuples: a rebuild that changed none of them gets the last bytes
-        tuple(_plain_title(p) for p in papers), tuple(p.slug for p in papers), tuple(map(tuple, points)),
+        tuple(plain_title(p.title) for p in papers), tuple(p.slug for p in papers), tuple(map(tuple, points)),
         tuple(topic_number[p.topics[0]] if p.topics else -1 for p in papers),
         tuple(t.name for t in catalog.topics),
         tuple((v.name, len(catalog.venue_papers[v.slug])) for v in catalog.venues))}
-
-
-def _plain_title(paper) -> str:
-    return plain_text(paper.title) if "$" in paper.title else paper.title
 
 
 @functools.lru_cache(maxsize=1)

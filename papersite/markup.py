@@ -56,7 +56,7 @@ from latex2mathml.symbols_parser import convert_symbol
 __all__ = [
     "MarkupError", "MAX_NESTING", "MAX_TEX_LENGTH", "MAX_TEX_PER_ABSTRACT", "MAX_FORMULA_NESTING",
     "MAX_BACKTICK_RUNS",
-    "render_abstract", "render_markdown", "plain_text", "snippet", "cut_snippet", "tex_to_text", "tex_to_mathml",
+    "render_abstract", "render_markdown", "plain_text", "plain_title", "snippet", "cut_snippet", "tex_to_text", "tex_to_mathml",
     "is_safe_url",
     "ALLOWED_ELEMENTS", "TEX_CLASS", "TEX_DISPLAY_CLASS",
 ]
@@ -931,6 +931,13 @@ def plain_text(text: str) -> str:
         return render_abstract(text)[1]
     except MarkupError:
         return " ".join(_clean(text).split())
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def plain_title(title: str) -> str:
+    """A title as plain text, for <title>, meta tags, search results and the map: its math
+    readable. Kept: every build asks again for every paper, and math goes through Markdown."""
+    return plain_text(title) if "$" in title else title
 
 
 def snippet(text: str, limit: int = 240) -> str:

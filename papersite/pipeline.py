@@ -39,7 +39,7 @@ R = TypeVar("R")
 @dataclass
 class Build:
     catalog: Catalog
-    files: dict[str, bytes]  # output path -> bytes
+    files: dict[str, bytes]  # output path -> bytes, in no set order (sorting 47,000 paths cost an edit 6%)
     pages: int
     timings: dict[str, float]
     stored: dict[str, Stored] = field(default_factory=dict)  # the files a Run streamed to disk instead
@@ -90,7 +90,7 @@ def build_site(config: SiteConfig, cache: BuildCache | None = None,
             lap("search")  # waiting for it: its own time, search_work, may have been spent alongside
         files |= static_files(config)
         lap("static")
-    return Build(catalog, dict(sorted(files.items())), len(pages), lap.timings, run.stored)
+    return Build(catalog, files, len(pages), lap.timings, run.stored)
 
 
 class Stopwatch:

@@ -280,12 +280,19 @@ class RelatedIndex:
         #    the others only gain the new scores, since no other score of theirs moved.
         for paper, scores in fresh.items():
             self._rank(paper, scores)
+        # What each other paper gains, in one pass over the new scores (per paper, a pass
+        # over all of them cost |seen_by| x |revector|: 7% of an edit at 10,000 papers).
+        incoming: dict[int, dict[int, int]] = {}
+        for other, scores in fresh.items():
+            for paper, score in scores.items():
+                if score > 0:
+                    incoming.setdefault(paper, {})[other] = score
         for paper in sorted(seen_by):
             best = self.best[paper]
             if any(other in revector for _, other in best):
                 self._rank(paper, self._scores(paper))
                 continue
-            gained = {other: score for other, scores in fresh.items() if (score := scores.get(paper, 0)) > 0}
+            gained = incoming.get(paper, {})
             if len(best) == self.count:  # full: only a score above the weakest kept one gets in
                 weakest = best[-1]
                 gained = {o: s for o, s in gained.items() if s > weakest[0] or s == weakest[0] and o < weakest[1]}

@@ -20,7 +20,7 @@ from .bibtex import base_key, bibtex_entry
 from .citations import json_ld, scholar_tags, scholarly_article
 from .config import SiteConfig
 from .errors import Problem, SiteError
-from .markup import plain_text, render_title
+from .markup import plain_title, render_title
 from .pages import Page
 from .parallel import parallel_map
 
@@ -114,7 +114,7 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
         link=link.link,
         absolute=link.absolute,
         title_html=lambda text: Markup(render_title(text)),  # math in titles, typeset
-        plain=_plain,  # for <title>, meta tags
+        plain=plain_title,  # for <title>, meta tags
         json_ld=json_ld,  # schema.org data in a <script>, escaped so content cannot close it
         snippet=lambda paper: abstracts[paper.id].snippet,  # a function of paper.abstract
         author_links=lambda byline, limit=None: _author_links(link.link, byline, limit),
@@ -122,9 +122,9 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
         topic=topics.__getitem__,  # 'learning-theory' -> Topic
         # the key is the catalog's (unique); pages pass it so a renamed key re-renders the page
         bibtex=lambda paper, venue, key=None: bibtex_entry(paper, venue, link.absolute(paper), key or _key(paper)),
-        scholar_tags=lambda paper, venue: scholar_tags(paper, venue, _plain(paper.title)),
+        scholar_tags=lambda paper, venue: scholar_tags(paper, venue, plain_title(paper.title)),
         scholarly_article=lambda paper, venue, topics_, abstract: scholarly_article(
-            paper, venue, topics_, _plain(paper.title), abstract.text, link.absolute(paper)),
+            paper, venue, topics_, plain_title(paper.title), abstract.text, link.absolute(paper)),
     )
     return env
 
@@ -139,10 +139,6 @@ def _author_links(link: Callable[[str], str], byline, limit: int | None) -> Mark
     if len(byline) > len(shown):
         html += f" and {len(byline) - len(shown)} more"
     return Markup(html)
-
-
-def _plain(text: str) -> str:
-    return plain_text(text) if "$" in text else text
 
 
 def render_page(env: jinja2.Environment, page: Page) -> bytes:

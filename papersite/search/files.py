@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from .. import urls
 from ..catalog import Catalog
-from ..markup import plain_text
+from ..markup import plain_title
 from ..model import Paper
 from . import store as docstore
 from .shards import B, ShardedIndex, shard_name
@@ -184,4 +184,4 @@ def _author_text(names: tuple[str, ...]) -> str:
 
 def _title(paper: Paper) -> str:
     # Results are rendered as text: math in a title becomes readable text, as in <title>.
-    return plain_text(paper.title) if "$" in paper.title else paper.title
+    return plain_title(paper.title)
