@@ -68,6 +68,7 @@ def browser_slug(title: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
 
 
+@functools.lru_cache(maxsize=1 << 17)  # every paper's, every build: kept while its title is
 def _short_slug(slug: str, title: str) -> int | str:
     # ASCII titles only: browsers and Python may fold other characters differently
     return len(slug) if slug and title.isascii() and browser_slug(title).startswith(slug) else slug

@@ -957,6 +957,7 @@ def cut_snippet(plain: str, limit: int = 240) -> str:
     return cut.rstrip(" ,;:.-–—(") + "…"
 
 
+@functools.lru_cache(maxsize=1 << 16)  # every listing a paper is in shows its title
 def render_title(text: str) -> str:
     """A title as safe HTML: its $math$ typeset like the abstract's, the rest escaped.
 

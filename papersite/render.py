@@ -117,7 +117,7 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
         plain=plain_title,  # for <title>, meta tags
         json_ld=json_ld,  # schema.org data in a <script>, escaped so content cannot close it
         snippet=lambda paper: abstracts[paper.id].snippet,  # a function of paper.abstract
-        author_links=lambda byline, limit=None: _author_links(link.link, byline, limit),
+        author_links=_cached_author_links(link.link),
         venue=venues.__getitem__,  # 'icml-2024' -> Venue
         topic=topics.__getitem__,  # 'learning-theory' -> Topic
         # the key is the catalog's (unique); pages pass it so a renamed key re-renders the page
@@ -127,6 +127,21 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
             paper, venue, topics_, plain_title(paper.title), abstract.text, link.absolute(paper)),
     )
     return env
+
+
+def _cached_author_links(link: Callable[[str], str]) -> Callable[..., Markup]:
+    """The author_links filter, made once per byline and build: listings and author pages
+    show each paper's eight times or more."""
+    @functools.lru_cache(maxsize=None)
+    def cached(byline: tuple, limit: int | None) -> Markup:
+        return _author_links(link, byline, limit)
+
+    def author_links(byline, limit: int | None = None) -> Markup:
+        try:
+            return cached(byline, limit)
+        except TypeError:  # a list a template made: not hashable, and rarely repeated
+            return _author_links(link, byline, limit)
+    return author_links
 
 
 def _author_links(link: Callable[[str], str], byline, limit: int | None) -> Markup:
