@@ -75,6 +75,8 @@ class RelatedIndex:
         self.postings: dict[int, tuple[array, array]] | None = None  # term -> papers with it on top,
         # their weights; made when edits begin (a build scores with _BlockScorer)
         self.best: list[list[tuple[int, int]]] = []  # per paper: (score, paper), best first
+        self.listers: list[set[int]] | None = None  # per paper: the papers whose lists hold it;
+        # made when edits begin
         self.related: dict[str, list[str]] = {}
 
     def update(self, texts: dict[str, tuple[str, ...]]) -> dict[str, list[str]]:
@@ -109,6 +111,16 @@ class RelatedIndex:
         this after its first build: 0.2 s at 10,000 papers)."""
         self._holders()
         self._posted()
+        self._listers()
+
+    def _listers(self) -> list[set[int]]:
+        """Per paper, the papers listing it: the lists an edit of it must rank again."""
+        if self.listers is None:
+            self.listers = [set() for _ in self.ids]
+            for paper, best in enumerate(self.best):
+                for _, other in best:
+                    self.listers[other].add(paper)
+        return self.listers
 
     def _posted(self) -> dict[int, tuple[array, array]]:
         if self.postings is None:
@@ -196,6 +208,12 @@ class RelatedIndex:
         return [(-s, o) for s, o in sorted((-s, o) for o, s in scores.items() if s >= least)[:self.count]]
 
     def _keep(self, paper: int, best: list[tuple[int, int]]) -> None:
+        if self.listers is not None:
+            old, new = {o for _, o in self.best[paper]}, {o for _, o in best}
+            for other in old - new:
+                self.listers[other].discard(paper)
+            for other in new - old:
+                self.listers[other].add(paper)
         self.best[paper] = best
         self.related[self.ids[paper]] = [self.ids[o] for _, o in best]
 
@@ -221,7 +239,7 @@ class RelatedIndex:
         self.idf = {term: math.log(1 + len(ids) / n) for term, n in self.df.items() if n > 1}
         self.vectors, self.floors = [(array("i"), array("i"))] * len(ids), [None] * len(ids)
         self.postings, self.best, self.related = None, [[]] * len(ids), {}
-        self.holders = None
+        self.holders = self.listers = None
         self._all_vectors()
         papers = range(len(ids))
         scorer = _BlockScorer(self.vectors, self.count)
@@ -264,10 +282,13 @@ class RelatedIndex:
                     if floor is None or (_log1(n) * self.idf[term], self.words[term]) > floor:
                         revector.add(paper)
 
-        # 3. New vectors; every paper that saw an old or sees a new one as a candidate.
-        seen_by: set[int] = set()
+        # 3. New vectors; every paper whose list held an old one or that sees a new one as a
+        #    candidate. (A paper that saw an old vector but never listed it has nothing to
+        #    undo: what it gains, the new scores say.)
+        listers = self._listers()
+        self._posted()  # made on first use; _post needs it
+        seen_by: set[int] = set().union(*(listers[paper] for paper in revector))
         for paper in revector:
-            seen_by.update(self._scores(paper))
             self._post(paper, -1)
             self._vector(paper)
             self._post(paper, +1)

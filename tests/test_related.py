@@ -78,6 +78,26 @@ def test_updates_after_edits_equal_a_fresh_computation():
         assert index.best == fresh.best and by_word(index) == by_word(fresh), f"step {step}"
 
 
+def test_an_edit_reranks_every_list_holding_the_paper_also_lists_it_joined_by_an_edit():
+    """The lists an edited paper is in are ranked again, lists it entered by an earlier edit
+    too, even when it shares no top term with them any more. Here "r" joins "p"'s list
+    through the one word they share, then pushes that word out of its top terms with more
+    words of its own: p's words and their weights stay as they were."""
+    fillers = [f"filler{i}" for i in range(related.TERMS_PER_PAPER + 5)]
+    texts = {"p": "alphaword zetaword", "q": " ".join(fillers), "r": " ".join(fillers[:5]),
+             "s": "gammaword epsilonword", "t": "alphaword gammaword epsilonword"}
+    index = RelatedIndex(count=1, restart=1.0)
+    index.update(parts(texts))
+    texts["s"] += " epsilonword"
+    index.update(parts(texts))  # edits begin
+    texts["r"] += " alphaword" * 10
+    joined = index.update(parts(texts))
+    assert joined == find_related(texts, count=1) and joined["p"] == ["r"]
+    texts["r"] = " ".join(fillers * 3) + " alphaword"
+    left = index.update(parts(texts))
+    assert left == find_related(texts, count=1) and left["p"] == ["t"]
+
+
 def test_adding_and_removing_papers_starts_over():
     rng = random.Random(3)
     texts = corpus(rng, 80)
