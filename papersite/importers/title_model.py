@@ -289,7 +289,7 @@ _CACHE_SIZE = 200_000
 # A record starts with what Doc reads for every token, so that the loop over the tokens finds
 # it in the first cache line of the tuple; then the token's phrase piece (see _piece) and the
 # rest of what _token says of it. One flat tuple: nothing nested to allocate, keep or fetch.
-# _STEM is the content stem of a token with exactly one (nine in ten content tokens), else
+# _STEM is the content stem of a token with exactly one (19 in 20 content tokens), else
 # None: the loop then has no tuple to iterate.
 _STEM, _STEMS, _NAME_STEMS, _CAP_STEMS, _CODE, _DEPTH = range(6)
 _SHOWN, _PIECE_STEMS, _MAY_START, _MAY_END, _KIND = range(6, 11)
