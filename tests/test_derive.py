@@ -205,10 +205,16 @@ def test_seed_titles_are_the_saved_ones():
     assert [derive_title(a) for a in reversed(ABSTRACTS)] == saved[::-1]
 
 
+# Tokens with several stems ("Low-Rank", "Fast-Graph-Net"), one stem twice ("end-to-end"),
+# and capitalised ones at the start of a sentence and inside one.
+_MANY_STEMS = ("Low-Rank adaptation of Low-Rank models works. Graph models beat Fast-Graph-Net, LQ-LoRA and "
+               "(Low-Rank) end-to-end learning-to-learn. Fast-Graph-Net is graph-graph fast.")
+
+
 def test_word_statistics_match_a_plain_count():
-    """Doc's per-stem statistics (gathered with whole-list operations) against a direct count
-    over the tokens, on every seed."""
-    for abstract in ABSTRACTS:
+    """Doc's per-stem statistics (gathered in one loop over the tokens, a token of one stem
+    by a shorter way) against a direct count over the tokens, on every seed."""
+    for abstract in ABSTRACTS + [_MANY_STEMS]:
         doc = title_model.Doc(abstract)
         total = sum(map(len, doc.sentences))
         expected: dict[str, list] = {}
@@ -499,5 +505,6 @@ def test_token_records_match_their_plain_definitions(tok):
     title_model.clear_caches()
     bare, stems, name_like, cap = title_model._token(tok)
     assert stems == tuple(dict.fromkeys(w[:5] for w in content_words(bare)))
+    assert title_model._record(tok)[title_model._STEM] == (stems[0] if len(stems) == 1 else None)
     assert name_like == _plain_name_like(bare)
     assert cap == bare[:1].isupper()

@@ -289,9 +289,11 @@ _CACHE_SIZE = 200_000
 # A record starts with what Doc reads for every token, so that the loop over the tokens finds
 # it in the first cache line of the tuple; then the token's phrase piece (see _piece) and the
 # rest of what _token says of it. One flat tuple: nothing nested to allocate, keep or fetch.
-_STEMS, _NAME_STEMS, _CAP_STEMS, _CODE, _DEPTH = range(5)
-_SHOWN, _PIECE_STEMS, _MAY_START, _MAY_END, _KIND = range(5, 10)
-_BARE, _NAME_LIKE, _CAPITALISED = range(10, 13)
+# _STEM is the content stem of a token with exactly one (19 in 20 content tokens), else
+# None: the loop then has no tuple to iterate.
+_STEM, _STEMS, _NAME_STEMS, _CAP_STEMS, _CODE, _DEPTH = range(6)
+_SHOWN, _PIECE_STEMS, _MAY_START, _MAY_END, _KIND = range(6, 11)
+_BARE, _NAME_LIKE, _CAPITALISED = range(11, 14)
 _get_stems, _get_name_stems, _get_may_start = itemgetter(_STEMS), itemgetter(_NAME_STEMS), itemgetter(_MAY_START)
 
 
@@ -332,7 +334,8 @@ def _full_record(tok: str) -> tuple:
         depth = tok.count("(") + tok.count("[") - tok.count(")") - tok.count("]")
     else:
         code, depth = "012"[piece[4]], 0
-    return (stems, stems if name_like else (), stems if cap else (), code, depth, *piece, bare, name_like, cap)
+    stem = stems[0] if len(stems) == 1 else None
+    return (stem, stems, stems if name_like else (), stems if cap else (), code, depth, *piece, bare, name_like, cap)
 
 
 def _word_record(tok: str) -> tuple:
@@ -352,7 +355,7 @@ def _word_record(tok: str) -> tuple:
         start = low not in _BAD_START and not low.endswith("ly")
         end = low not in no_end and (low in _NOUNS_LIKE_ADJECTIVES or not low.endswith(_ADJECTIVE_ENDS))
         kind = 0
-    return (stems, stems if name_like else (), stems if cap else (), "02"[kind > 0], 0,
+    return (stems[0] if stems else None, stems, stems if name_like else (), stems if cap else (), "02"[kind > 0], 0,
             tok, stems if kind < 2 else (), start, end, kind, tok, name_like, cap)
 
 
@@ -452,47 +455,60 @@ class Doc:
         # title: from a token opening one ("(") to where its brackets close (or its sentence
         # ends), every token breaks runs.
         counts: dict[str, int] = {}
-        first: dict[str, int] = {}
+        first: list[int] = []  # per stem, in the order of counts
         every: list[str] = []
         before = [0]
         names: set[str] = set()
         capitalised: set[str] = set()
         spans: list[tuple[int, int]] = []
+        add_every, add_before, add_first, add_span = every.append, before.append, first.append, spans.append
         for a, b in zip(starts, starts[1:]):
             run = -1  # where the open run starts
             depth = 0
-            for i in range(a, b):
-                record = records[i]
-                stems = record[_STEMS]
-                if stems:
+            for i, record in enumerate(records[a:b], a):
+                stem = record[_STEM]
+                if stem is not None:  # one stem: the same as below, without a tuple to iterate
+                    add_every(stem)
+                    if stem in counts:
+                        counts[stem] += 1
+                    else:
+                        counts[stem] = 1
+                        add_first(i)
+                    if record[_NAME_STEMS]:
+                        names.add(stem)
+                    if record[_CAP_STEMS] and i != a:
+                        capitalised.add(stem)
+                elif record[_STEMS]:
+                    stems = record[_STEMS]
                     every += stems
                     for stem in stems:
                         if stem in counts:
                             counts[stem] += 1
                         else:
                             counts[stem] = 1
-                            first[stem] = i
+                            add_first(i)
                     if record[_NAME_STEMS]:
                         names.update(stems)
                     if record[_CAP_STEMS] and i != a:
                         capitalised.update(stems)
-                before.append(len(every))
+                add_before(len(every))
                 code = record[_CODE]
+                if code == "0" and not depth:  # most tokens: on a run, outside an aside
+                    if run < 0:
+                        run = i
+                    continue
                 if depth or code == "(":
                     depth = max(0, depth + record[_DEPTH])
                     code = "2"
-                if code == "0":
-                    if run < 0:
-                        run = i
-                elif code == "1":
-                    spans.append((i if run < 0 else run, i + 1))
+                if code == "1":
+                    add_span((i if run < 0 else run, i + 1))
                     run = -1
                 elif run >= 0:
-                    spans.append((run, i))
+                    add_span((run, i))
                     run = -1
             if run >= 0:
-                spans.append((run, b))
-        self._every, self._before, self._counts, self._first = every, before, counts, list(first.values())
+                add_span((run, b))
+        self._every, self._before, self._counts, self._first = every, before, counts, first
         self._names, self._capitalised, self._spans = names, capitalised, spans
         self._first_sentence_end = starts[1] if len(starts) > 1 else 0
         self._in_contrib = in_contrib = set()
