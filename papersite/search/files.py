@@ -80,7 +80,8 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
 
     def made(paper: Paper) -> tuple[tuple, tuple]:
         """(field texts to index, document-store record)"""
-        title, abstract, byline = _title(paper), abstracts[paper.id], bylines[paper.id]
+        # math in a title becomes readable text, as in <title>: results are rendered as text
+        title, abstract, byline = plain_title(paper.title), abstracts[paper.id], bylines[paper.id]
         record = docstore.record(paper.id, title, link.link(paper), paper.year, abstract.snippet,
                                  [[name, link.link(path)] for name, path in byline[:docstore.RESULT_AUTHORS]],
                                  len(byline))
@@ -139,7 +140,7 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
     elif order_changed:  # move the retitled papers (a re-sort would cost ~100 ms at 50,000 papers)
         for n, paper in changed.items():
             if old[n].title != paper.title:
-                del cache.by_title[bisect_left(cache.by_title, (_title(old[n]).casefold(), paper.id, n))]
+                del cache.by_title[bisect_left(cache.by_title, (plain_title(old[n].title).casefold(), paper.id, n))]
                 insort(cache.by_title, (cache.records[n][1].casefold(), paper.id, n))
     if order_changed:
         cache.files[docstore.ORDER] = docstore.title_order(n for _, _, n in cache.by_title)
@@ -181,7 +182,3 @@ def _author_text(names: tuple[str, ...]) -> str:
     bare = [_COMBINING.sub("", unicodedata.normalize("NFD", w)) for w in words]  # as search.js's bare()
     return " ".join(words + [b for w, b in zip(words, bare) if b != w])
 
-
-def _title(paper: Paper) -> str:
-    # Results are rendered as text: math in a title becomes readable text, as in <title>.
-    return plain_title(paper.title)
