@@ -36,6 +36,7 @@ from rebuild import retitle  # noqa: E402
 from scale import PEERS, hugo_site, run_hugo  # noqa: E402
 from synth import write_catalog  # noqa: E402
 
+from papersite.cache import wait_for_saver  # noqa: E402
 from papersite.content import find_content_files  # noqa: E402
 
 
@@ -88,6 +89,8 @@ def measure(size: int, runs: int, folder: Path, real: bool, against: str | None,
                 seen["edit"].append(build(tree, site, out))
                 log(f"  {size:,} run {run + 1}, {name}: hugo {hugo[-1]:.2f} s, " +
                     ", ".join(f"{k} {v[-1]:.2f} s" for k, v in seen.items()))
+        for site in sites.values():
+            wait_for_saver(site)  # the last build's session is still being saved: not into a removed folder
         return [{"size": size, "engine": name, "hugo": statistics.median(hugo),
                  **{k: statistics.median(v) for k, v in seen.items()}} for name, seen in figures.items()]
 

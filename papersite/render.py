@@ -209,6 +209,10 @@ class RenderCache:
         self.stamp: tuple | None = None
         self.pages: dict[str, tuple[str, dict, Any, str]] = {}  # path -> (template, context, output, file)
         self.wide: dict[str, bool] = {}  # template -> reads a catalog-wide global
+        self.env: jinja2.Environment | None = None  # the last build's, for a page rendered ahead (first_look.py)
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "env": None}  # kept by the persistent cache: an environment is this process's
 
     def start(self, env: jinja2.Environment) -> None:
         """Forget everything when a template, the config or a small global changed. Functions
@@ -218,6 +222,7 @@ class RenderCache:
                                                and not isinstance(v, ModuleType)))
         if stamp != self.stamp:
             self.stamp, self.pages, self.wide = stamp, {}, {}
+        self.env = env
 
 
 def render_pages(env: jinja2.Environment, pages: list[Page], cache: RenderCache | None = None,

@@ -4,8 +4,11 @@ Only the built files can be served (they are looked up in a dict), so no
 request can reach a file outside the site. In preview mode the server also
 keeps the last good build when a rebuild fails, and adds live reload:
 
-    <base>__reload        Server-Sent Events: {"build": n, "problems": [...]} now and after every rebuild
-    <base>__preview.js    reloads the tab when n changes, shows problems as an overlay
+    <base>__reload        Server-Sent Events: {"build": n, "since": m, "changed": [...], "problems": [...]}
+                          now and after every rebuild: build n changed these output files of build m
+                          (null: any of them)
+    <base>__preview.js    reloads the tab when its page or a file it loaded changed, shows problems
+                          as an overlay
     <base>__preview.css   the overlay's style
 
 Served HTML pages get a <link> and <script> for these two files (external,
@@ -39,7 +42,7 @@ from urllib.parse import quote, unquote, unquote_to_bytes, urlsplit
 
 from .errors import SiteError
 from .pipeline import Build
-from .session import Rebuilder, summary
+from .session import Rebuilder, changed_paths, summary
 from .watch import ChangeQueue, ChangeSet, SourceWatcher, rebuild_loop
 
 TYPES = {".html": "text/html; charset=utf-8", ".xml": "application/xml", ".json": "application/json",
@@ -50,6 +53,7 @@ PREVIEW_DIR = Path(__file__).parent / "preview"
 PREVIEW_FILES = {"__preview.js": "preview.js", "__preview.css": "preview.css"}
 RELOAD = "__reload"
 KEEPALIVE = 15.0  # seconds between SSE comments; a write to a closed tab ends its thread
+LISTED_CHANGES = 2000  # past this many changed files, every tab reloads (a template edit changes all)
 NOT_BUILT = b"<!doctype html><html><head><title>Not built yet</title></head><body>" \
             b"<p>The site has not built yet.</p></body></html>"
 
@@ -57,8 +61,9 @@ NOT_BUILT = b"<!doctype html><html><head><title>Not built yet</title></head><bod
 class SiteState:
     """The build being served; swapped whole after each successful rebuild.
 
-    `version` counts builds whose output changed; open tabs reload when it
-    moves. `problems` are the errors of the latest rebuild, shown as an overlay.
+    `version` counts builds whose output changed; an open tab reloads when it moves
+    and the change touched its page or a file the page loaded (or the tab missed a
+    change). `problems` are the errors of the latest rebuild, shown as an overlay.
     """
 
     def __init__(self, build: Build | None, base_path: str, preview: bool = False):
@@ -67,15 +72,20 @@ class SiteState:
         self.base_path = base_path
         self.preview = preview
         self.version = 0
+        self.since = 0  # the version before the last change
+        self.changed: list[str] | None = None  # the output files the last change touched; None: any
         self.problems: list[dict] = []
         self.closed = False
 
-    def publish(self, build: Build, changed: bool = True) -> None:
-        """Serve a new good build; tabs reload only when its output changed."""
+    def publish(self, build: Build, changed: frozenset[str] | None = None) -> None:
+        """Serve a new good build. `changed`: its output files that differ from the build
+        served until now (None: any may); tabs reload only when one they show changed."""
         with self.lock:
             self.build = build
             self.base_path = build.catalog.config.base_path
-            self.version += 1 if changed else 0
+            if changed is None or changed:
+                self.since, self.version = self.version, self.version + 1
+                self.changed = None if changed is None or len(changed) > LISTED_CHANGES else sorted(changed)
             self.problems = []
             self.lock.notify_all()
 
@@ -103,7 +113,8 @@ class SiteState:
     def event(self) -> bytes:
         """The current status as one SSE message."""
         with self.lock:
-            data = json.dumps({"build": self.version, "problems": self.problems})
+            data = json.dumps({"build": self.version, "since": self.since, "changed": self.changed,
+                               "problems": self.problems})
         return f"data: {data}\n\n".encode()
 
     def lookup(self, url_path: str) -> tuple[int, str, bytes]:
@@ -511,10 +522,19 @@ class Preview:
         return f"http://{host}:{port}{self.state.base_path}"
 
     def report(self, changes: ChangeSet | None) -> None:
-        """Rebuild, publish the result and print one line about it."""
+        """Rebuild, publish the result and print one line about it; an edited paper's own page
+        is served first, before the rebuild (see first_look.py)."""
+        first = self.rebuilder.first_look(changes) if changes is not None else None
+        if first is not None:
+            self.state.publish(first.build, first.paths)
+            self.log(terminal_text(summary(changes, first, "shown first")))
+        last = self.rebuilder.last
         outcome = self.rebuilder.rebuild()
         if outcome.build:
-            self.state.publish(outcome.build, changed=outcome.changed > 0 or changes is None)
+            served = self.state.build  # a first look's, maybe of an earlier edit
+            changed = outcome.paths if served is last or served is None else \
+                changed_paths(served.files, outcome.build.files)
+            self.state.publish(outcome.build, None if changes is None else changed)
         else:
             self.state.fail(outcome.error)
         self.log(terminal_text(summary(changes, outcome)))  # paths and messages come from the sources

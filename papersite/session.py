@@ -14,11 +14,12 @@ import gc
 import time
 import traceback
 from typing import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .config import SiteConfig, load_config
 from .errors import Problem, SiteError
+from .first_look import edited_pages
 from .output import write_site
 from .paper_map import GRID, LayoutCache, Laid, texts_digest
 from .parallel import Background, worth_forking
@@ -34,6 +35,7 @@ class Outcome:
     error: SiteError | None
     changed: int  # output files added, changed or removed
     seconds: float
+    paths: frozenset[str] | None = None  # those files, when known
 
 
 class Rebuilder:
@@ -65,6 +67,27 @@ class Rebuilder:
         with run.executing():
             return self._rebuild(start, run)
 
+    def first_look(self, changes: ChangeSet) -> Outcome | None:
+        """The last good build with the pages of the papers `changes` edited rendered again, to
+        serve before the rebuild (see first_look.py); None when the edit does not qualify.
+        Changes nothing the rebuild reads."""
+        if self.last is None or self.error is not None or self._config_loaded is None:
+            return None
+        start = time.perf_counter()
+        try:
+            if self._stamp() != self._config_stamp:
+                return None
+            pages = edited_pages(self._config_loaded.with_base_url(self.base_url), self.cache, self.last,
+                                 changes.paths)
+        except Exception:  # the rebuild that follows meets it too, and reports it
+            return None
+        if pages is None:
+            return None
+        old = self.last.files
+        paths = frozenset(file for file, page in pages.items() if old.get(file) != page)
+        build = replace(self.last, files={**old, **pages}, timings={})
+        return Outcome(build, None, len(paths), time.perf_counter() - start, paths)
+
     def follow(self) -> None:
         """Let what follows a rebuild catch up (the map's exact layout), once its result is served."""
         if isinstance(self.cache.map, FollowingLayout):
@@ -75,12 +98,15 @@ class Rebuilder:
         if isinstance(self.cache.map, FollowingLayout):
             self.cache.map.stop()
 
-    def _config(self) -> SiteConfig:
+    def _stamp(self) -> tuple | None:
         try:
             st = self.config_path.stat()
-            stamp = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
         except OSError:
-            stamp = None  # load_config says what is wrong
+            return None  # load_config says what is wrong
+        return st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino
+
+    def _config(self) -> SiteConfig:
+        stamp = self._stamp()
         if stamp is None or stamp != self._config_stamp:
             self._config_loaded, self._config_stamp = load_config(self.config_path), stamp
         return self._config_loaded
@@ -91,11 +117,13 @@ class Rebuilder:
             # (venues, topics, base_url) must reach every page.
             config = self._config().with_base_url(self.base_url)
             build = build_site(config, run=run)
+            paths = None
             if self.output is not None:
                 report = write_site(build.files, self.output, self.cache.digests, config.root)
                 changed = report.written + report.removed
             else:
-                changed = count_changed(self.last.files if self.last else {}, build.files)
+                paths = changed_paths(self.last.files if self.last else {}, build.files)
+                changed = len(paths)
         except SiteError as error:
             self.error = error
         except Exception as error:  # a bug, or a template raising: the preview must survive it
@@ -110,7 +138,7 @@ class Rebuilder:
                 # rebuilds replace is still freed, by reference counting.
                 gc.freeze()
             self.last, self.error = build, None
-            return Outcome(build, None, changed, time.perf_counter() - start)
+            return Outcome(build, None, changed, time.perf_counter() - start, paths)
         return Outcome(None, self.error, 0, time.perf_counter() - start)
 
 
@@ -168,11 +196,11 @@ def unexpected(error: Exception) -> SiteError:
     return SiteError(Problem(where[0], where[1], f"unexpected {type(error).__name__}: {error}"))
 
 
-def count_changed(old: dict[str, bytes], new: dict[str, bytes]) -> int:
-    """How many output files were added, changed or removed."""
+def changed_paths(old: dict[str, bytes], new: dict[str, bytes]) -> frozenset[str]:
+    """The output files added, changed or removed."""
     # Set operations on the items views run in C; an unchanged file is the very same bytes
     # object as last build's, whose hash is computed once and cached.
-    return len({path for path, _ in old.items() ^ new.items()})
+    return frozenset(path for path, _ in old.items() ^ new.items())
 
 
 def summary(changes: ChangeSet | None, outcome: Outcome, written: str = "changed") -> str:

@@ -21,8 +21,8 @@ import papersite.cli as cli_module
 from papersite import parallel
 from papersite.errors import Problem, SiteError
 from papersite.pipeline import build_site
-from papersite.serve import (MAP_LANDED, HostFilter, Preview, SiteState, exposure_warning, make_server, printable,
-                             terminal_text)
+from papersite.serve import (LISTED_CHANGES, MAP_LANDED, HostFilter, Preview, SiteState, exposure_warning,
+                             make_server, printable, terminal_text)
 from papersite.buildwatch import watch_and_build
 from papersite.watch import ChangeQueue
 from tests.conftest import ROOT, TinySite, paper_text
@@ -100,11 +100,17 @@ def test_publish_and_fail_drive_the_status(built):
     start = state.status()
     state.fail(SiteError(Problem("content/x.md", 3, "invalid YAML")))
     assert json.loads(state.event()[6:]) == {
-        "build": 0, "problems": [{"path": "content/x.md", "line": 3, "message": "invalid YAML"}]}
-    state.publish(built, changed=False)  # fixed, same output: overlay goes, no reload
+        "build": 0, "since": 0, "changed": None,
+        "problems": [{"path": "content/x.md", "line": 3, "message": "invalid YAML"}]}
+    state.publish(built, changed=frozenset())  # fixed, same output: overlay goes, no reload
     assert state.status() == start
-    state.publish(built)
-    assert json.loads(state.event()[6:]) == {"build": 1, "problems": []}
+    state.publish(built)  # anything may have changed
+    assert json.loads(state.event()[6:]) == {"build": 1, "since": 0, "changed": None, "problems": []}
+    state.publish(built, frozenset({"papers/b/index.html", "papers/a/index.html"}))
+    assert json.loads(state.event()[6:]) == {
+        "build": 2, "since": 1, "changed": ["papers/a/index.html", "papers/b/index.html"], "problems": []}
+    state.publish(built, frozenset(f"papers/{n}/index.html" for n in range(LISTED_CHANGES + 1)))
+    assert json.loads(state.event()[6:]) == {"build": 3, "since": 2, "changed": None, "problems": []}
 
 
 def test_wait_for_change_wakes_on_publish_and_close(built):
@@ -230,12 +236,19 @@ def test_event_stream_sends_status_then_changes(server):
     conn.request("GET", "/catalog/__reload")
     response = conn.getresponse()
     assert response.getheader("Content-Type") == "text/event-stream"
-    assert read_event(response) == {"build": 0, "problems": []}
+    assert read_event(response) == {"build": 0, "since": 0, "changed": None, "problems": []}
     state.fail(SiteError(Problem("site.yaml", 2, "bad")))
     assert read_event(response)["problems"][0]["line"] == 2
-    state.publish(state.build)
-    assert read_event(response) == {"build": 1, "problems": []}
+    state.publish(state.build, frozenset({"index.html"}))
+    assert read_event(response) == {"build": 1, "since": 0, "changed": ["index.html"], "problems": []}
     conn.close()
+
+
+def read_until(response, build: int) -> dict:
+    """The events up to the one announcing `build` (the stream may skip those that came too fast)."""
+    while (event := read_event(response))["build"] < build:
+        pass
+    return event
 
 
 def read_event(response) -> dict:
@@ -260,19 +273,23 @@ def test_preview_rebuilds_keeps_the_last_good_build_and_reports(tiny):
         assert read_event(events)["build"] == 1
 
         tiny.paper("one", title="Second Title")
-        assert read_event(events) == {"build": 2, "problems": []}
+        # its own page first (build 2), then the whole site (build 3): the listings show the title too
+        assert read_until(events, 3)["problems"] == []
         assert b"Second Title" in get(port, "/catalog/papers/one/")[1]
+        assert b"Second Title" in get(port, "/catalog/papers/")[1]
 
         tiny.paper("one", title="Second Title", topics="[no-such-topic]")
         problems = read_event(events)["problems"]
         assert problems[0]["path"] == "content/icml-2024/one.md" and problems[0]["line"] == 7
         assert b"Second Title" in get(port, "/catalog/papers/one/")[1]  # the last good build
 
-        tiny.paper("one", title="Third Title")
-        assert read_event(events) == {"build": 3, "problems": []}
+        tiny.paper("one", title="Third Title")  # no first look after a failed build: it may still be broken
+        assert read_event(events)["build"] == 4
         conn.close()
         assert "initial build" in lines[0]
+        assert any("content/icml-2024/one.md: 1 file shown first in" in line for line in lines)
         assert any("content/icml-2024/one.md: " in line and "files changed in" in line for line in lines)
+        assert sum("shown first" in line for line in lines) == 1
         assert any("build failed" in line and "unknown topic" in line for line in lines)
     finally:
         preview.stop()
@@ -295,17 +312,18 @@ def test_the_preview_serves_an_edit_before_the_map_catches_up_then_the_map_build
         assert read_event(events)["build"] == 1
         before = get(port, "/catalog/map/points.json")[1]
         site.paper("p0", id="p0", title="Diffusion Models", body="Diffusion denoising of images by a score network.")
-        assert read_event(events)["build"] == 2
+        assert read_until(events, 3)["build"] == 3  # the page first, then the site
         assert b"Diffusion Models" in get(port, "/catalog/papers/p0/")[1]
         meanwhile = json.loads(get(port, "/catalog/map/points.json")[1])
         assert (meanwhile["x"], meanwhile["y"]) == (json.loads(before)["x"], json.loads(before)["y"])
         deadline = time.monotonic() + 60
         while preview.rebuilder.cache.map.wanted is not None and time.monotonic() < deadline:
             time.sleep(0.01)  # the layout is being made (not read_event: it would wait for ever on a bug)
-        while preview.state.status()[0] != 3 and time.monotonic() < deadline + 10:
+        while preview.state.status()[0] != 4 and time.monotonic() < deadline + 10:
             time.sleep(0.01)
-        assert preview.state.status()[0] == 3
-        assert read_event(events)["build"] == 3  # the map's exact layout, announced as a change
+        assert preview.state.status()[0] == 4
+        landed = read_event(events)  # the map's exact layout, announced as a change of the map's files alone
+        assert landed["build"] == 4 and landed["since"] == 3 and landed["changed"] == ["map/points.json"]
         clean, _ = site.build(tmp_path / "clean")
         assert get(port, "/catalog/map/points.json")[1] == clean.files["map/points.json"]
         assert any(line.split(" ", 1)[1].startswith(f"{MAP_LANDED}: 1 file changed") for line in lines)
@@ -369,7 +387,8 @@ def test_preview_starts_even_when_the_first_build_fails(tiny):
         events = conn.getresponse()
         assert read_event(events)["build"] == 0
         tiny.paper("one", title="First Title")
-        assert read_event(events) == {"build": 1, "problems": []}
+        fixed = read_event(events)
+        assert fixed["build"] == 1 and fixed["problems"] == [] and "papers/one/index.html" in fixed["changed"]
         conn.close()
         assert b"First Title" in get(port, "/catalog/papers/one/")[1]
     finally:

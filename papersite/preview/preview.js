@@ -5,7 +5,34 @@
   var script = document.currentScript;
   var pageBuild = script.dataset.build;
   var base = script.src.replace(/__preview\.js.*$/, "");
+  var basePath = new URL(base).pathname;
   var overlay = null;
+  // Every file this tab loaded is checked against each change: keep all their entries.
+  performance.setResourceTimingBufferSize(100000);
+
+  // The site's output file a URL is served from ("papers/x/" -> "papers/x/index.html"), or null.
+  function fileOf(url) {
+    var u = new URL(url, window.location.href);
+    if (u.origin !== window.location.origin || u.pathname.indexOf(basePath) !== 0) return null;
+    var relative;
+    try {
+      relative = decodeURIComponent(u.pathname.slice(basePath.length));
+    } catch (error) {
+      return null;
+    }
+    return relative === "" || relative.slice(-1) === "/" ? relative + "index.html" : relative;
+  }
+
+  // Whether a change touched this page or a file it loaded (style, scripts, search or map data).
+  function touches(changed) {
+    var shown = {};
+    shown[fileOf(window.location.href)] = true;
+    performance.getEntriesByType("resource").forEach(function (entry) {
+      var file = fileOf(entry.name);
+      if (file) shown[file] = true;
+    });
+    return changed.some(function (file) { return shown[file] === true; });
+  }
 
   function showProblems(problems) {
     if (overlay) {
@@ -48,10 +75,15 @@
   events.onmessage = function (message) {
     var status = JSON.parse(message.data);
     if (String(status.build) !== pageBuild) {
-      events.close();
-      window.location.reload();
-      return;
+      // Reload unless the change is the next one after this page's build and left all it shows alone.
+      if (status.changed === null || String(status.since) !== pageBuild || touches(status.changed)) {
+        events.close();
+        window.location.reload();
+        return;
+      }
+      pageBuild = String(status.build);
     }
+    document.documentElement.dataset.previewBuild = pageBuild;  // the build this tab is up to date with
     showProblems(status.problems);
   };
 })();

@@ -5,6 +5,8 @@ every change is made on disk, as an author's editor would.
 """
 from __future__ import annotations
 
+import time
+
 import pytest
 from playwright.sync_api import expect
 
@@ -60,3 +62,33 @@ def test_overlay_shows_on_every_page_and_escapes_messages(preview, page):
     site.paper("two", id="p2", title="Another Paper")
     expect(page.locator("#papersite-preview-error")).to_have_count(0, timeout=10_000)
     assert page.console_errors == []
+
+
+def test_a_tab_reloads_only_when_its_page_or_a_file_it_loaded_changed(preview, browser):
+    site, server = preview
+    context = browser.new_context()
+    try:
+        edited, other = context.new_page(), context.new_page()
+        edited.goto(server.url + "papers/one/")
+        other.goto(server.url + "topics/")  # shows no title: an edit to one leaves it as it is
+        for tab in (edited, other):
+            expect(tab.locator("html[data-preview-connected]")).to_have_count(1)
+        other.evaluate("window.stayed = true")
+        before = server.state.status()[0]
+
+        site.paper("one", title="Edited On Disk")
+        expect(edited.locator("h1")).to_have_text("Edited On Disk", timeout=10_000)
+        # the first look (its page alone), then the rebuild (listings, feeds, search...)
+        deadline = time.monotonic() + 10
+        while server.state.status()[0] < before + 2:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        expect(other.locator(f"html[data-preview-build='{before + 2}']")).to_have_count(1, timeout=10_000)
+        assert other.evaluate("window.stayed") is True  # told of both builds, and not reloaded
+        expect(edited.locator("h1")).to_have_text("Edited On Disk")
+
+        site.write("static/style.css", "body { color: rebeccapurple; }\n")  # every page loads it
+        other.wait_for_function("window.stayed === undefined", timeout=10_000)
+        expect(other.locator("body")).to_have_css("color", "rgb(102, 51, 153)")
+    finally:
+        context.close()
