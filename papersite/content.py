@@ -316,8 +316,8 @@ def load_papers(config: SiteConfig, cache: PaperCache | None = None) -> list[Pap
     cache = cache or PaperCache()
     content_dir = config.content_dir
     if not content_dir.is_dir():
-        raise SiteError(Problem(content_dir, None, "content folder not found (import abstracts with "
-                                                   "'python build.py import FILE')"))
+        raise SiteError(Problem(content_dir, None, "content folder not found (make it, or bring papers in "
+                                                   "with the import command)"))
     papers, problems = [], []
     entries = _content_entries(content_dir, config.root, problems)
     for parsed in cache.read_all(entries, config):

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from pathlib import Path
 
 from . import urls
 from .config import SiteConfig
@@ -27,8 +26,7 @@ from .errors import SiteError
 from .execution import BuildCache
 from .markup import MarkupError, cut_snippet, render_abstract
 from .model import Paper
-from .pages import Abstract
-from .pipeline import Build
+from .pages import Abstract, Page
 from .render import render_page
 
 # What a paper's page shows of the paper and no other page depends on for where
@@ -36,31 +34,33 @@ from .render import render_page
 SHOWN_ONLY = ("title", "abstract", "links", "status", "title_source", "extra")
 
 
-def edited_pages(config: SiteConfig, cache: BuildCache, last: Build,
-                 changed: tuple[str, ...]) -> dict[str, bytes] | None:
+def edited_pages(config: SiteConfig, cache: BuildCache, changed: tuple[str, ...]) -> dict[str, bytes] | None:
     """Output file -> bytes: the pages of the papers whose files (`changed`, relative to the
-    config's folder) were edited, rendered again over `last`; None when the edit does not
-    qualify (see above) or anything goes wrong: the full rebuild then has its say."""
+    config's folder) were edited, rendered again over the last build (`cache`, which this
+    leaves as it is); None when the edit does not qualify (see above) or anything goes
+    wrong: the full rebuild then has its say."""
     env = cache.pages.env
     if env is None or not changed:
         return None
-    sources = {os.path.normpath(p.source): p for p in last.catalog.papers}
     pages = {}
     for relative in changed:
-        path = os.path.normpath(config.root / relative)
-        old = sources.get(path)
-        planned = cache.plans.get(old.id) if old is not None else None
-        if planned is None:
+        path = config.root / relative
+        parsed = read_paper(path, config, relative)
+        if parsed.problems or parsed.paper is None:
             return None
-        parsed = read_paper(Path(path), config, relative)
-        if parsed.problems or parsed.paper is None or not _moves_nothing(old, parsed.paper):
+        paper = parsed.paper
+        # what the last build rendered at this paper's address, if it was this file's page
+        address = urls.path_of(paper)
+        template, context, _, file = cache.pages.pages.get(address, (None, {}, None, None))
+        old = context.get("paper")
+        if template != "paper.html" or not isinstance(old, Paper) \
+                or os.path.normpath(old.source) != os.path.normpath(path) or not _moves_nothing(old, paper):
             return None
-        paper, page = parsed.paper, planned[1]
         try:
             html, text = render_abstract(paper.abstract)
-            context = {**page.context, "title": paper.title, "paper": paper,
+            context = {**context, "title": paper.title, "paper": paper,
                        "abstract": Abstract(html, text, cut_snippet(text))}
-            pages[urls.output_file(page.path)] = render_page(env, dataclasses.replace(page, context=context))
+            pages[file] = render_page(env, Page(address, template, context))
         except (MarkupError, SiteError):
             return None
     return pages

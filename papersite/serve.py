@@ -529,7 +529,16 @@ class Preview:
             self.state.publish(first.build, first.paths)
             self.log(terminal_text(summary(changes, first, "shown first")))
         last = self.rebuilder.last
-        outcome = self.rebuilder.rebuild()
+        if first is not None:
+            # The tabs fetch the page meanwhile: the server's threads get the interpreter every
+            # millisecond while the rebuild runs, not every five, the default.
+            interval = sys.getswitchinterval()
+            sys.setswitchinterval(min(interval, 0.001))
+        try:
+            outcome = self.rebuilder.rebuild()
+        finally:
+            if first is not None:
+                sys.setswitchinterval(interval)
         if outcome.build:
             served = self.state.build  # a first look's, maybe of an earlier edit
             changed = outcome.paths if served is last or served is None else \

@@ -77,8 +77,7 @@ class Rebuilder:
         try:
             if self._stamp() != self._config_stamp:
                 return None
-            pages = edited_pages(self._config_loaded.with_base_url(self.base_url), self.cache, self.last,
-                                 changes.paths)
+            pages = edited_pages(self._config_loaded.with_base_url(self.base_url), self.cache, changes.paths)
         except Exception:  # the rebuild that follows meets it too, and reports it
             return None
         if pages is None:

@@ -367,8 +367,9 @@ def test_an_empty_content_folder_builds_an_empty_catalog(site):
 
 def test_a_missing_content_folder(site):
     (site.root / "content").rmdir()
-    assert only_problem(site) == ("content", None, "content folder not found (import abstracts with "
-                                                   "'python build.py import FILE')")
+    # the library names no command line: `papersite`, `python -m papersite` and build.py all reach it
+    assert only_problem(site) == ("content", None, "content folder not found (make it, or bring papers in "
+                                                   "with the import command)")
 
 
 # --- site.yaml -----------------------------------------------------------------
