@@ -17,12 +17,14 @@ import gc
 import multiprocessing
 import os
 import signal
+import threading
 from typing import Callable, Iterator, Sequence, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 MIN_ITEMS = 400  # measured: 200 abstracts take as long inline as on two workers, 400 are 1.6x faster
+STOP_WAIT = 5.0  # seconds end_pool gives a pool to stop (it takes milliseconds unless it never will)
 _job: tuple[Callable, Sequence] | None = None  # set only while workers may be forked for it
 
 
@@ -89,8 +91,7 @@ class MapInBackground:
         global _job
         pool, self.pool = self.pool, None
         if pool is not None:
-            pool.terminate()  # done by now, unless the caller failed
-            pool.join()
+            end_pool(pool)  # done by now, unless the caller failed
         if _job is not None and _job[0] is self.func:
             _job = None
 
@@ -125,8 +126,7 @@ def in_background(func: Callable[[], R], size: int) -> Iterator[Callable[[], R]]
         pool.close()  # the process ends with its job, and frees its memory then, not at the end of the block
         yield result.get
     finally:
-        pool.terminate()  # done by now, unless the block failed
-        pool.join()
+        end_pool(pool)  # done by now, unless the block failed
 
 
 class Background:
@@ -155,8 +155,29 @@ class Background:
             self.cancel()
 
     def cancel(self) -> None:
-        self.pool.terminate()
-        self.pool.join()
+        end_pool(self.pool)
+
+
+def end_pool(pool) -> None:
+    """pool.terminate() and join(), given STOP_WAIT seconds. A worker killed from outside (SIGTERM
+    to the process group, which the build's own clean-up then answers) while it held a lock of
+    the pool's queues (an idle worker holds one as it waits for a task) leaves terminate()
+    waiting for that lock for ever; the workers are gone by then, and the process goes on
+    without the pool's threads."""
+    failed: list[BaseException] = []
+
+    def end() -> None:
+        try:
+            pool.terminate()
+            pool.join()
+        except BaseException as error:  # raised here, as it would have been inline
+            failed.append(error)
+
+    ender = threading.Thread(target=end, name="end-pool", daemon=True)
+    ender.start()
+    ender.join(STOP_WAIT)
+    if failed:
+        raise failed[0]
 
 
 def worth_forking(size: int) -> bool:

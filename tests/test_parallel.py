@@ -120,3 +120,31 @@ def test_a_background_process_ends_with_its_job(forked):
         while not ended(pid) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert ended(pid), "still running after its job"
+
+
+def _nap(seconds: float) -> float:
+    time.sleep(seconds)
+    return seconds
+
+
+def test_a_pool_whose_idle_workers_were_killed_from_outside_still_stops():
+    # SIGTERM to the process group kills the workers wherever they are: an idle one waits for a
+    # task holding the task queue's lock, which then stays taken, and Pool.terminate() waits for
+    # it for ever. The build's clean-up must end all the same.
+    import multiprocessing
+    import signal
+    import threading
+
+    pool = multiprocessing.get_context("fork").Pool(2, initializer=parallel._start_worker)
+    try:
+        assert pool.map(_nap, [0.01, 0.01]) == [0.01, 0.01]  # and both workers wait for the next task
+        for child in multiprocessing.active_children():
+            os.kill(child.pid, signal.SIGTERM)
+        time.sleep(0.2)
+        stopping = threading.Thread(target=parallel.end_pool, args=(pool,), daemon=True)
+        stopping.start()
+        stopping.join(parallel.STOP_WAIT + 10)
+        assert not stopping.is_alive(), "stopping the pool hangs"
+    finally:
+        for child in multiprocessing.active_children():
+            child.kill()
