@@ -23,6 +23,7 @@ terminal control sequences.
 """
 from __future__ import annotations
 
+import contextlib
 import http.client
 import ipaddress
 import json
@@ -38,7 +39,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Callable
-from urllib.parse import quote, unquote, unquote_to_bytes, urlsplit
+from urllib.parse import parse_qs, quote, unquote, unquote_to_bytes, urlsplit
 
 from .errors import SiteError
 from .pipeline import Build
@@ -53,6 +54,7 @@ PREVIEW_DIR = Path(__file__).parent / "preview"
 PREVIEW_FILES = {"__preview.js": "preview.js", "__preview.css": "preview.css"}
 RELOAD = "__reload"
 KEEPALIVE = 15.0  # seconds between SSE comments; a write to a closed tab ends its thread
+SETTLE = 0.5  # seconds the preview waits, at most, for the tabs showing an edited page to load it
 LISTED_CHANGES = 2000  # past this many changed files, every tab reloads (a template edit changes all)
 NOT_BUILT = b"<!doctype html><html><head><title>Not built yet</title></head><body>" \
             b"<p>The site has not built yet.</p></body></html>"
@@ -76,6 +78,8 @@ class SiteState:
         self.changed: list[str] | None = None  # the output files the last change touched; None: any
         self.problems: list[dict] = []
         self.closed = False
+        self.viewers: dict[str, int] = {}  # output file -> open event streams of tabs showing it
+        self.opened: dict[str, int] = {}  # output file -> event streams ever opened by tabs showing it
 
     def publish(self, build: Build, changed: frozenset[str] | None = None) -> None:
         """Serve a new good build. `changed`: its output files that differ from the build
@@ -99,6 +103,35 @@ class SiteState:
         with self.lock:
             self.closed = True
             self.lock.notify_all()
+
+    @contextlib.contextmanager
+    def viewing(self, file: str | None):
+        """An open event stream of a tab showing `file` (None: a tab that did not say)."""
+        with self.lock:
+            if file is not None:
+                self.viewers[file] = self.viewers.get(file, 0) + 1
+                self.opened[file] = self.opened.get(file, 0) + 1
+            self.lock.notify_all()
+        try:
+            yield
+        finally:
+            with self.lock:
+                if file is not None:
+                    self.viewers[file] -= 1
+                    if not self.viewers[file]:
+                        del self.viewers[file]
+
+    def publish_and_settle(self, build: Build, changed: frozenset[str], limit: float = SETTLE) -> None:
+        """publish(), then wait until a tab showing each changed file has reloaded (its event
+        stream opened again), at most `limit` seconds: what follows (the rebuild) takes the
+        cores, and would slow the tabs loading the page. (A stream a tab closed counts until
+        the server next writes to it: waiting for one tab a file, not all, leaves it out.)"""
+        with self.lock:
+            waiting = {file: self.opened[file] + 1 for file in changed if file in self.viewers}
+        self.publish(build, changed)
+        if waiting:
+            with self.lock:
+                self.lock.wait_for(lambda: self.closed or all(self.opened[f] >= n for f, n in waiting.items()), limit)
 
     def status(self) -> tuple:
         with self.lock:
@@ -330,7 +363,8 @@ def make_handler(state: SiteState, log: Callable[[str], None],
                 return
             try:
                 if self.command == "GET" and state.preview and unquote(path).rsplit("/", 1)[-1] == RELOAD:
-                    self._events()
+                    with state.viewing(parse_qs(urlsplit(self.path).query).get("page", [None])[0]):
+                        self._events()
                 else:
                     self._respond(path, with_body=self.command == "GET")
             except (ConnectionError, TimeoutError):
@@ -526,7 +560,7 @@ class Preview:
         is served first, before the rebuild (see first_look.py)."""
         first = self.rebuilder.first_look(changes) if changes is not None else None
         if first is not None:
-            self.state.publish(first.build, first.paths)
+            self.state.publish_and_settle(first.build, first.paths)
             self.log(terminal_text(summary(changes, first, "shown first")))
         last = self.rebuilder.last
         if first is not None:

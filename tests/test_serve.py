@@ -705,3 +705,32 @@ def test_serve_on_an_unknown_host_says_so(tiny):
                                                  "--config", str(tiny.root / "site.yaml")])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     assert result.output.splitlines()[-1].startswith("Error: cannot listen on no-such-host.invalid:0: ")
+
+
+def test_a_first_look_waits_for_a_tab_showing_the_page_to_load_it_and_no_longer(built):
+    state = SiteState(built, "/catalog/", preview=True)
+    page, other = "papers/a/index.html", "papers/b/index.html"
+    start = time.monotonic()
+    state.publish_and_settle(built, frozenset({page}), limit=5)
+    assert time.monotonic() - start < 1  # no tab shows it: nothing to wait for
+
+    done = threading.Event()
+
+    def settle(limit: float) -> None:
+        state.publish_and_settle(built, frozenset({page}), limit=limit)
+        done.set()
+
+    with state.viewing(page), state.viewing(other):
+        waiting = threading.Thread(target=settle, args=(5,))
+        waiting.start()
+        assert not done.wait(0.3)  # the tab has not reloaded yet
+        with state.viewing(other):
+            assert not done.wait(0.2)  # another page's tab is not the one
+        with state.viewing(page):  # the tab, reloaded, opens its stream again
+            assert done.wait(2)
+        waiting.join()
+        done.clear()
+        start = time.monotonic()
+        settle(0.3)  # the tab never comes back: the limit ends the wait
+        assert 0.25 < time.monotonic() - start < 2
+    assert state.viewers == {}

@@ -68,7 +68,8 @@
     document.body.appendChild(overlay);
   }
 
-  var events = new EventSource(base + "__reload");
+  // The page it shows: the preview waits for the tabs showing an edited page to load it.
+  var events = new EventSource(base + "__reload?page=" + encodeURIComponent(fileOf(window.location.href) || ""));
   events.onopen = function () {
     document.documentElement.dataset.previewConnected = "";  // lets tests wait for the stream
   };

@@ -74,6 +74,8 @@ def test_a_tab_reloads_only_when_its_page_or_a_file_it_loaded_changed(preview, b
         for tab in (edited, other):
             expect(tab.locator("html[data-preview-connected]")).to_have_count(1)
         other.evaluate("window.stayed = true")
+        # each tab's stream says which page it shows: a first look waits for that page's tab
+        assert {"papers/one/index.html", "topics/index.html"} <= server.state.viewers.keys()
         before = server.state.status()[0]
 
         site.paper("one", title="Edited On Disk")
