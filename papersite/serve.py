@@ -131,7 +131,8 @@ class SiteState:
         self.publish(build, changed)
         if waiting:
             with self.lock:
-                self.lock.wait_for(lambda: self.closed or all(self.opened[f] >= n for f, n in waiting.items()), limit)
+                self.lock.wait_for(lambda: self.closed or all(self.opened[file] >= count
+                                                              for file, count in waiting.items()), limit)
 
     def status(self) -> tuple:
         with self.lock:
@@ -533,6 +534,19 @@ def exposure_warning(host: str) -> str | None:
 MAP_LANDED = "the map's layout"  # how the terminal line names the change when the map catches up
 
 
+@contextlib.contextmanager
+def responsive_threads(wanted: bool = True):
+    """The server's threads get the interpreter every millisecond meanwhile, not every five
+    (the default), so that a page goes out while a rebuild runs."""
+    interval = sys.getswitchinterval()
+    if wanted:
+        sys.setswitchinterval(min(interval, 0.001))
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(interval)
+
+
 class Preview:
     """The authoring loop: build, serve from memory, watch, rebuild, reload every tab."""
 
@@ -563,16 +577,8 @@ class Preview:
             self.state.publish_and_settle(first.build, first.paths)
             self.log(terminal_text(summary(changes, first, "shown first")))
         last = self.rebuilder.last
-        if first is not None:
-            # The tabs fetch the page meanwhile: the server's threads get the interpreter every
-            # millisecond while the rebuild runs, not every five, the default.
-            interval = sys.getswitchinterval()
-            sys.setswitchinterval(min(interval, 0.001))
-        try:
+        with responsive_threads(first is not None):  # tabs may still fetch the first look's page
             outcome = self.rebuilder.rebuild()
-        finally:
-            if first is not None:
-                sys.setswitchinterval(interval)
         if outcome.build:
             served = self.state.build  # a first look's, maybe of an earlier edit
             changed = outcome.paths if served is last or served is None else \
