@@ -78,7 +78,8 @@ class Rebuilder:
             if self._stamp() != self._config_stamp:
                 return None
             pages = edited_pages(self._config_loaded.with_base_url(self.base_url), self.cache, changes.paths)
-        except Exception:  # the rebuild that follows meets it too, and reports it
+        except Exception:  # a bug: said, and the rebuild that follows has its say
+            traceback.print_exc()
             return None
         if pages is None:
             return None
