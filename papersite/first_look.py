@@ -24,9 +24,10 @@ from .config import SiteConfig
 from .content import read_paper
 from .errors import SiteError
 from .execution import BuildCache
-from .markup import MarkupError, cut_snippet, render_abstract
+from .markup import MarkupError
 from .model import Paper
-from .pages import Abstract, Page
+from .pages import Page
+from .pipeline import abstract_of
 from .render import render_page
 
 # What a paper's page shows of the paper and no other page depends on for where
@@ -56,12 +57,13 @@ def edited_pages(config: SiteConfig, cache: BuildCache, changed: tuple[str, ...]
         if template != "paper.html" or not isinstance(old, Paper) \
                 or os.path.normpath(old.source) != os.path.normpath(path) or not _moves_nothing(old, paper):
             return None
+        abstract = cache.abstracts.get(paper.abstract) or abstract_of(paper.abstract)  # a title edit: as it was
+        if isinstance(abstract, MarkupError):
+            return None
         try:
-            html, text = render_abstract(paper.abstract)
-            context = {**context, "title": paper.title, "paper": paper,
-                       "abstract": Abstract(html, text, cut_snippet(text))}
-            pages[file] = render_page(env, Page(address, template, context))
-        except (MarkupError, SiteError):
+            pages[file] = render_page(env, Page(address, template, {
+                **context, "title": paper.title, "paper": paper, "abstract": abstract}))
+        except SiteError:
             return None
     return pages
 

@@ -137,7 +137,7 @@ def render_abstracts(catalog: Catalog, cache: BuildCache) -> dict[str, Abstract]
 
     Markdown past a limit is a SiteError naming every file and line."""
     new = sorted({p.abstract for p in catalog.papers} - cache.abstracts.keys())
-    known = cache.abstracts | dict(zip(new, parallel_map(_render_abstract, new)))
+    known = cache.abstracts | dict(zip(new, parallel_map(abstract_of, new)))
     failed = [p for p in catalog.papers if isinstance(known[p.abstract], MarkupError)]
     if failed:
         raise SiteError(sorted((_markup_problem(p, known[p.abstract], catalog.config) for p in failed),
@@ -147,8 +147,9 @@ def render_abstracts(catalog: Catalog, cache: BuildCache) -> dict[str, Abstract]
     return rendered
 
 
-def _render_abstract(source: str) -> Abstract | MarkupError:
-    """In a worker: the problem comes back as a value, so every file's problem is listed."""
+def abstract_of(source: str) -> Abstract | MarkupError:
+    """One abstract rendered. The problem comes back as a value (from a worker too), so
+    every file's problem is listed."""
     try:
         html, text = render_abstract(source)
     except MarkupError as error:

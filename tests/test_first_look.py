@@ -24,7 +24,7 @@ def h1(files: dict, path: str) -> str:
     return "".join(html5lib.parse(files[path], namespaceHTMLElements=False).find(".//h1").itertext())
 
 
-def test_a_title_edit_shows_on_its_page_first_and_the_rebuild_then_equals_a_fresh_build(warm, tmp_path):
+def test_a_title_edit_shows_on_its_page_first_and_the_rebuild_then_equals_a_fresh_build(warm):
     site, rebuilder = warm
     last = rebuilder.last
     site.paper("one", title="Edited <script>alert(1)</script> Title", body="Bandits explore arms and regret, $x^2$.")
