@@ -69,6 +69,11 @@ def quality(points: list[tuple[int, int]], ranks: np.ndarray, sample: np.ndarray
     return float(kept), float(trust)
 
 
+def stacked(points: list[tuple[int, int]]) -> float:
+    """The share of papers on the very grid point of another (a dot that hides one)."""
+    return 1 - len(set(points)) / len(points)
+
+
 def scaled(texts: list[str], count: int) -> list[str]:
     rng = random.Random(1)
     out = []
@@ -86,11 +91,18 @@ def scaled(texts: list[str], count: int) -> list[str]:
 
 
 def lay_out(texts: list[str], method: str) -> list[tuple[int, int]]:
-    """pca and force: paper_map.layout; related: the same force layout of the graph of each
+    """pca and force: paper_map.layout (force: the map's, LANDMARKS papers laid out, the rest
+    placed among them); exact: the same with every paper a landmark; related: the same force layout of the graph of each
     paper's five related papers (papersite/related.py, which a build computes anyway), from a
     random start (so no SVD at all)."""
+    if method == "exact":  # every paper a landmark, as the map was laid out before landmarks
+        everyone, paper_map.LANDMARKS = paper_map.LANDMARKS, len(texts)
+        try:
+            return paper_map.layout(texts)
+        finally:
+            paper_map.LANDMARKS = everyone
     if method != "related":
-        return paper_map.layout(texts, method)
+        return paper_map.layout(texts, method=method)
     from papersite.related import find_related
 
     ids = [f"{i:06d}" for i in range(len(texts))]
@@ -105,8 +117,8 @@ def map_file(titles: list[str], points: list[tuple[int, int]]) -> bytes:
     from papersite.map_data import encode
 
     slugs = [re.sub(r"[^a-z0-9]+", "-", t.lower()).strip("-")[:60] or "x" for t in titles]
-    return encode(titles, slugs, points, [i % 26 for i in range(len(titles))],
-                  [f"Topic {i}" for i in range(26)], [("ICML 2024", len(titles))])
+    return encode(tuple(titles), tuple(slugs), tuple(map(tuple, points)), tuple(i % 26 for i in range(len(titles))),
+                  tuple(f"Topic {i}" for i in range(26)), (("ICML 2024", len(titles)),))
 
 
 FRAMES = """async () => {
@@ -195,7 +207,7 @@ def main() -> None:
     print(f"quality on {len(texts)} real abstracts (k={K}); time at {len(big)} papers, median of {args.repeat}"
           " (wall and CPU seconds: on a shared machine CPU time is the steadier figure)")
     print(f"{'method':8} {'kNN kept':>9} {'trust':>7} {'wall (s)':>9} {'CPU (s)':>8}")
-    for method in ("pca", "related", "force"):
+    for method in ("pca", "related", "exact", "force"):
         kept, trust = quality(lay_out(texts, method), ranks, sample)
         walls, cpus = [], []
         for _ in range(args.repeat):
@@ -205,6 +217,18 @@ def main() -> None:
             cpus.append(time.process_time() - cpu)
         print(f"{method:8} {kept:9.3f} {trust:7.3f} {statistics.median(walls):9.2f} {statistics.median(cpus):8.2f}",
               flush=True)
+    print(f"\nthe map's layout with {paper_map.LANDMARKS} landmarks: every paper of a catalog that size or"
+          f" smaller is one (the force row above, {len(texts)} papers); in a larger catalog the rest are placed"
+          " among them. The same share of the real papers as landmarks:")
+    print(f"{'catalog':>8} {'landmarks':>9} {'kNN kept':>9} {'trust':>7} {'stacked':>8}")
+    everyone = paper_map.LANDMARKS
+    for papers in (len(texts), 10_000, 50_000):
+        share = min(1.0, everyone / papers)
+        paper_map.LANDMARKS = max(2, round(share * len(texts)))
+        laid = paper_map.layout(texts)
+        paper_map.LANDMARKS = everyone
+        kept, trust = quality(laid, ranks, sample)
+        print(f"{papers:8,} {share:9.0%} {kept:9.3f} {trust:7.3f} {stacked(laid):8.1%}", flush=True)
     titles = [r["name"] for r in real] * (args.papers // len(real) + 1)
     data = map_file(titles[:len(big)], points)
     print(f"map data at {len(big)} papers (real titles): {len(data) / 1024:.0f} KB, "

@@ -1,21 +1,25 @@
 """The paper map: every paper placed in 2-D so that papers about the same thing sit together.
 
-    texts -> TF-IDF -> truncated SVD (LSA, 64 dimensions) -> kNN graph -> force layout
+    landmarks' texts -> TF-IDF -> truncated SVD (LSA, 64 dimensions) -> kNN graph -> force layout
+    every other paper -> the same LSA space -> among its 5 most similar landmarks
 
-The force layout is UMAP's objective (attract along the 15-nearest-neighbour
-graph, repel from random papers; t-SNE's 1 / (1 + d^2) kernel) run by plain
-full-batch gradient steps in numpy, started from the first two principal
-components. bench/map_layout.py chose it on real abstracts: those two
-components alone keep 3% of each paper's 10 nearest neighbours
-(trustworthiness 0.69), this layout about 15% (0.84); a layout of the
-related-papers graph alone kept 13% and put unrelated clusters side by side
-(trustworthiness 0.60).
+Up to LANDMARKS papers (all of a smaller catalog) are laid out by a force
+layout: UMAP's objective (attract along the 15-nearest-neighbour graph, repel
+from random papers; t-SNE's 1 / (1 + d^2) kernel) run by plain full-batch
+gradient steps in numpy, started from the first two principal components.
+Which papers are landmarks depends on their keys alone (the smallest hashes).
+Every other paper goes where its most similar landmarks are, weighted by
+similarity, as UMAP and landmark MDS place new points.
+
+So where a paper sits depends on its own text and the landmarks' texts, and
+on nothing else: an edit to any other paper moves only that paper, and a
+rebuild places it alone (`LayoutCache`), yet lands exactly where a clean
+build puts it. bench/map_layout.py chose the layout and measures what the
+landmarks cost in quality.
 
 Deterministic: fixed seeds, no threads that race, coordinates rounded to a
-grid of GRID steps, so a rebuild is byte-identical. `layout` is a pure
-function of the texts; `LayoutCache` keeps the last one by the texts' digest,
-so a rebuild after an edit that leaves every text as it was (a new topic, a
-typo in an author) costs nothing.
+grid of GRID steps, and each paper placed by the same numpy calls on the same
+arrays whether it is placed alone or with thousands of others.
 """
 from __future__ import annotations
 
@@ -23,7 +27,7 @@ import hashlib
 import math
 import os
 from itertools import chain
-from typing import Callable, Mapping, NamedTuple, Sequence
+from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from .text import prose_term_counts as term_counts
 
@@ -33,89 +37,226 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 GRID = 4096  # coordinates are integers 0..GRID-1 on both axes
+LANDMARKS = 4000  # laid out by the force layout; the rest placed among them
+NEAREST = 10  # landmarks a paper is placed among
+PULL = 32  # their weights: similarity ** PULL (8 kept fewer neighbours, 64 stacked a fifth of the papers)
 DIMENSIONS = 64  # LSA components: 32 kept far fewer neighbours, 96 a few more at 1.5x the cost
 POWER_ITERATIONS = 2  # of the randomized SVD
 NEIGHBOURS = 15  # kNN graph degree
 EPOCHS = 80  # 120 placed no better
 NEGATIVES = 3  # repelling samples per edge and epoch
 SEED = 20240721
+VERSION = "landmarks-1"  # of the layout: part of every digest, so a cache of another one is not reused
+
+Point = tuple[int, int]
+
+
+class Skeleton(NamedTuple):
+    """The landmarks' layout, and what places any other text among them."""
+
+    digest: str  # of the landmarks' keys and texts
+    columns: dict[str, int]  # term -> column of `basis`
+    idf: object  # numpy: each column's inverse document frequency among the landmarks
+    basis: object  # numpy, terms x components: a text's TF-IDF row -> its LSA vector
+    vectors: object  # numpy, landmarks x components: theirs, unit length
+    points: object  # numpy, landmarks x 2: the force layout, before the grid
+    low: object  # numpy, 2: the grid's origin in layout units
+    scale: float  # grid steps per layout unit
+    shift: object  # numpy, 2: centres the short axis on the grid
+    own: dict[str, Point]  # landmark key -> its point
+
+
+class Laid(NamedTuple):
+    """A layout: the digest of the keyed texts it is of (None: not of exactly these), their keys,
+    a point each; and what a rebuild places new texts with (None for a provisional layout)."""
+
+    digest: str | None
+    keys: list[str]
+    points: list[Point]
+    skeleton: Skeleton | None = None
+    placed: dict[str, Point] | None = None  # text digest -> point, for every text not a landmark's
+
 
 class LayoutCache:
-    """The last build's layout, by the digest of its texts: a rebuild that changes no title or
-    abstract reuses it (a BuildCache part, so `build` keeps it between runs too).
+    """The last build's layout (a BuildCache part, so `build` keeps it between runs too). A
+    rebuild that changes no landmark's text places only the texts it has not placed yet, and
+    one that changes no text at all reuses everything.
 
-    `job` hands the layout out as a job that can run in another process (a build lays
+    `job` hands the work out as a job that can run in another process (a build lays
     the map out alongside its pages); `keep` takes what it returned. Texts come keyed by
     paper, so that `where` can tell where each paper was last placed."""
 
     def __init__(self):
         self.digest: str | None = None
-        self.points: list[tuple[int, int]] = []
+        self.points: list[Point] = []
         self.keys: list[str] = []
+        self.skeleton: Skeleton | None = None
+        self.placed: dict[str, Point] = {}
 
     def job(self, texts: Mapping[str, str], digest: str | None = None) -> tuple[Callable[[], Laid], int]:
         """(a function giving what keep takes, the size of its work: 0 when cached).
         `digest`: texts_digest(texts), if the caller has it."""
         digest = digest or texts_digest(texts)
         if digest == self.digest:
-            known = Laid(digest, self.keys, self.points)
+            known = Laid(digest, self.keys, self.points, self.skeleton, self.placed)
             return (lambda: known), 0
-        keys, values = list(texts), list(texts.values())
-        return (lambda: Laid(digest, keys, layout(values))), len(texts)
+        keys = list(texts)
+        chosen = landmarks(keys)
+        frame = skeleton_digest((key, texts[key]) for key in chosen)
+        known = self.skeleton if self.skeleton is not None and self.skeleton.digest == frame else None
+        placed = self.placed if known is not None else {}
+        own = set(chosen)
+        others = {text_digest(texts[key]): texts[key] for key in keys if key not in own}
+        new = {d: text for d, text in others.items() if d not in placed}
+        landmark_texts = [texts[key] for key in chosen]
 
-    def keep(self, laid: "Laid") -> list[tuple[int, int]]:
-        self.digest, self.keys, self.points = laid
+        def work() -> Laid:
+            if not keys:
+                return Laid(digest, [], [], None, {})
+            skeleton = known or fit(chosen, landmark_texts, frame)
+            where = {d: placed[d] for d in others if d in placed}
+            where.update(zip(new, place(skeleton, new.values())))
+            points = [skeleton.own[key] if key in own else where[text_digest(texts[key])] for key in keys]
+            return Laid(digest, keys, points, skeleton, where)
+
+        return work, len(new) + (0 if known is not None else len(chosen))
+
+    def keep(self, laid: Laid) -> list[Point]:
+        self.digest, self.keys, self.points, self.skeleton, placed = laid
+        self.placed = placed if placed is not None else {}
         return list(self.points)
 
-    def where(self) -> dict[str, tuple[int, int]]:
+    def where(self) -> dict[str, Point]:
         """Paper key -> its point in the last layout kept."""
         return dict(zip(self.keys, self.points))
 
 
-class Laid(NamedTuple):
-    """A layout: the digest of the texts it is of (None: not of exactly these), their keys, a point each."""
-
-    digest: str | None
-    keys: list[str]
-    points: list[tuple[int, int]]
-
-
 def texts_digest(texts: Mapping[str, str]) -> str:
-    """The texts, in order, told apart by their lengths too (one join: JSON took 0.14 s at 10,000)."""
-    values = list(texts.values())
-    digest = hashlib.sha256(",".join(map(str, map(len, values))).encode())
-    digest.update("\0".join(values).encode("utf-8", "surrogatepass"))
+    """The keyed texts, in order, told apart by their lengths too (one join: JSON took 0.14 s
+    at 10,000). Keys count: they choose the landmarks."""
+    values, keys = list(texts.values()), list(texts)
+    digest = hashlib.sha256(VERSION.encode())
+    digest.update(",".join(map(str, map(len, values))).encode())
+    digest.update(",".join(map(str, map(len, keys))).encode())
+    digest.update("\0".join(chain(keys, values)).encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
 
 
-def layout(texts: Sequence[str], method: str = "force") -> list[tuple[int, int]]:
-    """(x, y) on the GRID for each text, in order; similar texts close together.
+def text_digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def skeleton_digest(pairs: Iterable[tuple[str, str]]) -> str:
+    digest = hashlib.sha256(VERSION.encode())
+    for key, text in pairs:
+        digest.update(f"{len(key)},{len(text)}\0{key}\0{text}\0".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def landmarks(keys: Sequence[str]) -> list[str]:
+    """The keys laid out by the force layout: the LANDMARKS whose hashes are smallest, in
+    that order. A paper added or removed changes them only if it is one of them."""
+    ranked = sorted(keys, key=lambda key: hashlib.blake2b(key.encode("utf-8", "surrogatepass"),
+                                                          digest_size=8).digest())
+    return ranked[:LANDMARKS]
+
+
+def layout(texts: Sequence[str], keys: Sequence[str] | None = None, method: str = "force") -> list[Point]:
+    """(x, y) on the GRID for each text, in order; similar texts close together. `keys`
+    (default: the texts' positions) choose the landmarks.
 
     `method` is "force" (the map's) or "pca" (the first two LSA components; the
     benchmark's baseline)."""
-    import numpy as np
-
-    n = len(texts)
-    if n == 0:
-        return []
-    if n == 1:
-        return [(GRID // 2, GRID // 2)]
-    vectors = lsa(texts)
-    start = _pca2(vectors)
+    keys = list(keys) if keys is not None else [str(i) for i in range(len(texts))]
     if method == "pca":
-        points = start
-    else:  # fewer neighbours on a small map: with everyone everyone's neighbour, the graph says nothing
-        points = force_layout(nearest(vectors, min(NEIGHBOURS, max(2, round(math.sqrt(n))))), start)
-    return _to_grid(points, np)
+        import numpy as np
+        return _to_grid(_pca2(lsa(texts)), np)
+    cache = LayoutCache()
+    job, _ = cache.job(dict(zip(keys, texts)))
+    return cache.keep(job())
 
 
-def tfidf(texts: Sequence[str]):
-    """Sparse TF-IDF rows as (row, column, value) arrays in row order, rows L2-normalised;
-    terms in one text only, or in more than half of them, left out (they place nothing)."""
+def fit(keys: Sequence[str], texts: Sequence[str], digest: str) -> Skeleton:
+    """The landmarks' layout: LSA of their texts, their kNN graph laid out by force."""
     import numpy as np
 
     n = len(texts)
     counts = [term_counts(text) for text in texts]
+    rows, columns, values, vocabulary, idf = _tfidf(counts)
+    rank = max(1, min(DIMENSIONS, n - 1, len(vocabulary)))
+    basis = _basis(rows, columns, values, n, len(vocabulary), rank) if vocabulary else np.zeros((0, 1))
+    frame = Skeleton(digest, vocabulary, idf, basis, None, None, None, 1.0, None, {})
+    vectors = np.array([_vector(frame, c) for c in counts]).reshape(n, -1)
+    if n == 1:
+        points = np.zeros((1, 2))
+    else:  # fewer neighbours on a small map: with everyone everyone's neighbour, the graph says nothing
+        points = force_layout(nearest(vectors, min(NEIGHBOURS, max(2, round(math.sqrt(n))))), _pca2(vectors))
+    low = points.min(axis=0)
+    span = float((points.max(axis=0) - low).max())
+    scale = (GRID - 1) / span if span > 0 else 0.0
+    shift = ((GRID - 1) - (points.max(axis=0) - low) * scale) / 2  # centre the short axis
+    frame = frame._replace(vectors=vectors, points=points, low=low, scale=scale, shift=shift)
+    return frame._replace(own=dict(zip(keys, map(tuple, _on_grid(frame, points)))))
+
+
+def place(frame: Skeleton, texts: Iterable[str]) -> list[Point]:
+    """Each text's point among the landmarks: where its NEAREST most similar ones are, each
+    weighted by its similarity ** PULL. A text no landmark shares a term with goes to the
+    landmarks' centre. One text at a time, so a text placed alone lands where it lands among
+    thousands (numpy and BLAS may sum a batch in another order)."""
+    import numpy as np
+
+    centre = frame.points.mean(axis=0)
+    near = min(NEAREST, len(frame.points))
+    out = []
+    for text in texts:
+        vector = _vector(frame, term_counts(text))
+        similar = frame.vectors @ vector
+        top = np.argpartition(-similar, near - 1)[:near] if near < len(similar) else np.arange(near)
+        weights = np.maximum(similar[top], 0) ** PULL
+        total = weights.sum()
+        out.append(weights @ frame.points[top] / total if total > 0 else centre)
+    if not out:
+        return []
+    return [tuple(p) for p in _on_grid(frame, np.array(out))]
+
+
+def _on_grid(frame: Skeleton, points):
+    import numpy as np
+
+    grid = np.rint((points - frame.low) * frame.scale + frame.shift)
+    return np.clip(grid, 0, GRID - 1).astype(int).tolist()
+
+
+def _vector(frame: Skeleton, counts) -> object:
+    """A text's LSA vector, unit length (zero when it has no landmark term)."""
+    import numpy as np
+
+    known = [(frame.columns[t], tf) for t, tf in counts.items() if t in frame.columns]
+    vector = np.zeros(frame.basis.shape[1])
+    if known:
+        columns, tfs = zip(*known)
+        columns = list(columns)
+        vector = ((1 + np.log(np.array(tfs, dtype=np.float64))) * frame.idf[columns]) @ frame.basis[columns]
+        length = math.sqrt(float(vector @ vector))
+        if length > 0:
+            vector = vector / length
+    return vector
+
+
+def tfidf(texts: Sequence[str]):
+    """Sparse TF-IDF rows as (row, column, value) arrays in row order, rows L2-normalised;
+    terms in one text only, or in more than half of them, left out (they place nothing).
+    Returns also the number of texts and of terms kept."""
+    rows, columns, values, vocabulary, _ = _tfidf([term_counts(text) for text in texts])
+    return rows, columns, values.astype("float32"), len(texts), len(vocabulary)
+
+
+def _tfidf(counts: Sequence[Mapping[str, int]]):
+    """(rows, columns, values, term -> column, idf by column) of the texts' term counts."""
+    import numpy as np
+
+    n = len(counts)
     sizes = np.fromiter(map(len, counts), np.int64, n)
     terms = list(chain.from_iterable(counts))  # each text's terms, in the order it has them
     numbers: dict[str, int] = {}
@@ -123,14 +264,16 @@ def tfidf(texts: Sequence[str]):
     df = np.bincount(codes, minlength=len(numbers))
     keep = (df > 1) & (df <= max(2, n // 2))
     column = np.cumsum(keep) - 1  # term number -> column, for the terms kept
+    vocabulary = {term: int(column[number]) for term, number in numbers.items() if keep[number]}
+    idf = np.log(1 + n / df[keep])
     tf = np.fromiter(chain.from_iterable(c.values() for c in counts), np.float64, len(terms))
     rows = np.repeat(np.arange(n), sizes)
     kept = keep[codes]
     rows, codes, tf = rows[kept], codes[kept], tf[kept]
-    values = (1 + np.log(tf)) * np.log(1 + n / df[codes])
+    values = (1 + np.log(tf)) * idf[column[codes]]
     norms = np.sqrt(np.bincount(rows, values * values, minlength=n))
     values /= norms[rows]
-    return rows, column[codes], values.astype(np.float32), n, int(keep.sum())
+    return rows, column[codes], values, vocabulary, idf
 
 
 def _dense_blocks(rows, columns, values, n: int, terms: int, size: int = 512):
@@ -148,15 +291,10 @@ def _dense_blocks(rows, columns, values, n: int, terms: int, size: int = 512):
         block[cells] = 0  # back to zeros: cheaper than clearing the whole block
 
 
-def lsa(texts: Sequence[str]):
-    """Each text as a unit vector of DIMENSIONS latent components (randomized truncated SVD
-    of the TF-IDF matrix, Halko et al.: a random range, two power iterations)."""
+def _svd(rows, columns, values, n: int, terms: int, rank: int):
+    """Randomized truncated SVD of the TF-IDF matrix (Halko et al.: a random range, two power
+    iterations): (left vectors times singular values, n x rank; right vectors, rank x terms)."""
     import numpy as np
-
-    rows, columns, values, n, terms = tfidf(texts)
-    rank = max(1, min(DIMENSIONS, n - 1, terms))
-    if terms == 0:
-        return np.zeros((n, 2))
 
     def times(matrix):  # X @ matrix
         out = np.empty((n, matrix.shape[1]), dtype=np.float32)
@@ -179,9 +317,29 @@ def lsa(texts: Sequence[str]):
         q, _ = np.linalg.qr(times_transposed(q))
         q, _ = np.linalg.qr(times(q))
     small = times_transposed(q).T  # sample x terms: Q.T @ X
-    u, s, _ = np.linalg.svd(small, full_matrices=False)
-    vectors = (q @ u[:, :rank]) * s[:rank]
-    vectors = _fix_signs(vectors, np)
+    u, s, vt = np.linalg.svd(small, full_matrices=False)
+    return (q @ u[:, :rank]) * s[:rank], vt[:rank]
+
+
+def _basis(rows, columns, values, n: int, terms: int, rank: int):
+    """terms x rank: a TF-IDF row times it is the row's LSA vector. SVD components are
+    defined up to sign: each is made to have its largest entry among the texts positive."""
+    import numpy as np
+
+    vectors, vt = _svd(rows, columns, values.astype(np.float32), n, terms, rank)
+    flip = np.sign(vectors[np.abs(vectors).argmax(axis=0), np.arange(vectors.shape[1])])
+    return np.ascontiguousarray((vt * np.where(flip == 0, 1, flip)[:, None]).T)
+
+
+def lsa(texts: Sequence[str]):
+    """Each text as a unit vector of DIMENSIONS latent components, all texts in one SVD
+    (the benchmark's "pca" baseline)."""
+    import numpy as np
+
+    rows, columns, values, n, terms = tfidf(texts)
+    if terms == 0:
+        return np.zeros((n, 2))
+    vectors, _ = _svd(rows, columns, values, n, terms, max(1, min(DIMENSIONS, n - 1, terms)))
     lengths = np.linalg.norm(vectors, axis=1, keepdims=True)
     return vectors / np.where(lengths > 0, lengths, 1)
 

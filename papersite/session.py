@@ -143,12 +143,13 @@ class Rebuilder:
 
 
 class FollowingLayout(LayoutCache):
-    """The preview's map layout. After an edit to a title or an abstract, the map is served at
-    once with every paper where it was (a new one in the middle); then `follow()` starts the
-    exact layout, the one `build` makes of the same texts, in a process of its own (after the
-    page is served: forking a large process slows the parent for a while). `landed` is called
-    when it is ready, and the next rebuild serves it. A first build waits for the exact layout,
-    and so does a catalog too small to be worth a process."""
+    """The preview's map layout. An edit to a text that is not a landmark's is placed at once,
+    exactly. After one that makes the landmarks' layout anew (or places many papers), the map
+    is served at once with every paper where it was (a new one in the middle); then `follow()`
+    starts the exact layout, the one `build` makes of the same texts, in a process of its own
+    (after the page is served: forking a large process slows the parent for a while). `landed`
+    is called when it is ready, and the next rebuild serves it. A first build waits for the
+    exact layout, and so does work too small to be worth a process."""
 
     def __init__(self, landed: Callable[[], None]):
         super().__init__()
@@ -164,10 +165,11 @@ class FollowingLayout(LayoutCache):
             pending, self.wanted, self.pending = self.pending, None, None
             laid = pending.result()  # what it raised is this rebuild's error, and the next one starts anew
             return (lambda: laid), 0
-        if digest == self.digest or not self.points or not worth_forking(len(texts)):
-            return super().job(texts, digest)
+        exact, size = super().job(texts, digest)
+        if size == 0 or not self.points or not worth_forking(size):
+            return exact, size  # cached, a first build, or a few papers placed among the landmarks
         if self.wanted is None:
-            self.wanted = digest, super().job(texts, digest)[0]
+            self.wanted = digest, exact
         where, middle = self.where(), (GRID // 2, GRID // 2)
         provisional = Laid(None, list(texts), [where.get(key, middle) for key in texts])
         return (lambda: provisional), 0

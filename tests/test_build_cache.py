@@ -62,7 +62,11 @@ def test_a_second_build_with_nothing_changed_does_nothing(catalog, tmp_path):
     assert "no input changed" not in run("build", "--clean", "--config", config, "-o", out)
 
 
-def test_cached_builds_equal_clean_builds_after_every_kind_of_change(catalog, tmp_path, monkeypatch):
+@pytest.mark.parametrize("landmarks", [None, 3])  # 3: half the papers are placed among the map's landmarks
+def test_cached_builds_equal_clean_builds_after_every_kind_of_change(catalog, tmp_path, monkeypatch, landmarks):
+    from papersite import paper_map
+    if landmarks:
+        monkeypatch.setattr(paper_map, "LANDMARKS", landmarks)
     assert_same_as_clean(catalog, tmp_path, "first build")
     catalog.paper("paper-2", id="p2", title="Paper 2 retitled", body="A new abstract on diffusion $y$.")
     assert_same_as_clean(catalog, tmp_path, "an edit")
@@ -261,8 +265,9 @@ def test_the_map_layout_is_kept_until_a_title_or_abstract_changes(catalog, monke
     papersite.cache.wait_for_saver(catalog.root)
     points = (out / "map" / "points.json").read_bytes()
     computed = []
-    real_layout = paper_map.layout
-    monkeypatch.setattr(paper_map, "layout", lambda texts: computed.append(len(texts)) or real_layout(texts))
+    real_fit = paper_map.fit  # the landmarks' layout (all 6 papers are landmarks)
+    monkeypatch.setattr(paper_map, "fit", lambda keys, texts, digest: computed.append(len(texts))
+                        or real_fit(keys, texts, digest))
     catalog.paper("paper-2", id="p2", title="Paper 2 on generalization", topics="[generative-models]",
                   body="We study generalization bounds 2 with $x^2$ and diffusion models.")
     run("build", "--config", config, "-o", out)

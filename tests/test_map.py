@@ -105,9 +105,12 @@ def test_rebuilds_are_byte_identical_and_reuse_the_layout(built, tmp_path, monke
     site, build = built
     again, _ = site.build(tmp_path / "again")
     assert again.files["map/points.json"] == build.files["map/points.json"]
-    calls = []
-    monkeypatch.setattr(paper_map, "layout", lambda texts: calls.append(texts) or [(0, 0)] * len(texts))
-    texts = {f"p{i}": f"text {i}" for i in range(5)}
+    fits, placed = [], []
+    real_fit, real_place = paper_map.fit, paper_map.place
+    monkeypatch.setattr(paper_map, "fit", lambda *args: fits.append(args[1]) or real_fit(*args))
+    monkeypatch.setattr(paper_map, "place", lambda frame, texts: placed.append(list(texts)) or real_place(frame, texts))
+    monkeypatch.setattr(paper_map, "LANDMARKS", 6)  # of these 12 papers, 6 are laid out, 6 placed among them
+    texts = dict(zip([f"p{i}" for i in range(12)], DIFFUSION + BANDITS))
     layouts = paper_map.LayoutCache()
 
     def lay_out(texts):  # as the build does: the job (run anywhere), then keep what it gave
@@ -115,11 +118,21 @@ def test_rebuilds_are_byte_identical_and_reuse_the_layout(built, tmp_path, monke
         return layouts.keep(job()), size
 
     first, size = lay_out(texts)
-    assert size == len(texts) and lay_out(dict(texts)) == (first, 0)  # cached: no work to run
-    assert len(calls) == 1
-    assert lay_out(dict(list(texts.items())[:4]))[1] == 4
-    assert len(calls) == 2
-    assert layouts.where() == {f"p{i}": (0, 0) for i in range(4)}
+    assert size == len(texts) and len(fits[0]) == 6 and len(placed[0]) == 6
+    assert lay_out(dict(texts)) == (first, 0) and len(fits) == 1 and len(placed) == 1  # cached: no work
+    chosen = paper_map.landmarks(list(texts))
+    other = next(key for key in texts if key not in chosen)
+    edited = dict(texts, **{other: "Bandits with regret bounds and exploration, nothing else."})
+    points, size = lay_out(edited)
+    assert size == 1 and len(fits) == 1 and placed[-1] == [edited[other]]  # the edited paper alone is placed
+    assert points == paper_map.layout(list(edited.values()), list(edited))  # where a clean layout puts it
+    assert [p for key, p, q in zip(texts, points, first) if p != q] in ([], [points[list(texts).index(other)]])
+    landmark = dict(edited, **{chosen[0]: "Bandits with regret bounds and exploration, nothing more."})
+    points, size = lay_out(landmark)
+    assert size == 12 and len(fits) == 3  # a landmark's text changed: all laid out anew (one fit was layout's)
+    assert points == paper_map.layout(list(landmark.values()), list(landmark))
+    assert lay_out(dict(list(texts.items())[:4]))[1] > 0
+    assert set(layouts.where()) == set(list(texts)[:4])
 
 
 def test_the_previews_map_follows_an_edit_then_lands_on_what_build_lays_out(tmp_path, monkeypatch):
@@ -161,8 +174,8 @@ def test_a_layout_failing_in_the_background_fails_one_preview_rebuild_and_the_ne
     landed = threading.Event()
     rebuilder = Rebuilder(site.root / "site.yaml", map_landed=landed.set)
     rebuilder.rebuild()
-    real = paper_map.layout
-    monkeypatch.setattr(paper_map, "layout", lambda texts: 1 / 0)  # a bug, in the forked process
+    real = paper_map.fit
+    monkeypatch.setattr(paper_map, "fit", lambda *args: 1 / 0)  # a bug, in the forked process
     site.paper("bandit-0", id="b0", title="Bandit Paper 0", topics="[learning-theory]",
                body="Denoising diffusion of images with a score network, and no bandits at all.")
     assert rebuilder.rebuild().build is not None  # served at once, the map as it was
@@ -171,7 +184,7 @@ def test_a_layout_failing_in_the_background_fails_one_preview_rebuild_and_the_ne
     landed.clear()
     failed = rebuilder.rebuild()
     assert failed.build is None and "ZeroDivisionError" in str(failed.error)
-    monkeypatch.setattr(paper_map, "layout", real)  # the bug fixed
+    monkeypatch.setattr(paper_map, "fit", real)  # the bug fixed
     assert rebuilder.rebuild().build is not None
     rebuilder.follow()
     assert landed.wait(60)
