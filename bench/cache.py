@@ -37,7 +37,7 @@ from scale import PEERS, hugo_site, run_hugo  # noqa: E402
 from synth import write_catalog  # noqa: E402
 
 from papersite.cache import wait_for_saver  # noqa: E402
-from papersite.content import find_content_files  # noqa: E402
+from papersite.content import find_content_files, split_front_matter  # noqa: E402
 
 
 def build(tree: Path, site: Path, out: Path, *options: str) -> float:
@@ -46,6 +46,17 @@ def build(tree: Path, site: Path, out: Path, *options: str) -> float:
     subprocess.run([sys.executable, str(tree / "build.py"), "build", "-q", "--config", str(site / "site.yaml"),
                     "-o", str(out), *options], check=True)
     return time.perf_counter() - start
+
+
+def is_landmark(path: Path, papers: list[Path]) -> bool:
+    """Whether the paper at `path` is one of the map's landmarks (an edit to one lays them out anew)."""
+    from papersite import paper_map
+    import yaml
+
+    def key(file: Path) -> str:
+        return str(yaml.safe_load(split_front_matter(file.read_text(encoding="utf-8"))[0])["id"])
+
+    return key(path) in set(paper_map.landmarks([key(p) for p in papers]))
 
 
 def engines(temp: Path, against: str | None) -> dict[str, Path]:
@@ -85,10 +96,12 @@ def measure(size: int, runs: int, folder: Path, real: bool, against: str | None,
                 seen["clean"].append(build(tree, site, out, "--clean"))
                 seen["nothing"].append(build(tree, site, out))
                 papers = find_content_files(site / "content")
-                retitle(papers[(run * 7919) % len(papers)], f"Edit {run}:")
+                edited = papers[(run * 7919) % len(papers)]
+                retitle(edited, f"Edit {run}:")
                 seen["edit"].append(build(tree, site, out))
                 log(f"  {size:,} run {run + 1}, {name}: hugo {hugo[-1]:.2f} s, " +
-                    ", ".join(f"{k} {v[-1]:.2f} s" for k, v in seen.items()))
+                    ", ".join(f"{k} {v[-1]:.2f} s" for k, v in seen.items()) +
+                    f" (the edited paper is {'a' if is_landmark(edited, papers) else 'no'} landmark of the map)")
         for site in sites.values():
             wait_for_saver(site)  # the last build's session is still being saved: not into a removed folder
         return [{"size": size, "engine": name, "hugo": statistics.median(hugo),

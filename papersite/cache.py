@@ -25,6 +25,7 @@ it and little else.
 """
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -430,7 +431,12 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
 
     config = load_config(config_path).with_base_url(base_url)
     start = (None if clean else load_session(root, now)) or BuildCache()
-    result, report = build_and_write(config, output, progress=progress, notify=notify, start=start)
+    # The session's millions of objects live as long as this process: frozen, the cyclic
+    # collector never scans them again, and paused, it never scans what the build makes (it
+    # made reading and writing the output's manifest ten times slower).
+    gc.freeze()
+    with _collector_paused():
+        result, report = build_and_write(config, output, progress=progress, notify=notify, start=start)
     summary = {"papers": len(result.catalog.papers), "pages": result.pages, "total": report.total,
                "content_dir": str(config.content_dir)}
     warnings = []
