@@ -278,9 +278,13 @@ class TreeMemory:
         while todo:
             pid = todo.pop()
             found.append(pid)
-            for task in Path(f"/proc/{pid}/task").glob("*"):  # a child belongs to the thread that forked it
+            try:
+                tasks = os.listdir(f"/proc/{pid}/task")  # a child belongs to the thread that forked it
+            except OSError:
+                continue  # it ended meanwhile
+            for task in tasks:
                 try:
-                    todo += [int(c) for c in (task / "children").read_text().split()]
+                    todo += [int(c) for c in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
                 except OSError:
                     pass
         return found
