@@ -14,7 +14,7 @@ if __name__ == "__main__":  # Ctrl-C while the libraries load (half a second) is
 
     signal.signal(signal.SIGINT, _interrupted_early)
 
-from papersite.cli import cli  # noqa: E402
+from papersite.cli import cli, run  # noqa: E402
 
 if __name__ == "__main__":
-    cli()
+    run(cli)

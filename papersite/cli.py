@@ -243,6 +243,8 @@ def build(output, base_url, config_path, quiet, watch, clean):
         click.echo(f"Built {result.papers} papers, {result.pages} pages into {output}/: "
                    f"{result.written} files written, {result.removed} removed, "
                    f"{result.total - result.written} unchanged{cached}, in {time.perf_counter() - start:.2f} s")
+    global _ends_at_once
+    _ends_at_once = True
 
 
 def port_number(ctx, param, value: str) -> int:
@@ -325,4 +327,22 @@ def new(folder):
 
 def main() -> None:
     """The `papersite` command and `python -m papersite`."""
-    cli(prog_name="papersite")
+    run(cli, prog_name="papersite")
+
+
+_ends_at_once = False  # set by a `build` that has written the site and said so
+
+
+def run(command: click.Command, **options) -> None:
+    """Run the command line as a program does. After a finished `build` the process ends
+    at once, its output flushed: freeing the session it loaded, millions of objects, is
+    work for nothing in a process about to end (0.3 s at 10,000 papers). Every pool it
+    used is stopped and the session saver is a process of its own by then."""
+    try:
+        command.main(**options)
+    except SystemExit as exit:
+        if not _ends_at_once or not isinstance(exit.code, (int, type(None))):
+            raise
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(exit.code or 0)

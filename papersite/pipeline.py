@@ -28,7 +28,6 @@ from .output import Staging, Stored, WriteReport
 from .pages import Abstract, plan_pages
 from .parallel import parallel_map
 from .render import make_env, render_pages
-from .search import search_files
 from .sources import unreadable
 from .static_files import static_files
 
@@ -67,9 +66,9 @@ def build_site(config: SiteConfig, cache: BuildCache | None = None,
         progress(f"rendering {len(papers)} abstracts")
         abstracts = render_abstracts(catalog, cache)
         lap("markdown")
-        search_job = lap.timed(lambda: search_files(catalog, abstracts, cache.search, run.store))
+        search_job, search_size = cache.search.job(catalog, abstracts, run.store)
         layout_job, layout_size = cache.map.job(map_texts(catalog, abstracts))
-        with run.alongside(search_job, len(catalog.papers)) as search, \
+        with run.alongside(lap.timed(search_job), search_size) as search, \
                 run.alongside(lap.timed(layout_job), layout_size) as layout:
             related = cache.related.update({p.id: (p.title, abstracts[p.id].text) for p in catalog.papers})
             lap("related")
@@ -86,7 +85,7 @@ def build_site(config: SiteConfig, cache: BuildCache | None = None,
             files |= map_files(catalog, cache.map.keep(lap.waited("map_work", layout)))
             lap("map")  # waiting for it, as for the search index below
             progress("building the search index")
-            files |= run.collect(lap.waited("search_work", search))
+            files |= run.collect(cache.search.keep(lap.waited("search_work", search), catalog, abstracts))
             lap("search")  # waiting for it: its own time, search_work, may have been spent alongside
         files |= static_files(config)
         lap("static")

@@ -73,6 +73,7 @@ SLOW_TESTS = {
         "test_the_map_layout_is_kept_until_a_title_or_abstract_changes",
     },
     "test_cli.py": {
+        "test_a_real_build_process_ends_at_once_with_its_output_and_status",
         "test_build_prints_one_summary_line",
         "test_pip_install_gives_a_papersite_command_that_builds",
         "test_python_m_papersite_is_the_same_cli",

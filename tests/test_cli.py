@@ -82,6 +82,24 @@ def test_python_m_papersite_is_the_same_cli(tmp_path):
     assert version.stdout == f"papersite {papersite.__version__}\n"
 
 
+def test_a_real_build_process_ends_at_once_with_its_output_and_status(site, tmp_path):
+    """After a build, cli.run ends the process without freeing the session: what it printed still
+    arrives through a pipe, the session saver still saves, and a failure keeps its status."""
+    site.paper("a-paper")
+    out = tmp_path / "out"
+    for entry in (["build.py"], ["-m", "papersite"]):
+        built = subprocess.run([sys.executable, *entry, "build", "--config", site.root / "site.yaml", "-o", out],
+                               cwd=ROOT, capture_output=True, text=True)
+        assert built.returncode == 0 and built.stdout.startswith("Built 1 papers"), built
+        assert (out / "papers" / "a-paper" / "index.html").is_file()
+    again = subprocess.run([sys.executable, "build.py", "build", "--config", site.root / "site.yaml", "-o", out],
+                           cwd=ROOT, capture_output=True, text=True)
+    assert "no input changed since the last build" in again.stdout, again
+    failed = subprocess.run([sys.executable, "build.py", "build", "--config", tmp_path / "none.yaml"],
+                            cwd=ROOT, capture_output=True, text=True)
+    assert failed.returncode == 1 and "none.yaml" in failed.stderr and failed.stdout == "", failed
+
+
 def test_pip_install_gives_a_papersite_command_that_builds(tmp_path):
     """`pip install .` packages the engine with its theme and data files: the installed
     command builds a catalog from another folder, with nothing of the checkout on its path."""

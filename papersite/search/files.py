@@ -7,10 +7,11 @@ gives each venue's count), and numbers stay put when papers are edited.
 """
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from bisect import bisect_left, insort
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable
 
 from .. import urls
@@ -58,6 +59,35 @@ class SearchCache:
     by_title: list[tuple[str, str, int]] = field(default_factory=list)  # (title, id, number), sorted
     files: dict[str, bytes] = field(default_factory=dict)  # index.json, docs.json, order.json
 
+    def job(self, catalog: Catalog, abstracts: dict[str, Abstract],
+            store: Callable[[str, bytes], Any] | None = None) -> tuple[Callable[[], tuple], int]:
+        """search_files as a job that may run in another process (a build makes the index
+        alongside its pages), and the size of its work: the papers to index again. `keep`
+        takes what it returned, this cache as the job left it, so that even an index made
+        in another process is where the next build starts."""
+        here = os.getpid()
+
+        def job() -> tuple[dict[str, Any], SearchCache]:
+            files = search_files(catalog, abstracts, self, store)
+            if os.getpid() == here:
+                return files, self
+            # The papers, abstracts and bylines are this process's objects: the parent has them.
+            return files, replace(self, papers=[], abstracts=[], bylines=[])
+
+        changed = _changed(catalog, abstracts, catalog.author_paths, self) if _names(catalog) == self.names else None
+        return job, len(catalog.papers) if changed is None else len(changed)
+
+    def keep(self, made: tuple, catalog: Catalog, abstracts: dict[str, Abstract]) -> dict[str, Any]:
+        """The files of what `job` returned; the cache it left becomes this one."""
+        files, left = made
+        if left is not self:
+            vars(self).update(vars(left))
+            by_id = {p.id: p for p in catalog.papers}
+            self.papers = [by_id[key] for key in self.keys]  # the very objects the job was given
+            self.abstracts = [abstracts[key] for key in self.keys]
+            self.bylines = [catalog.author_paths[key] for key in self.keys]
+        return files
+
 
 def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: SearchCache | None = None,
                  store: Callable[[str, bytes], Any] | None = None) -> dict[str, Any]:
@@ -70,10 +100,8 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
     """
     cache = cache or SearchCache()
     topics = {t.slug: (i, t.name) for i, t in enumerate(catalog.topics)}
-    # The short name only: every full name says "Learning" or "Conference", which
-    # would make those words match every paper. Venue filters are facets anyway.
     venue_names = {v.slug: v.name for v in catalog.venues}
-    names = (catalog.config.base_url, tuple(topics.items()), tuple(venue_names.items()))
+    names = _names(catalog)
     bylines = catalog.author_paths
     changed = _changed(catalog, abstracts, bylines, cache) if names == cache.names else None
     link = urls.Urls(catalog.config.base_url)
@@ -153,6 +181,15 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
     if store is not None:
         return {path: store(path, data) for path, data in files.items()}
     return files
+
+
+def _names(catalog: Catalog) -> tuple:
+    """What every paper's entry is made with besides the paper: the base URL, the topics'
+    numbers and names, and the venues' short names (the short name only: every full name
+    says "Learning" or "Conference", which would make those words match every paper;
+    venue filters are facets anyway)."""
+    return (catalog.config.base_url, tuple((t.slug, (i, t.name)) for i, t in enumerate(catalog.topics)),
+            tuple((v.slug, v.name) for v in catalog.venues))
 
 
 def _changed(catalog: Catalog, abstracts: dict[str, Abstract], bylines: dict,
