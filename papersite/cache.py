@@ -270,6 +270,8 @@ def save_session(root: Path, fingerprint_: Fingerprint, cache) -> None:
     unchanged paper is the same object in the people and in the papers). Raises OSError."""
     import pickle
 
+    # What an edit would otherwise make first (the saver runs after the build, on its own time)
+    cache.related.prepare_for_edits()
     session = {
         "config": cache.config,
         "papers": cache.papers.by_content(fingerprint_.known),
