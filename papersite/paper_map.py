@@ -23,6 +23,7 @@ arrays whether it is placed alone or with thousands of others.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import os
@@ -131,11 +132,32 @@ class LayoutCache:
         return dict(zip(self.keys, self.points))
 
 
+@functools.cache
+def arithmetic() -> str:
+    """What this machine's numpy and BLAS make of a fixed problem shaped like the layout's.
+    Another processor can run other BLAS kernels (OpenBLAS picks them by CPU, or by
+    OPENBLAS_CORETYPE), which sum in another order, and the force layout turns a last-bit
+    difference into another map: a layout made on one is not reused on another (a build
+    cache restored on another CI machine), since a clean build there would differ."""
+    import numpy as np
+
+    rng = np.random.default_rng(SEED)
+    matrix = rng.standard_normal((600, 74))
+    single = matrix.astype(np.float32)
+    parts = (single[:512] @ single[:74].T, single.T @ single[:, :40], np.linalg.qr(matrix)[0],
+             np.linalg.svd(matrix[:74], full_matrices=False)[0], matrix[:, :64] @ matrix[0, :64],
+             np.log(1 + np.abs(matrix)))
+    digest = hashlib.sha256(np.__version__.encode())
+    for part in parts:
+        digest.update(np.ascontiguousarray(part).tobytes())
+    return digest.hexdigest()[:16]
+
+
 def texts_digest(texts: Mapping[str, str]) -> str:
     """The keyed texts, in order, told apart by their lengths too (one join: JSON took 0.14 s
-    at 10,000). Keys count: they choose the landmarks."""
+    at 10,000). Keys count: they choose the landmarks. So does the machine's arithmetic."""
     values, keys = list(texts.values()), list(texts)
-    digest = hashlib.sha256(VERSION.encode())
+    digest = hashlib.sha256(f"{VERSION} {arithmetic()}".encode())
     digest.update(",".join(map(str, map(len, values))).encode())
     digest.update(",".join(map(str, map(len, keys))).encode())
     digest.update("\0".join(chain(keys, values)).encode("utf-8", "surrogatepass"))
@@ -147,7 +169,7 @@ def text_digest(text: str) -> str:
 
 
 def skeleton_digest(pairs: Iterable[tuple[str, str]]) -> str:
-    digest = hashlib.sha256(VERSION.encode())
+    digest = hashlib.sha256(f"{VERSION} {arithmetic()}".encode())
     for key, text in pairs:
         digest.update(f"{len(key)},{len(text)}\0{key}\0{text}\0".encode("utf-8", "surrogatepass"))
     return digest.hexdigest()

@@ -131,6 +131,9 @@ def test_rebuilds_are_byte_identical_and_reuse_the_layout(built, tmp_path, monke
     points, size = lay_out(landmark)
     assert size == 12 and len(fits) == 3  # a landmark's text changed: all laid out anew (one fit was layout's)
     assert points == paper_map.layout(list(landmark.values()), list(landmark))
+    monkeypatch.setattr(paper_map, "arithmetic", lambda: "another processor's BLAS kernels")
+    fitted = len(fits)
+    assert lay_out(landmark)[1] == 12 and len(fits) == fitted + 1  # nothing reused: a clean build there differs
     assert lay_out(dict(list(texts.items())[:4]))[1] > 0
     assert set(layouts.where()) == set(list(texts)[:4])
 

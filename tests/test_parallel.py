@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from papersite import parallel, pipeline
+from papersite import parallel
+from papersite.search import files as search_module
 from papersite.config import load_config
 from papersite.errors import Problem, SiteError
 from papersite.output import Stored
@@ -75,7 +76,7 @@ def test_an_error_in_a_forked_stage_leaves_the_previous_site(bundled, forked, tm
     def broken_search(*args, **kwargs):
         raise SiteError(Problem("search", None, "broken in the background"))
 
-    monkeypatch.setattr(pipeline, "search_files", broken_search)
+    monkeypatch.setattr(search_module, "search_files", broken_search)  # what SearchCache.job runs
     with pytest.raises(SiteError, match="broken in the background"):
         build_and_write(config, out)
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
