@@ -62,11 +62,18 @@ def test_a_second_build_with_nothing_changed_does_nothing(catalog, tmp_path):
     assert "no input changed" not in run("build", "--clean", "--config", config, "-o", out)
 
 
-@pytest.mark.parametrize("landmarks", [None, 3])  # 3: half the papers are placed among the map's landmarks
-def test_cached_builds_equal_clean_builds_after_every_kind_of_change(catalog, tmp_path, monkeypatch, landmarks):
-    from papersite import paper_map
+@pytest.mark.parametrize("landmarks, forked", [(None, False), (3, False), (3, True)])
+def test_cached_builds_equal_clean_builds_after_every_kind_of_change(catalog, tmp_path, monkeypatch, landmarks,
+                                                                     forked):
+    """3 landmarks: half the papers are placed among the map's landmarks. Forked: the search
+    index and the map are made in processes of their own, as at 10,000 papers, and what they
+    cached comes back to the session."""
+    from papersite import paper_map, parallel
     if landmarks:
         monkeypatch.setattr(paper_map, "LANDMARKS", landmarks)
+    if forked:
+        monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
+        monkeypatch.setenv("PAPERSITE_JOBS", "2")
     assert_same_as_clean(catalog, tmp_path, "first build")
     catalog.paper("paper-2", id="p2", title="Paper 2 retitled", body="A new abstract on diffusion $y$.")
     assert_same_as_clean(catalog, tmp_path, "an edit")
@@ -86,6 +93,28 @@ def test_cached_builds_equal_clean_builds_after_every_kind_of_change(catalog, tm
     catalog.paper("paper-1", id="p1", title="Paper 1 edited", body="Short.")
     catalog.paper("paper-3", id="p3", title="Paper 3 edited", body="Shorter $z$.")
     assert_same_as_clean(catalog, tmp_path, "two edits")
+
+
+def test_a_search_index_made_in_another_process_is_where_the_next_build_starts(catalog, monkeypatch):
+    """The index comes back from the process that made it, holding this process's papers, so
+    that an edit indexes one paper again, not all of them."""
+    from papersite import parallel
+    from papersite.config import load_config
+    from papersite.execution import BuildCache
+    from papersite.pipeline import build_and_write
+    from papersite.search import SearchCache
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
+    monkeypatch.setenv("PAPERSITE_JOBS", "2")
+    sizes, job = [], SearchCache.job
+    monkeypatch.setattr(SearchCache, "job", lambda self, *args: (lambda made: sizes.append(made[1]) or made)(
+        job(self, *args)))
+    config, cache = load_config(catalog.root / "site.yaml"), BuildCache()
+    build, _ = build_and_write(config, catalog.root / "_site", start=cache)
+    assert sizes == [6] and [p.id for p in cache.search.papers] == sorted(p.id for p in build.catalog.papers)
+    assert all(any(p is q for q in build.catalog.papers) for p in cache.search.papers)  # not copies
+    catalog.paper("paper-2", id="p2", title="Paper 2 retitled", body="A new abstract on diffusion $y$.")
+    build_and_write(config, catalog.root / "_site", start=cache)
+    assert sizes == [6, 1]
 
 
 def test_the_same_bytes_in_a_new_file_are_reused_and_a_revert_is_built(catalog, tmp_path):
