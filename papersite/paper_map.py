@@ -107,17 +107,17 @@ class LayoutCache:
         known = self.skeleton if self.skeleton is not None and self.skeleton.digest == frame else None
         placed = self.placed if known is not None else {}
         own = set(chosen)
-        others = {text_digest(texts[key]): texts[key] for key in keys if key not in own}
-        new = {d: text for d, text in others.items() if d not in placed}
+        digests = {key: text_digest(texts[key]) for key in keys if key not in own}  # of the texts placed
+        new = {d: texts[key] for key, d in digests.items() if d not in placed}
         landmark_texts = [texts[key] for key in chosen]
 
         def work() -> Laid:
             if not keys:
                 return Laid(digest, [], [], None, {})
             skeleton = known or fit(chosen, landmark_texts, frame)
-            where = {d: placed[d] for d in others if d in placed}
+            where = {d: placed[d] for d in digests.values() if d in placed}
             where.update(zip(new, place(skeleton, new.values())))
-            points = [skeleton.own[key] if key in own else where[text_digest(texts[key])] for key in keys]
+            points = [skeleton.own[key] if key in own else where[digests[key]] for key in keys]
             return Laid(digest, keys, points, skeleton, where)
 
         return work, len(new) + (0 if known is not None else len(chosen))
