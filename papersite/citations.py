@@ -149,7 +149,7 @@ class CitationCache:
     stamp: tuple = ()  # base_url and the topics: what every paper's citations also depend on
     # .bib path -> (the papers listed, their ids, the file); the papers object is kept alive,
     # so an identical one (an unchanged author's tuple) skips remaking the ids
-    listings: dict[str, tuple[tuple, tuple, bytes]] = field(default_factory=dict)
+    listings: dict[str, tuple[tuple, tuple, Any]] = field(default_factory=dict)  # the file: bytes or a receipt
     files: dict[str, bytes] = field(default_factory=dict)  # each paper's RIS and CSL-JSON files
 
 
@@ -212,27 +212,33 @@ class Citations:
         cache.papers = fresh  # papers that are gone are forgotten
         self.cited = {paper_id: kept[1] for paper_id, kept in fresh.items()}
         self.cache = cache
-        self.listings: dict[str, tuple[tuple, tuple, bytes]] = {}
+        self.store, self.reuse = store, reuse
+        self.listings: dict[str, tuple[tuple, tuple, Any]] = {}
 
     def of(self, paper: Paper) -> Cited:
         return self.cited[paper.id]
 
-    def bib(self, papers: Iterable[Paper], path: str | None = None) -> bytes:
+    def bib(self, papers: Iterable[Paper], path: str | None = None) -> Any:
         """A .bib of these papers of the catalog, in the order given. With its output `path`,
-        last build's file is reused while it lists the same papers and no entry changed."""
+        last build's file is reused while it lists the same papers and no entry changed; and
+        with `store`, the file is stored at once and its receipt given (no listing's bytes are
+        kept: at 50,000 papers, hundreds of megabytes)."""
         last = self.cache.listings.get(path) if path else None
         ids = last[1] if last is not None and last[0] is papers and isinstance(papers, tuple) \
             else tuple(map(_ID, papers))
+        output = None
         if last is not None and last[1] == ids and self.remade.isdisjoint(ids):
-            data = last[2]
-        else:
-            data = bibtex_file(list(map(_BIBTEX, map(self.cited.__getitem__, ids))))
+            output = self.reuse(path, last[2])  # a receipt only while the output holds those bytes
+        if output is None:
+            output = bibtex_file(list(map(_BIBTEX, map(self.cited.__getitem__, ids))))
+            if path and self.store is not None:
+                output = self.store(path, output)
         if path:
-            self.listings[path] = (papers, ids, data)
-        return data
+            self.listings[path] = (papers, ids, output)
+        return output
 
     def files(self) -> dict[str, bytes]:
-        """Output path -> bytes: each paper's RIS and CSL-JSON, and the .bib of the catalog,
+        """Output path -> bytes (or, with `store`, a receipt): each paper's RIS and CSL-JSON, and the .bib of the catalog,
         of each venue, topic and author (see bib_of)."""
         catalog = self.catalog
         files = dict(self.cache.files)

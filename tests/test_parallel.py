@@ -49,8 +49,9 @@ def test_a_build_on_two_workers_equals_one_on_one(bundled, forked, monkeypatch):
 
 def test_a_one_shot_build_on_two_workers_writes_the_in_memory_site(bundled, forked, tmp_path):
     """Pages and each paper's RIS and CSL-JSON are written by the workers that make them, the
-    search index by a process of its own (the map's data comes back whole: its points are
-    kept for the next build): the folder must hold exactly the bytes of an in-memory build."""
+    search index by a process of its own, each .bib as soon as it is made (the map's data comes
+    back whole: its points are kept for the next build): the folder must hold exactly the
+    bytes of an in-memory build."""
     root, _, _ = bundled
     config = load_config(root / "site.yaml")
     out = tmp_path / "_site"
@@ -58,7 +59,7 @@ def test_a_one_shot_build_on_two_workers_writes_the_in_memory_site(bundled, fork
     streamed = set(build.stored)
     assert all(isinstance(entry, Stored) for entry in build.stored.values())
     assert streamed == {path for path in build.paths if path.endswith(".html") or path.startswith("search/")
-                        or path.endswith((".xml", ".txt", "/cite.ris", "/cite.json"))}
+                        or path.endswith((".xml", ".txt", "/cite.ris", "/cite.json", ".bib"))}
     assert streamed.isdisjoint(build.files)
     on_disk = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert on_disk == build_site(config).files
