@@ -1,7 +1,7 @@
 """The paper map: every paper placed in 2-D so that papers about the same thing sit together.
 
     landmarks' texts -> TF-IDF -> truncated SVD (LSA, 64 dimensions) -> kNN graph -> force layout
-    every other paper -> the same LSA space -> among its 5 most similar landmarks
+    every other paper -> the same LSA space -> among its 10 most similar landmarks
 
 Up to LANDMARKS papers (all of a smaller catalog) are laid out by a force
 layout: UMAP's objective (attract along the 15-nearest-neighbour graph, repel
@@ -213,10 +213,7 @@ def fit(keys: Sequence[str], texts: Sequence[str], digest: str) -> Skeleton:
         points = np.zeros((1, 2))
     else:  # fewer neighbours on a small map: with everyone everyone's neighbour, the graph says nothing
         points = force_layout(nearest(vectors, min(NEIGHBOURS, max(2, round(math.sqrt(n))))), _pca2(vectors))
-    low = points.min(axis=0)
-    span = float((points.max(axis=0) - low).max())
-    scale = (GRID - 1) / span if span > 0 else 0.0
-    shift = ((GRID - 1) - (points.max(axis=0) - low) * scale) / 2  # centre the short axis
+    low, scale, shift = _scaling(points)
     frame = frame._replace(vectors=vectors, points=points, low=low, scale=scale, shift=shift)
     return frame._replace(own=dict(zip(keys, map(tuple, _on_grid(frame, points)))))
 
@@ -243,11 +240,23 @@ def place(frame: Skeleton, texts: Iterable[str]) -> list[Point]:
     return [tuple(p) for p in _on_grid(frame, np.array(out))]
 
 
-def _on_grid(frame: Skeleton, points):
+def _scaling(points):
+    """(origin, grid steps per layout unit, shift) that fit these points to the GRID, with the
+    same scale on both axes (so distances keep their meaning) and the short axis centred."""
+    low = points.min(axis=0)
+    span = float((points.max(axis=0) - low).max())
+    scale = (GRID - 1) / span if span > 0 else 0.0
+    return low, scale, ((GRID - 1) - (points.max(axis=0) - low) * scale) / 2
+
+
+def _on_grid(frame: Skeleton, points) -> list[list[int]]:
+    return _gridded(points, frame.low, frame.scale, frame.shift)
+
+
+def _gridded(points, low, scale: float, shift) -> list[list[int]]:
     import numpy as np
 
-    grid = np.rint((points - frame.low) * frame.scale + frame.shift)
-    return np.clip(grid, 0, GRID - 1).astype(int).tolist()
+    return np.clip(np.rint((points - low) * scale + shift), 0, GRID - 1).astype(int).tolist()
 
 
 def _vector(frame: Skeleton, counts) -> object:
@@ -432,11 +441,5 @@ def _pca2(vectors):
 
 
 def _to_grid(points, np) -> list[tuple[int, int]]:
-    """Scale to the GRID (same scale on both axes, so distances keep their meaning)."""
-    low = points.min(axis=0)
-    span = float((points.max(axis=0) - low).max())
-    scaled = (points - low) * ((GRID - 1) / span) if span > 0 else np.zeros_like(points)
-    extent = scaled.max(axis=0)
-    scaled += ((GRID - 1) - extent) / 2  # centre the short axis
-    grid = np.rint(scaled).astype(int)
-    return [(int(x), int(y)) for x, y in grid]
+    """The points on the GRID, scaled as a layout's are (the benchmark's baselines)."""
+    return [tuple(p) for p in _gridded(points, *_scaling(points))]
