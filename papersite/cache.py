@@ -440,20 +440,24 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
     from .pipeline import BuildCache, build_and_write
 
     config = load_config(config_path).with_base_url(base_url)
-    # The session's millions of objects live as long as this process: the cyclic collector,
-    # paused, never scans them (once it took 0.4 s after the load, and made reading and
-    # writing the output's manifest ten times slower), and frozen, neither does the saver's.
-    with _collector_paused():
-        start = (None if clean else load_session(root, now)) or BuildCache()
+
+    def start() -> BuildCache:  # called once the output is locked, while it is listed alongside
+        cache = (None if clean else load_session(root, now)) or BuildCache()
+        # The session's millions of objects live as long as this process: the cyclic collector,
+        # paused, never scans them (once it took 0.4 s after the load, and made reading and
+        # writing the output's manifest ten times slower), and frozen, neither does the saver's.
         gc.freeze()
+        _kept[:] = [cache]  # not freed on return (0.15 s at 10,000 papers): cli.run ends the process first
+        return cache
+
+    with _collector_paused():
         result, report = build_and_write(config, output, progress=progress, notify=notify, start=start)
-    _kept[:] = [start]  # not freed on return (0.15 s at 10,000 papers): cli.run ends the process first
     summary = {"papers": len(result.catalog.papers), "pages": result.pages, "total": report.total,
                "content_dir": str(config.content_dir)}
     warnings = []
     try:
         write_record(root, output, now, summary)
-        save_session_alongside(root, now, start, len(result.catalog.papers))
+        save_session_alongside(root, now, _kept[0], len(result.catalog.papers))
     except OSError as exc:
         warnings.append(cache_warning(root, exc))
         _forget(root, output)

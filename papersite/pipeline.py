@@ -172,12 +172,15 @@ def _markup_problem(paper, error: MarkupError, config: SiteConfig) -> Problem:
 
 def build_and_write(config: SiteConfig, out_dir: Path, progress: Callable[[str], None] = lambda stage: None,
                     notify: Callable[[str], None] | None = None,
-                    start: BuildCache | None = None) -> tuple[Build, WriteReport]:
-    """Build into out_dir, starting from `start` (what the last build left: see cache.py).
+                    start: BuildCache | Callable[[], BuildCache] | None = None) -> tuple[Build, WriteReport]:
+    """Build into out_dir, starting from `start` (what the last build left: see cache.py), or
+    from what `start()` loads while the output folder is listed alongside.
     Pages are written as they are rendered, on every core, and never held in memory;
     the search index and the map are built alongside. `notify` hears that the build waits for
     another one writing to out_dir."""
-    with Staging(out_dir, None, config.root, notify) as staging:
+    with Staging(out_dir, None, config.root, notify, survey_alongside=True) as staging:
+        start = start() if callable(start) else start
+        staging.surveyed()  # before any worker forks: they all put into the staging folder
         run = Run(start, staging, alongside=True)
         build = build_site(config, progress=progress, run=run)
         progress(f"writing {len(build.files) + len(build.stored)} files")

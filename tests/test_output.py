@@ -3,8 +3,22 @@ import os
 
 import pytest
 
+from papersite import output, parallel
 from papersite.errors import SiteError
-from papersite.output import manifest_path, write_site
+from papersite.output import Staging, manifest_path, write_site
+
+
+@pytest.fixture(autouse=True, params=["surveyed inline", "surveyed apart"])
+def survey(request, monkeypatch):
+    """Every test twice: the output folder listed in this process, and in a process of its own
+    (as `build` lists a large one, while it loads the last session)."""
+    if request.param == "surveyed apart":
+        monkeypatch.setattr(output, "SURVEY_APART_FROM", 0)
+        monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
+        init = Staging.__init__
+        monkeypatch.setattr(Staging, "__init__", lambda self, *args, **kwargs: init(
+            self, *args, **{**kwargs, "survey_alongside": True}))
+    return request.param
 
 
 def snapshot(folder):
@@ -194,3 +208,22 @@ def test_an_interrupted_move_leaves_whole_files_and_the_next_write_finishes_it(t
     report = write_site(new, out)
     assert report.removed == 1 and {p.name: p.read_bytes() for p in out.iterdir()} == new
     assert left_beside(out) == ["_site"]
+
+
+@pytest.mark.skipif(not parallel.worth_forking(10**6), reason="needs two cores and fork")
+def test_a_survey_apart_is_made_in_another_process_and_says_the_same(tmp_path, monkeypatch):
+    out = tmp_path / "_site"
+    write_site({"index.html": b"home", "papers/a/index.html": b"a", ".nojekyll": b""}, out)
+    (out / "index.html").write_bytes(b"touched")  # no longer vouched for by the manifest
+    held = output.survey(out, out)
+    assert sorted(held.vouched) == [".nojekyll", "papers/a/index.html"]
+    assert sorted(held.on_disk) == [".nojekyll", "index.html", "papers/a/index.html"]
+    listed_by = tmp_path / "listed-by"
+    existing = output._existing_files
+    monkeypatch.setattr(output, "_existing_files", lambda folder: (listed_by.write_text(str(os.getpid())),
+                                                                   existing(folder))[1])
+    monkeypatch.setattr(output, "SURVEY_APART_FROM", 0)
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
+    with Staging(out, survey_alongside=True) as apart:
+        assert apart.surveyed() == held
+    assert int(listed_by.read_text()) != os.getpid()
