@@ -31,8 +31,9 @@ def search_order(catalog: Catalog) -> list:
 
 
 def map_texts(catalog: Catalog, abstracts: dict[str, Abstract]) -> dict[str, str]:
-    """What the map lays out: paper id -> its plain title and abstract, in the search's numbering."""
-    return {p.id: f"{plain_title(p.title)}. {abstracts[p.id].text}" for p in search_order(catalog)}
+    """What the map lays out: paper id -> its title and abstract, in the search's numbering. The
+    same words as related papers compare (RelatedIndex.kept_counts)."""
+    return {p.id: f"{p.title}. {abstracts[p.id].text}" for p in search_order(catalog)}
 
 
 def map_files(catalog: Catalog, points: Sequence[tuple[int, int]]) -> dict[str, bytes]:

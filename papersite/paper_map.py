@@ -4,7 +4,7 @@
     every other paper -> the same LSA space -> among its 10 most similar landmarks
 
 Up to LANDMARKS papers (all of a smaller catalog) are laid out by a force
-layout: UMAP's objective (attract along the 15-nearest-neighbour graph, repel
+layout: UMAP's objective (attract along the 5-nearest-neighbour graph, repel
 from random papers; t-SNE's 1 / (1 + d^2) kernel) run by plain full-batch
 gradient steps in numpy, started from the first two principal components.
 Which papers are landmarks depends on their keys alone (the smallest hashes).
@@ -43,11 +43,11 @@ NEAREST = 10  # landmarks a paper is placed among
 PULL = 32  # their weights: similarity ** PULL (8 kept fewer neighbours, 64 stacked a fifth of the papers)
 DIMENSIONS = 64  # LSA components: 32 kept far fewer neighbours, 96 a few more at 1.5x the cost
 POWER_ITERATIONS = 2  # of the randomized SVD
-NEIGHBOURS = 15  # kNN graph degree
+NEIGHBOURS = 5  # kNN graph degree: 15 (UMAP's default) kept fewer neighbours and cost 3x the edges
 EPOCHS = 80  # 120 placed no better
 NEGATIVES = 3  # repelling samples per edge and epoch
 SEED = 20240721
-VERSION = "landmarks-1"  # of the layout: part of every digest, so a cache of another one is not reused
+VERSION = "landmarks-2"  # of the layout: part of every digest, so a cache of another one is not reused
 
 Point = tuple[int, int]
 
@@ -94,9 +94,12 @@ class LayoutCache:
         self.skeleton: Skeleton | None = None
         self.placed: dict[str, Point] = {}
 
-    def job(self, texts: Mapping[str, str], digest: str | None = None) -> tuple[Callable[[], Laid], int]:
+    def job(self, texts: Mapping[str, str], digest: str | None = None,
+            counts: Callable[[str, str], Mapping[str, int] | None] = lambda key, text: None
+            ) -> tuple[Callable[[], Laid], int]:
         """(a function giving what keep takes, the size of its work: 0 when cached).
-        `digest`: texts_digest(texts), if the caller has it."""
+        `digest`: texts_digest(texts), if the caller has it. `counts(key, text)`: the text's
+        term counts where they are known already (None: counted here)."""
         digest = digest or texts_digest(texts)
         if digest == self.digest:
             known = Laid(digest, self.keys, self.points, self.skeleton, self.placed)
@@ -108,15 +111,20 @@ class LayoutCache:
         placed = self.placed if known is not None else {}
         own = set(chosen)
         digests = {key: text_digest(texts[key]) for key in keys if key not in own}  # of the texts placed
-        new = {d: texts[key] for key, d in digests.items() if d not in placed}
-        landmark_texts = [texts[key] for key in chosen]
+        new: dict[str, str] = {}  # text digest -> a key with that text
+        for key, text_key in digests.items():
+            if text_key not in placed:
+                new.setdefault(text_key, key)
+
+        def counted(key: str) -> Mapping[str, int]:
+            return counts(key, texts[key]) or term_counts(texts[key])
 
         def work() -> Laid:
             if not keys:
                 return Laid(digest, [], [], None, {})
-            skeleton = known or fit(chosen, landmark_texts, frame)
+            skeleton = known or fit(chosen, [counted(key) for key in chosen], frame)
             where = {d: placed[d] for d in digests.values() if d in placed}
-            where.update(zip(new, place(skeleton, new.values())))
+            where.update(zip(new, place(skeleton, [counted(key) for key in new.values()])))
             points = [skeleton.own[key] if key in own else where[digests[key]] for key in keys]
             return Laid(digest, keys, points, skeleton, where)
 
@@ -198,17 +206,21 @@ def layout(texts: Sequence[str], keys: Sequence[str] | None = None, method: str 
     return cache.keep(job())
 
 
-def fit(keys: Sequence[str], texts: Sequence[str], digest: str) -> Skeleton:
-    """The landmarks' layout: LSA of their texts, their kNN graph laid out by force."""
+def fit(keys: Sequence[str], counts: Sequence[Mapping[str, int]], digest: str) -> Skeleton:
+    """The landmarks' layout: LSA of their texts (given as term counts), their kNN graph laid
+    out by force."""
     import numpy as np
 
-    n = len(texts)
-    counts = [term_counts(text) for text in texts]
+    n = len(counts)
     rows, columns, values, vocabulary, idf = _tfidf(counts)
     rank = max(1, min(DIMENSIONS, n - 1, len(vocabulary)))
     basis = _basis(rows, columns, values, n, len(vocabulary), rank) if vocabulary else np.zeros((0, 1))
     frame = Skeleton(digest, vocabulary, idf, basis, None, None, None, 1.0, None, {})
-    vectors = np.array([_vector(frame, c) for c in counts]).reshape(n, -1)
+    vectors = np.zeros((n, basis.shape[1]))  # each landmark's TF-IDF row times the basis, unit length
+    for first, block in _dense_blocks(rows, columns, values, n, len(vocabulary), dtype=np.float64):
+        vectors[first:first + len(block)] = block @ basis
+    lengths = np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors /= np.where(lengths > 0, lengths, 1)
     if n == 1:
         points = np.zeros((1, 2))
     else:  # fewer neighbours on a small map: with everyone everyone's neighbour, the graph says nothing
@@ -218,26 +230,45 @@ def fit(keys: Sequence[str], texts: Sequence[str], digest: str) -> Skeleton:
     return frame._replace(own=dict(zip(keys, map(tuple, _on_grid(frame, points)))))
 
 
-def place(frame: Skeleton, texts: Iterable[str]) -> list[Point]:
-    """Each text's point among the landmarks: where its NEAREST most similar ones are, each
+def place(frame: Skeleton, counts: Iterable[Mapping[str, int]]) -> list[Point]:
+    """Each text's point (given its term counts) among the landmarks: where its NEAREST most similar ones are, each
     weighted by its similarity ** PULL. A text no landmark shares a term with goes to the
-    landmarks' centre. One text at a time, so a text placed alone lands where it lands among
-    thousands (numpy and BLAS may sum a batch in another order)."""
+    landmarks' centre. A text placed alone lands exactly where it lands among thousands:
+    its vector is made alone, its similarities are exact (see _fixed), and the rest is
+    done row by row."""
     import numpy as np
 
+    vectors = [_vector(frame, c) for c in counts]
+    if not vectors:
+        return []
     centre = frame.points.mean(axis=0)
     near = min(NEAREST, len(frame.points))
+    landmarks = _fixed(frame.vectors).T
     out = []
-    for text in texts:
-        vector = _vector(frame, term_counts(text))
-        similar = frame.vectors @ vector
-        top = np.argpartition(-similar, near - 1)[:near] if near < len(similar) else np.arange(near)
-        weights = np.maximum(similar[top], 0) ** PULL
-        total = weights.sum()
-        out.append(weights @ frame.points[top] / total if total > 0 else centre)
-    if not out:
-        return []
+    for start in range(0, len(vectors), 256):
+        similar = (_fixed(np.array(vectors[start:start + 256])) @ landmarks) * FIXED_UNIT ** 2
+        if near < similar.shape[1]:
+            tops = np.argpartition(-similar, near - 1, axis=1)[:, :near]
+        else:
+            tops = np.broadcast_to(np.arange(near), similar.shape)
+        for row, top in zip(similar, tops):
+            weights = np.maximum(row[top], 0) ** PULL
+            total = weights.sum()
+            out.append(weights @ frame.points[top] / total if total > 0 else centre)
     return [tuple(p) for p in _on_grid(frame, np.array(out))]
+
+
+FIXED_UNIT = 2.0 ** -20
+
+
+def _fixed(vectors):
+    """Unit vectors rounded to multiples of FIXED_UNIT: every product of two entries is a whole
+    number of FIXED_UNIT ** 2 below 2 ** 40, every dot product one below 2 ** 47, all exact in
+    float64. So BLAS gives the same similarities, to the last bit, whether it multiplies one
+    vector or a block of them, in whatever order its kernels sum."""
+    import numpy as np
+
+    return np.rint(vectors / FIXED_UNIT)
 
 
 def _scaling(points):
@@ -307,13 +338,13 @@ def _tfidf(counts: Sequence[Mapping[str, int]]):
     return rows, column[codes], values, vocabulary, idf
 
 
-def _dense_blocks(rows, columns, values, n: int, terms: int, size: int = 512):
-    """The TF-IDF matrix as dense float32 blocks of `size` rows, one at a time (the whole
-    matrix dense would take gigabytes): (first row, block), for BLAS to multiply."""
+def _dense_blocks(rows, columns, values, n: int, terms: int, size: int = 512, dtype=None):
+    """The TF-IDF matrix as dense blocks (float32 unless told) of `size` rows, one at a time (the
+    whole matrix dense would take gigabytes): (first row, block), for BLAS to multiply."""
     import numpy as np
 
     bounds = np.searchsorted(rows, np.arange(0, n + size, size))
-    block = np.zeros((size, terms), dtype=np.float32)
+    block = np.zeros((size, terms), dtype=dtype or np.float32)
     for number, start in enumerate(range(0, n, size)):
         low, high = bounds[number], bounds[number + 1]
         cells = rows[low:high] - start, columns[low:high]
@@ -400,30 +431,35 @@ def nearest(vectors, k: int):
 def force_layout(neighbours, start, epochs: int = EPOCHS, negatives: int = NEGATIVES, rate: float = 0.2):
     """A graph (row i: the k papers i is drawn to) laid out from `start` by UMAP's
     cross-entropy objective (with its a = b = 1 curve, 1 / (1 + d^2), t-SNE's kernel,
-    which needs no powers), by full-batch gradient steps."""
+    which needs no powers), by full-batch gradient steps. The two axes are kept as
+    separate arrays: gathering rows of an n x 2 array cost three times as much."""
     import numpy as np
 
-    n = len(neighbours)
-    heads = np.repeat(np.arange(n), neighbours.shape[1])
+    n, k = neighbours.shape
+    heads = np.repeat(np.arange(n), k)
     tails = neighbours.ravel()
     ends = np.concatenate([heads, tails])
     sources = np.repeat(heads, negatives)
     rng = np.random.default_rng(SEED)
-    y = start.copy()
+    x, y = start[:, 0].copy(), start[:, 1].copy()
     for epoch in range(epochs):
         step_size = rate * (1.0 - epoch / epochs)
-        diff = y[heads] - y[tails]  # attraction along every edge, on both ends
-        pull = np.clip(diff * (-2 / (1 + np.einsum("ij,ij->i", diff, diff)))[:, None], -4, 4)
+        head_x, head_y = np.repeat(x, k), np.repeat(y, k)
+        dx, dy = head_x - x.take(tails), head_y - y.take(tails)  # attraction along every edge, on both ends
+        factor = -2 / (1 + (dx * dx + dy * dy))
+        pull_x, pull_y = np.clip(dx * factor, -4, 4), np.clip(dy * factor, -4, 4)
         others = rng.integers(0, n, size=len(sources))  # repulsion from random papers
-        diff = y[sources] - y[others]
-        d2 = np.einsum("ij,ij->i", diff, diff)
-        push = np.clip(diff * (2 / ((0.001 + d2) * (1 + d2)))[:, None], -4, 4)
-        push[others == sources] = 0
-        for axis in range(2):
-            y[:, axis] += step_size * (
-                np.bincount(ends, np.concatenate([pull[:, axis], -pull[:, axis]]), minlength=n)
-                + np.bincount(sources, push[:, axis], minlength=n))
-    return y
+        dx, dy = np.repeat(head_x, negatives) - x.take(others), np.repeat(head_y, negatives) - y.take(others)
+        d2 = dx * dx + dy * dy
+        factor = 2 / ((0.001 + d2) * (1 + d2))
+        push_x, push_y = np.clip(dx * factor, -4, 4), np.clip(dy * factor, -4, 4)
+        itself = others == sources
+        push_x[itself], push_y[itself] = 0, 0
+        x += step_size * (np.bincount(ends, np.concatenate([pull_x, -pull_x]), minlength=n)
+                          + np.bincount(sources, push_x, minlength=n))
+        y += step_size * (np.bincount(ends, np.concatenate([pull_y, -pull_y]), minlength=n)
+                          + np.bincount(sources, push_y, minlength=n))
+    return np.stack([x, y], axis=1)
 
 
 def _pca2(vectors):

@@ -67,7 +67,7 @@ def build_site(config: SiteConfig, cache: BuildCache | None = None,
         abstracts = render_abstracts(catalog, cache)
         lap("markdown")
         search_job, search_size = cache.search.job(catalog, abstracts, run.store)
-        layout_job, layout_size = cache.map.job(map_texts(catalog, abstracts))
+        layout_job, layout_size = cache.map.job(map_texts(catalog, abstracts), counts=cache.related.kept_counts)
         with run.alongside(lap.timed(search_job), search_size) as search, \
                 run.alongside(lap.timed(layout_job), layout_size) as layout:
             related = cache.related.update({p.id: (p.title, abstracts[p.id].text) for p in catalog.papers})

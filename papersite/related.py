@@ -17,6 +17,7 @@ from __future__ import annotations
 import heapq
 import math
 from array import array
+from bisect import bisect_left
 from collections import Counter
 from itertools import chain
 
@@ -92,6 +93,15 @@ class RelatedIndex:
             elif changed:
                 self._edit(changed, texts)
         return self.related
+
+    def kept_counts(self, pid: str, text: str) -> dict[str, int] | None:
+        """The term counts of paper `pid` as last indexed, if its parts joined by '. ' were
+        `text` then (the map lays out the same words: it takes them rather than count them again)."""
+        paper = bisect_left(self.ids, pid)
+        if paper == len(self.ids) or self.ids[paper] != pid or ". ".join(self.texts[paper]) != text:
+            return None
+        terms, counts = self.docs[paper]
+        return dict(zip(map(self.words.__getitem__, terms), counts))
 
     # -- building blocks ------------------------------------------------------
 

@@ -157,7 +157,7 @@ class FollowingLayout(LayoutCache):
         self.wanted: tuple[str, Callable[[], Laid]] | None = None  # the exact layout to make: digest, job
         self.pending: Background | None = None  # making it
 
-    def job(self, texts):
+    def job(self, texts, counts=lambda key, text: None):
         digest = texts_digest(texts)
         if self.wanted is not None and self.wanted[0] != digest:
             self.stop()  # the texts changed again meanwhile: lay out the newest
@@ -165,7 +165,7 @@ class FollowingLayout(LayoutCache):
             pending, self.wanted, self.pending = self.pending, None, None
             laid = pending.result()  # what it raised is this rebuild's error, and the next one starts anew
             return (lambda: laid), 0
-        exact, size = super().job(texts, digest)
+        exact, size = super().job(texts, digest, counts)
         if size == 0 or not self.points or not worth_forking(size):
             return exact, size  # cached, a first build, or a few papers placed among the landmarks
         if self.wanted is None:

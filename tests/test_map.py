@@ -13,6 +13,7 @@ import pytest
 
 from papersite import paper_map, parallel
 from papersite.session import Rebuilder
+from papersite.text import prose_term_counts as term_counts
 from papersite.map_data import browser_slug
 from tests.conftest import TinySite
 
@@ -108,7 +109,7 @@ def test_rebuilds_are_byte_identical_and_reuse_the_layout(built, tmp_path, monke
     fits, placed = [], []
     real_fit, real_place = paper_map.fit, paper_map.place
     monkeypatch.setattr(paper_map, "fit", lambda *args: fits.append(args[1]) or real_fit(*args))
-    monkeypatch.setattr(paper_map, "place", lambda frame, texts: placed.append(list(texts)) or real_place(frame, texts))
+    monkeypatch.setattr(paper_map, "place", lambda frame, counts: placed.append(list(counts)) or real_place(frame, counts))
     monkeypatch.setattr(paper_map, "LANDMARKS", 6)  # of these 12 papers, 6 are laid out, 6 placed among them
     texts = dict(zip([f"p{i}" for i in range(12)], DIFFUSION + BANDITS))
     layouts = paper_map.LayoutCache()
@@ -124,7 +125,7 @@ def test_rebuilds_are_byte_identical_and_reuse_the_layout(built, tmp_path, monke
     other = next(key for key in texts if key not in chosen)
     edited = dict(texts, **{other: "Bandits with regret bounds and exploration, nothing else."})
     points, size = lay_out(edited)
-    assert size == 1 and len(fits) == 1 and placed[-1] == [edited[other]]  # the edited paper alone is placed
+    assert size == 1 and len(fits) == 1 and placed[-1] == [term_counts(edited[other])]  # the edited paper alone
     assert points == paper_map.layout(list(edited.values()), list(edited))  # where a clean layout puts it
     assert [p for key, p, q in zip(texts, points, first) if p != q] in ([], [points[list(texts).index(other)]])
     landmark = dict(edited, **{chosen[0]: "Bandits with regret bounds and exploration, nothing more."})
@@ -252,3 +253,20 @@ def test_papers_are_numbered_as_the_search_numbers_them(built):
         record = json.loads(build.files[f"search/d/{n // per_file}.json"])[str(n)]
         assert record["title"] == title
         assert urls_of(data, build.catalog.config.base_path)[n] == record["url"]
+
+
+def test_counts_given_are_used_and_give_the_layout_counting_gives(monkeypatch):
+    texts = dict(zip([f"p{i}" for i in range(12)], DIFFUSION + BANDITS))
+    monkeypatch.setattr(paper_map, "LANDMARKS", 6)
+    counted = []
+    real = paper_map.term_counts
+    monkeypatch.setattr(paper_map, "term_counts", lambda text: counted.append(text) or real(text))
+    alone = paper_map.LayoutCache()
+    job, _ = alone.job(texts)
+    expected = alone.keep(job())
+    assert sorted(counted) == sorted(texts.values())
+    counted.clear()
+    given = paper_map.LayoutCache()
+    job, _ = given.job(texts, counts=lambda key, text: real(text) if key != "p3" else None)
+    assert given.keep(job()) == expected
+    assert counted == [texts["p3"]]  # only the text whose counts were not given

@@ -134,3 +134,15 @@ def by_word(index: RelatedIndex) -> list[dict[str, int]]:
 
 def parts(texts: dict[str, str]) -> dict[str, tuple[str, ...]]:
     return {pid: (text,) for pid, text in texts.items()}
+
+
+def test_the_counts_kept_for_a_paper_are_those_of_its_text_and_only_of_that_text():
+    from papersite.text import prose_term_counts
+    index = RelatedIndex()
+    index.update({"a": ("Diffusion Models", "Denoising diffusion of images, and of images again."),
+                  "b": ("Bandits", "Regret bounds for bandits.")})
+    text = "Diffusion Models. Denoising diffusion of images, and of images again."
+    kept = index.kept_counts("a", text)
+    assert list(kept.items()) == list(prose_term_counts(text).items())  # the same counts, in the same order
+    assert index.kept_counts("a", "Diffusion Models. Something else.") is None  # another text: not these
+    assert index.kept_counts("c", text) is None  # no such paper
