@@ -209,27 +209,38 @@ def _suffix(n: int) -> str:
     return "" if letters == "a" else letters
 
 
-def assign_keys(papers: Iterable[Paper]) -> dict[str, str]:
+def assign_keys(papers: Iterable[Paper], bases: dict[tuple, str] | None = None) -> dict[str, str]:
     """Paper id -> citation key, unique across the catalog (also ignoring case, as BibTeX does).
 
     A hand-set `bibtex_key` wins (duplicates are caught by the catalog). Made keys that
     collide get a suffix b, c, ... in the order the papers were first imported (`added`,
     then id; papers without `added` first), so an import never renames an older paper's key.
     Bare keys are handed out before any suffix, so a new paper never takes another's bare key.
+    `bases`: the bare keys made last time, by what they are made of (first author, venue,
+    year, title); updated to this catalog's (a `build` keeps them, as a warm session keeps
+    the lru_cache of _base_key: 0.15 s at 10,000 papers).
     """
     global _last_assignment
     papers = list(papers)
     # A rebuild after an edit to an abstract assigns the same keys: found in one C-speed pass.
     inputs = list(map(_KEY_INPUTS, papers))
     if _last_assignment is not None and _last_assignment[0] == inputs:
+        if bases is not None:
+            bases.clear()
+            bases.update(_last_assignment[2])
         return dict(_last_assignment[1])
     keys = {p.id: p.bibtex_key for p in papers if p.bibtex_key}
     taken = {key.casefold() for key in keys.values()}
     groups: dict[str, list[Paper]] = defaultdict(list)
+    known, made = bases if bases is not None else {}, {}
     for paper in papers:
         if not paper.bibtex_key:
-            groups[_base_key(paper.authors[0] if paper.authors else "", paper.venue, paper.year,
-                             paper.title)].append(paper)
+            what = (paper.authors[0] if paper.authors else "", paper.venue, paper.year, paper.title)
+            base = made[what] = known.get(what) or _base_key(*what)
+            groups[base].append(paper)
+    if bases is not None:
+        bases.clear()
+        bases.update(made)
     bases = sorted(groups)
     queues = {}
     for base in bases:
@@ -252,12 +263,12 @@ def assign_keys(papers: Iterable[Paper]) -> dict[str, str]:
                 key = base + _suffix(n)
             keys[paper.id] = key
             taken.add(key)
-    _last_assignment = (inputs, keys)
+    _last_assignment = (inputs, keys, made)
     return dict(keys)
 
 
 _KEY_INPUTS = attrgetter("id", "authors", "venue", "year", "title", "bibtex_key", "added")
-_last_assignment: tuple[list, dict[str, str]] | None = None  # the last call's inputs and keys
+_last_assignment: tuple[list, dict[str, str], dict] | None = None  # the last call's inputs, keys and bare keys
 
 
 # --- entries --------------------------------------------------------------------------------------

@@ -279,6 +279,7 @@ def save_session(root: Path, fingerprint_: Fingerprint, cache) -> None:
         "abstracts": cache.abstracts,
         "related": cache.related,
         "people": cache.people,
+        "keys": cache.keys,
         "templates": cache.templates,
         "plans": cache.plans,
         "pages": cache.pages,  # receipts of the pages, by what they show
@@ -396,7 +397,8 @@ def load_session(root: Path, fingerprint_: Fingerprint):
         return None
     try:
         cache = BuildCache(config=session["config"], abstracts=session["abstracts"], related=session["related"],
-                           people=session["people"], templates=session["templates"], plans=session["plans"],
+                           people=session["people"], keys=session["keys"], templates=session["templates"],
+                           plans=session["plans"],
                            pages=session["pages"], citations=session["citations"], map=session["map"],
                            search=session["search"])
         cache.papers.config_key = session["papers_for"]

@@ -30,7 +30,9 @@ class Catalog:
     year_papers: dict[int, tuple[Paper, ...]] = field(default_factory=dict)  # in catalog order: grouped by venue
 
     @classmethod
-    def build(cls, papers: list[Paper], config: SiteConfig, people: PeopleCache | None = None) -> "Catalog":
+    def build(cls, papers: list[Paper], config: SiteConfig, people: PeopleCache | None = None,
+              keys: dict[tuple, str] | None = None) -> "Catalog":
+        """`people` and `keys` (see assign_keys): what the last build worked out, to reuse."""
         _check_unique(papers, config, "id", lambda p: p.id, line=_id_line)
         _check_unique(papers, config, "URL slug (from the file name)", lambda p: p.slug)
         # BibTeX finds duplicate keys ignoring case; the message shows the key as written
@@ -60,7 +62,7 @@ class Catalog:
             topics=tuple(t for t in config.topics if t.slug in by_topic),  # no empty topic pages
             venue_papers={slug: tuple(ps) for slug, ps in by_venue.items()},
             topic_papers={slug: tuple(ps) for slug, ps in by_topic.items()},
-            citation_keys=assign_keys(ordered),
+            citation_keys=assign_keys(ordered, keys),
             authors=found.authors,
             bylines=found.bylines,
             author_paths=found.paths,

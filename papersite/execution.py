@@ -43,6 +43,7 @@ class BuildCache:
     abstracts: dict[str, Abstract] = field(default_factory=dict)  # keyed by Markdown source
     related: RelatedIndex = field(default_factory=RelatedIndex)  # updated for the texts that changed
     people: PeopleCache = field(default_factory=PeopleCache)  # who is who, while no paper's authors change
+    keys: dict = field(default_factory=dict)  # citation keys' bare keys, by what makes them (bibtex.assign_keys)
     templates: TemplateCache = field(default_factory=TemplateCache)  # checked against template sources
     plans: dict = field(default_factory=dict)  # paper id -> (inputs, page) of the last plan
     pages: RenderCache = field(default_factory=RenderCache)  # each page's bytes, by what it shows

@@ -61,7 +61,7 @@ def build_site(config: SiteConfig, cache: BuildCache | None = None,
         config = cache.settle(config)
         papers = load_papers(config, cache.papers)
         check_templates(config)
-        catalog = Catalog.build(papers, config, cache.people)
+        catalog = Catalog.build(papers, config, cache.people, cache.keys)
         lap("load")
         progress(f"rendering {len(papers)} abstracts")
         abstracts = render_abstracts(catalog, cache)

@@ -220,17 +220,21 @@ def test_the_pages_workflow_keeps_the_cache_between_runs():
 
 def test_an_edit_parses_and_renders_only_what_changed(catalog, tmp_path, monkeypatch):
     """The second build really starts from the first: one file parsed, one abstract rendered."""
+    import papersite.bibtex
     import papersite.content
     import papersite.pipeline
     config, out = catalog.root / "site.yaml", catalog.root / "_site"
     run("build", "--config", config, "-o", out)
-    catalog.paper("paper-3", id="p3", title="Paper 3 on generalization", body="A changed abstract.")
-    parsed, rendered = [], []
+    catalog.paper("paper-3", id="p3", title="Paper 3 on bounds", body="A changed abstract.")
+    parsed, rendered, keyed = [], [], []
     read_paper, render_abstract = papersite.content.read_paper, papersite.pipeline.render_abstract
     monkeypatch.setattr(papersite.content, "read_paper", lambda path, *a: parsed.append(path) or read_paper(path, *a))
     monkeypatch.setattr(papersite.pipeline, "render_abstract", lambda s: rendered.append(s) or render_abstract(s))
+    base_key = papersite.bibtex._base_key.__wrapped__  # made anew: not this process's memory of it
+    monkeypatch.setattr(papersite.bibtex, "_base_key", lambda *what: keyed.append(what[-1]) or base_key(*what))
     run("build", "--config", config, "-o", out)
     assert [p.name for p in parsed] == ["paper-3.md"] and rendered == ["A changed abstract."]
+    assert keyed == ["Paper 3 on bounds"]  # the other papers' citation keys come from the session
     assert_same_as_clean(catalog, tmp_path, "one edit")
 
 
