@@ -27,7 +27,7 @@ import functools
 import hashlib
 import math
 import os
-from itertools import chain
+from itertools import chain, repeat
 from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from .text import prose_term_counts as term_counts
@@ -231,44 +231,85 @@ def fit(keys: Sequence[str], counts: Sequence[Mapping[str, int]], digest: str) -
 
 
 def place(frame: Skeleton, counts: Iterable[Mapping[str, int]]) -> list[Point]:
-    """Each text's point (given its term counts) among the landmarks: where its NEAREST most similar ones are, each
-    weighted by its similarity ** PULL. A text no landmark shares a term with goes to the
-    landmarks' centre. A text placed alone lands exactly where it lands among thousands:
-    its vector is made alone, its similarities are exact (see _fixed), and the rest is
-    done row by row."""
+    """Each text's point (given its term counts) among the landmarks: where its NEAREST most
+    similar ones are, each weighted by its similarity ** PULL. A text no landmark shares a
+    term with goes to the landmarks' centre. A text placed alone lands exactly where it lands
+    among thousands: every sum is exact (see _fixed), and the rest is done row by row."""
     import numpy as np
 
-    vectors = [_vector(frame, c) for c in counts]
-    if not vectors:
+    vectors = _vectors(frame, list(counts))
+    if not len(vectors):
         return []
     centre = frame.points.mean(axis=0)
     near = min(NEAREST, len(frame.points))
     landmarks = _fixed(frame.vectors).T
     out = []
     for start in range(0, len(vectors), 256):
-        similar = (_fixed(np.array(vectors[start:start + 256])) @ landmarks) * FIXED_UNIT ** 2
+        similar = (_fixed(vectors[start:start + 256]) @ landmarks) * FIXED_UNIT ** 2
         if near < similar.shape[1]:
             tops = np.argpartition(-similar, near - 1, axis=1)[:, :near]
         else:
             tops = np.broadcast_to(np.arange(near), similar.shape)
-        for row, top in zip(similar, tops):
-            weights = np.maximum(row[top], 0) ** PULL
+        pulls = np.maximum(np.take_along_axis(similar, tops, axis=1), 0) ** PULL  # each entry its own
+        for weights, top in zip(pulls, tops):
             total = weights.sum()
             out.append(weights @ frame.points[top] / total if total > 0 else centre)
     return [tuple(p) for p in _on_grid(frame, np.array(out))]
 
 
-FIXED_UNIT = 2.0 ** -20
+FIXED_UNIT = 2.0 ** -20  # of a unit vector's entries (see _fixed)
+WEIGHT_UNIT, BASIS_UNIT = 2.0 ** -14, 2.0 ** -18  # of a TF-IDF weight (below 2 ** 7) and of a basis entry (below 1)
 
 
 def _fixed(vectors):
-    """Unit vectors rounded to multiples of FIXED_UNIT: every product of two entries is a whole
-    number of FIXED_UNIT ** 2 below 2 ** 40, every dot product one below 2 ** 47, all exact in
-    float64. So BLAS gives the same similarities, to the last bit, whether it multiplies one
-    vector or a block of them, in whatever order its kernels sum."""
+    """Vectors with no entry above 1 in size, rounded to multiples of FIXED_UNIT: every product
+    of two entries is a whole number of FIXED_UNIT ** 2 below 2 ** 40, every dot product one
+    below 2 ** 47, all exact in float64. So BLAS gives the same sums, to the last bit, whether
+    it multiplies one vector or a block of them, in whatever order its kernels add."""
     import numpy as np
 
     return np.rint(vectors / FIXED_UNIT)
+
+
+def _vectors(frame: Skeleton, counts: list[Mapping[str, int]]):
+    """Each text's LSA vector (its TF-IDF row times the basis), scaled so that its largest entry
+    is 1 in size (a zero vector for a text with no landmark term). Weights and basis are rounded
+    to WEIGHT_UNIT and BASIS_UNIT, so the products are exact too (see _fixed), for any number of
+    texts at once; scaling by the largest entry, not the length, keeps each row's arithmetic
+    its own (a similarity's scale cancels out of the weights)."""
+    import numpy as np
+
+    terms = list(chain.from_iterable(counts))
+    columns = np.fromiter(map(frame.columns.get, terms, repeat(-1)), np.int64, len(terms))
+    tfs = np.fromiter(chain.from_iterable(c.values() for c in counts), np.int64, len(terms))
+    rows = np.repeat(np.arange(len(counts)), np.fromiter(map(len, counts), np.int64, len(counts)))
+    known = columns >= 0
+    rows, columns, tfs = rows[known], columns[known], tfs[known]
+    weights = np.rint(_log1(tfs) * frame.idf[columns] / WEIGHT_UNIT)
+    basis = np.rint(frame.basis / BASIS_UNIT)
+    vectors = np.zeros((len(counts), basis.shape[1]))
+    # Exact while a row's weights sum to less than 2 ** 53 / 2 ** 18; a text of tens of
+    # thousands of distinct terms is summed in integers instead.
+    bound = np.bincount(rows, np.abs(weights), minlength=len(counts)) < 2.0 ** 35
+    for first, block in _dense_blocks(rows, columns, weights, len(counts), len(frame.columns), 256, np.float64):
+        vectors[first:first + len(block)] = block @ basis
+    for row in np.flatnonzero(~bound):
+        mine = rows == row
+        vectors[row] = weights[mine].astype(np.int64) @ basis[columns[mine]].astype(np.int64)
+    largest = np.abs(vectors).max(axis=1, initial=0, keepdims=True)
+    return vectors / np.where(largest > 0, largest, 1)
+
+
+def _log1(counts):
+    """1 + log(count) for each count, by math.log (numpy's own log may round otherwise on some
+    processors, and differently for a short array than for a long one)."""
+    import numpy as np
+
+    if not hasattr(_log1, "table"):
+        _log1.table = np.array([0.0] + [1 + math.log(n) for n in range(1, 1024)])
+    if len(counts) and counts.max() >= len(_log1.table):
+        return np.array([1 + math.log(n) for n in counts.tolist()])
+    return _log1.table[counts]
 
 
 def _scaling(points):
@@ -288,22 +329,6 @@ def _gridded(points, low, scale: float, shift) -> list[list[int]]:
     import numpy as np
 
     return np.clip(np.rint((points - low) * scale + shift), 0, GRID - 1).astype(int).tolist()
-
-
-def _vector(frame: Skeleton, counts) -> object:
-    """A text's LSA vector, unit length (zero when it has no landmark term)."""
-    import numpy as np
-
-    known = [(frame.columns[t], tf) for t, tf in counts.items() if t in frame.columns]
-    vector = np.zeros(frame.basis.shape[1])
-    if known:
-        columns, tfs = zip(*known)
-        columns = list(columns)
-        vector = ((1 + np.log(np.array(tfs, dtype=np.float64))) * frame.idf[columns]) @ frame.basis[columns]
-        length = math.sqrt(float(vector @ vector))
-        if length > 0:
-            vector = vector / length
-    return vector
 
 
 def tfidf(texts: Sequence[str]):
