@@ -270,3 +270,17 @@ def test_counts_given_are_used_and_give_the_layout_counting_gives(monkeypatch):
     job, _ = given.job(texts, counts=lambda key, text: real(text) if key != "p3" else None)
     assert given.keep(job()) == expected
     assert counted == [texts["p3"]]  # only the text whose counts were not given
+
+
+def test_a_text_placed_alone_lands_where_it_lands_among_hundreds():
+    import random
+    rng = random.Random(7)
+    words = " ".join(DIFFUSION + BANDITS).split()
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(5, 60))) for _ in range(700)]
+    counts = [term_counts(text) for text in texts]
+    frame = paper_map.fit([str(i) for i in range(40)], counts[:40], "test")
+    together = paper_map.place(frame, counts)
+    assert [paper_map.place(frame, [c])[0] for c in counts] == together
+    vectors = paper_map._vectors(frame, counts)  # to the last bit, not only on the grid
+    assert all((paper_map._vectors(frame, [c])[0] == vector).all() for c, vector in zip(counts, vectors))
+    assert len(set(together)) > 100  # spread over the map, not all on one point
