@@ -293,6 +293,8 @@ def save_session(root: Path, fingerprint_: Fingerprint, cache) -> None:
     except Exception as exc:  # a part that cannot be pickled: no session, rather than a failed build
         raise OSError(f"cannot keep the session: {exc}") from None
     write_entry(session_path(root), payload)
+    from . import layout_ahead
+    layout_ahead.keep(root, fingerprint_, cache)
 
 
 ALONGSIDE_FROM = 400  # papers; a smaller session is saved in less time than a fork costs
@@ -442,9 +444,13 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
     from .pipeline import BuildCache, build_and_write
 
     config = load_config(config_path).with_base_url(base_url)
+    # An edit to one of the map's landmarks lays them out anew: started now, not once the session is loaded
+    from . import layout_ahead
+    ahead = None if clean else layout_ahead.start(root, config, now)
 
     def start() -> BuildCache:  # called once the output is locked, while it is listed alongside
         cache = (None if clean else load_session(root, now)) or BuildCache()
+        cache.map.ahead = ahead
         # The session's millions of objects live as long as this process: the cyclic collector,
         # paused, never scans them (once it took 0.4 s after the load, and made reading and
         # writing the output's manifest ten times slower), and frozen, neither does the saver's.
@@ -452,8 +458,12 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
         _kept[:] = [cache]  # not freed on return (0.15 s at 10,000 papers): cli.run ends the process first
         return cache
 
-    with _collector_paused():
-        result, report = build_and_write(config, output, progress=progress, notify=notify, start=start)
+    try:
+        with _collector_paused():
+            result, report = build_and_write(config, output, progress=progress, notify=notify, start=start)
+    finally:
+        if ahead is not None:
+            ahead.stop()
     summary = {"papers": len(result.catalog.papers), "pages": result.pages, "total": report.total,
                "content_dir": str(config.content_dir)}
     warnings = []

@@ -68,10 +68,11 @@ def _content_entries(content_dir: Path, root: Path | None = None,
                      problems: list[Problem] | None = None) -> list[tuple[str, os.DirEntry]]:
     """(path, directory entry) of every content file, in Path order: plain strings, because
     a rebuild looks at every file and Path objects cost more than the stat (10,000 files)."""
-    return walk_files(content_dir, root, problems, _is_content_name)
+    return walk_files(content_dir, root, problems, is_content_name)
 
 
-def _is_content_name(name: str) -> bool:
+def is_content_name(name: str) -> bool:
+    """A paper's file: Markdown, but not a README."""
     return name.endswith(".md") and name.lower() != "readme.md"
 
 

@@ -31,9 +31,14 @@ def search_order(catalog: Catalog) -> list:
 
 
 def map_texts(catalog: Catalog, abstracts: dict[str, Abstract]) -> dict[str, str]:
-    """What the map lays out: paper id -> its title and abstract, in the search's numbering. The
-    same words as related papers compare (RelatedIndex.kept_counts)."""
-    return {p.id: f"{p.title}. {abstracts[p.id].text}" for p in search_order(catalog)}
+    """What the map lays out: paper id -> its map_text, in the search's numbering."""
+    return {p.id: map_text(p.title, abstracts[p.id].text) for p in search_order(catalog)}
+
+
+def map_text(title: str, abstract_text: str) -> str:
+    """A paper's title and abstract as the map reads them: the same words as related papers
+    compare (RelatedIndex.kept_counts)."""
+    return f"{title}. {abstract_text}"
 
 
 def map_files(catalog: Catalog, points: Sequence[tuple[int, int]]) -> dict[str, bytes]:

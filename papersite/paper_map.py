@@ -27,7 +27,7 @@ import functools
 import hashlib
 import math
 import os
-from itertools import chain, repeat
+from itertools import chain, islice, repeat
 from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from .text import prose_term_counts as term_counts
@@ -93,6 +93,16 @@ class LayoutCache:
         self.keys: list[str] = []
         self.skeleton: Skeleton | None = None
         self.placed: dict[str, Point] = {}
+        self.texts: Mapping[str, str] = {}  # of the layout kept (what the next build's layout ahead starts from)
+        self.asked: tuple[str | None, Mapping[str, str]] = (None, {})  # the digest and texts of the last job
+        # The landmarks' layout being made ahead of this build, where `build` started one (layout_ahead.py):
+        # a Background giving (the digest of its landmarks' texts, its Skeleton, its placed points), or None.
+        self.ahead = None
+
+    def __getstate__(self) -> dict:
+        # Not kept: a process of this build's, and the texts (layout_ahead.keep keeps them apart: the
+        # session is loaded by every build, and needs them not)
+        return {**self.__dict__, "texts": {}, "asked": (None, {}), "ahead": None}
 
     def job(self, texts: Mapping[str, str], digest: str | None = None,
             counts: Callable[[str, str], Mapping[str, int] | None] = lambda key, text: None
@@ -101,6 +111,7 @@ class LayoutCache:
         `digest`: texts_digest(texts), if the caller has it. `counts(key, text)`: the text's
         term counts where they are known already (None: counted here)."""
         digest = digest or texts_digest(texts)
+        self.asked = digest, texts
         if digest == self.digest:
             known = Laid(digest, self.keys, self.points, self.skeleton, self.placed)
             return (lambda: known), 0
@@ -111,10 +122,7 @@ class LayoutCache:
         placed = self.placed if known is not None else {}
         own = set(chosen)
         digests = {key: text_digest(texts[key]) for key in keys if key not in own}  # of the texts placed
-        new: dict[str, str] = {}  # text digest -> a key with that text
-        for key, text_key in digests.items():
-            if text_key not in placed:
-                new.setdefault(text_key, key)
+        ahead = self.ahead if known is None and self.ahead is not None and not self.ahead.nothing() else None
 
         def counted(key: str) -> Mapping[str, int]:
             return counts(key, texts[key]) or term_counts(texts[key])
@@ -122,17 +130,30 @@ class LayoutCache:
         def work() -> Laid:
             if not keys:
                 return Laid(digest, [], [], None, {})
-            skeleton = known or fit(chosen, [counted(key) for key in chosen], frame)
-            where = {d: placed[d] for d in digests.values() if d in placed}
-            where.update(zip(new, place(skeleton, [counted(key) for key in new.values()])))
+            made = ahead.result() if ahead is not None else None
+            if made is not None and made[0] == frame:  # laid out ahead, of these very landmarks' texts
+                skeleton, done = made[1], made[2]
+            else:
+                skeleton, done = known or fit(chosen, [counted(key) for key in chosen], frame), placed
+            where, new = {}, {}  # text digest -> its point; -> a key with that text, for those to place
+            for key, text_key in digests.items():
+                if text_key in done:
+                    where[text_key] = done[text_key]
+                else:
+                    new.setdefault(text_key, key)
+            where.update(zip(new, place(skeleton, map(counted, new.values()))))
             points = [skeleton.own[key] if key in own else where[digests[key]] for key in keys]
             return Laid(digest, keys, points, skeleton, where)
 
-        return work, len(new) + (0 if known is not None else len(chosen))
+        if ahead is not None:
+            return work, 0  # done here, once the build waits for it: the process ahead does the work
+        return work, sum(1 for d in set(digests.values()) if d not in placed) + (0 if known is not None else len(chosen))
 
     def keep(self, laid: Laid) -> list[Point]:
         self.digest, self.keys, self.points, self.skeleton, placed = laid
         self.placed = placed if placed is not None else {}
+        self.texts = self.asked[1] if laid.digest is not None and laid.digest == self.asked[0] else {}
+        self.ahead = None
         return list(self.points)
 
     def where(self) -> dict[str, Point]:
@@ -237,15 +258,15 @@ def place(frame: Skeleton, counts: Iterable[Mapping[str, int]]) -> list[Point]:
     among thousands: every sum is exact (see _fixed), and the rest is done row by row."""
     import numpy as np
 
-    vectors = _vectors(frame, list(counts))
-    if not len(vectors):
-        return []
     centre = frame.points.mean(axis=0)
     near = min(NEAREST, len(frame.points))
     landmarks = _fixed(frame.vectors).T
     out = []
-    for start in range(0, len(vectors), 256):
-        similar = (_fixed(vectors[start:start + 256]) @ landmarks) * FIXED_UNIT ** 2
+    counts = iter(counts)
+    # 256 texts at a time: the counts of 46,000 texts (a landmark's edit at 50,000 papers) would
+    # take hundreds of megabytes at once
+    while chunk := list(islice(counts, 256)):
+        similar = (_fixed(_vectors(frame, chunk)) @ landmarks) * FIXED_UNIT ** 2
         if near < similar.shape[1]:
             tops = np.argpartition(-similar, near - 1, axis=1)[:, :near]
         else:
@@ -254,7 +275,7 @@ def place(frame: Skeleton, counts: Iterable[Mapping[str, int]]) -> list[Point]:
         for weights, top in zip(pulls, tops):
             total = weights.sum()
             out.append(weights @ frame.points[top] / total if total > 0 else centre)
-    return [tuple(p) for p in _on_grid(frame, np.array(out))]
+    return [tuple(p) for p in _on_grid(frame, np.array(out))] if out else []
 
 
 FIXED_UNIT = 2.0 ** -20  # of a unit vector's entries (see _fixed)

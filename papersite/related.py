@@ -97,11 +97,15 @@ class RelatedIndex:
     def kept_counts(self, pid: str, text: str) -> dict[str, int] | None:
         """The term counts of paper `pid` as last indexed, if its parts joined by '. ' were
         `text` then (the map lays out the same words: it takes them rather than count them again)."""
+        kept = self.kept_terms(pid, text)
+        return None if kept is None else dict(zip(map(self.words.__getitem__, kept[0]), kept[1]))
+
+    def kept_terms(self, pid: str, text: str) -> tuple[array, array] | None:
+        """kept_counts as arrays: term numbers (in `words`) and counts."""
         paper = bisect_left(self.ids, pid)
         if paper == len(self.ids) or self.ids[paper] != pid or ". ".join(self.texts[paper]) != text:
             return None
-        terms, counts = self.docs[paper]
-        return dict(zip(map(self.words.__getitem__, terms), counts))
+        return self.docs[paper]
 
     # -- building blocks ------------------------------------------------------
 

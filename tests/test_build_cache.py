@@ -67,13 +67,14 @@ def test_cached_builds_equal_clean_builds_after_every_kind_of_change(catalog, tm
                                                                      forked):
     """3 landmarks: half the papers are placed among the map's landmarks. Forked: the search
     index and the map are made in processes of their own, as at 10,000 papers, and what they
-    cached comes back to the session."""
-    from papersite import paper_map, parallel
+    cached comes back to the session; the landmarks are laid out ahead of every build."""
+    from papersite import layout_ahead, paper_map, parallel
     if landmarks:
         monkeypatch.setattr(paper_map, "LANDMARKS", landmarks)
     if forked:
         monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
         monkeypatch.setenv("PAPERSITE_JOBS", "2")
+        monkeypatch.setattr(layout_ahead, "WORTH_FROM", 0)
     assert_same_as_clean(catalog, tmp_path, "first build")
     catalog.paper("paper-2", id="p2", title="Paper 2 retitled", body="A new abstract on diffusion $y$.")
     assert_same_as_clean(catalog, tmp_path, "an edit")
@@ -157,7 +158,7 @@ def test_a_damaged_cache_is_never_trusted(catalog, tmp_path, damage):
     cache = catalog.root / ".cache" / "papersite"
     papersite.cache.wait_for_saver(catalog.root)
     entries = [entry for entry in cache.iterdir() if entry.suffix in (".json", ".pickle")]
-    assert len(entries) == 2
+    assert len(entries) == 3  # the record of the build, the session, what the map's layout ahead starts from
     for entry in entries:
         data = entry.read_bytes()
         entry.write_bytes({"truncated": data[:len(data) // 2], "empty": b"",
@@ -311,3 +312,39 @@ def test_the_map_layout_is_kept_until_a_title_or_abstract_changes(catalog, monke
     run("build", "--config", config, "-o", out)
     assert computed == [6]
     assert points  # the first build wrote a map
+
+
+@pytest.mark.skipif(not __import__("papersite.parallel").parallel.worth_forking(10**6), reason="needs two cores")
+@pytest.mark.parametrize("guess", ["right", "wrong", "damaged"])
+def test_an_edit_to_a_landmark_is_laid_out_ahead(catalog, tmp_path, monkeypatch, guess):
+    """The landmarks' layout is made ahead, in a process started before the session loads, and
+    taken when it is of the very texts the build lays out; a wrong guess, or a damaged file to
+    guess from, is laid out as usual. Either way: the clean build's site."""
+    from papersite import layout_ahead, paper_map, parallel
+    monkeypatch.setattr(paper_map, "LANDMARKS", 3)
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
+    monkeypatch.setattr(layout_ahead, "WORTH_FROM", 0)
+    config, out = catalog.root / "site.yaml", catalog.root / "_site"
+    run("build", "--config", config, "-o", out)
+    papersite.cache.wait_for_saver(catalog.root)
+    landmark = paper_map.landmarks([f"p{n}" for n in range(6)])[0]
+    catalog.paper(f"paper-{landmark[1:]}", id=landmark, title="A landmark retitled",
+                  body="We study generalization bounds with $x$ and diffusion models, again.")
+    if guess == "wrong":
+        monkeypatch.setattr(layout_ahead, "map_text", lambda title, text: "a guess of another text")
+    elif guess == "damaged":
+        path = layout_ahead.ahead_path(catalog.root)
+        path.write_bytes(path.read_bytes()[:-100])
+    fitted, made = [], []
+    real_fit, real_result = paper_map.fit, layout_ahead.LayoutAhead.result
+    monkeypatch.setattr(paper_map, "fit", lambda *args: fitted.append(args[0]) or real_fit(*args))
+    monkeypatch.setattr(layout_ahead.LayoutAhead, "result", lambda self: made.append(real_result(self)) or made[-1])
+    assert_same_as_clean(catalog, tmp_path, f"a landmark's edit, guessed {guess}")
+    # in this process (the build's; fit ran in the process ahead, or in the map's own if nothing was
+    # made ahead), fit ran only when what was made ahead was of other texts
+    if guess == "right":
+        assert made[-1] is not None and fitted == []
+    elif guess == "wrong":
+        assert made[-1] is not None and len(fitted) == 1
+    else:
+        assert made[-1] is None and fitted == []

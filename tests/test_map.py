@@ -109,7 +109,8 @@ def test_rebuilds_are_byte_identical_and_reuse_the_layout(built, tmp_path, monke
     fits, placed = [], []
     real_fit, real_place = paper_map.fit, paper_map.place
     monkeypatch.setattr(paper_map, "fit", lambda *args: fits.append(args[1]) or real_fit(*args))
-    monkeypatch.setattr(paper_map, "place", lambda frame, counts: placed.append(list(counts)) or real_place(frame, counts))
+    monkeypatch.setattr(paper_map, "place", lambda frame, counts: (lambda given: placed.append(given) or
+                                                                   real_place(frame, given))(list(counts)))
     monkeypatch.setattr(paper_map, "LANDMARKS", 6)  # of these 12 papers, 6 are laid out, 6 placed among them
     texts = dict(zip([f"p{i}" for i in range(12)], DIFFUSION + BANDITS))
     layouts = paper_map.LayoutCache()
