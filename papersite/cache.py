@@ -289,12 +289,29 @@ def save_session(root: Path, fingerprint_: Fingerprint, cache) -> None:
     }
     try:
         with _collector_paused():
-            payload = pickle.dumps((fingerprint_.engine, session), protocol=pickle.HIGHEST_PROTOCOL)
+            payload = _session_pickle((fingerprint_.engine, session))
     except Exception as exc:  # a part that cannot be pickled: no session, rather than a failed build
         raise OSError(f"cannot keep the session: {exc}") from None
     write_entry(session_path(root), payload)
     from . import layout_ahead
     layout_ahead.keep(root, fingerprint_, cache)
+
+
+def _session_pickle(session) -> bytes:
+    """The session's bytes, with the receipts of files this build wrote kept as the plain
+    digests they are (the next build finds those files in the output)."""
+    import io
+    import pickle
+
+    from .output import Written
+
+    class Pickler(pickle.Pickler):
+        def reducer_override(self, obj):
+            return (str, (str(obj),)) if type(obj) is Written else NotImplemented
+
+    buffer = io.BytesIO()
+    Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(session)
+    return buffer.getvalue()
 
 
 ALONGSIDE_FROM = 400  # papers; a smaller session is saved in less time than a fork costs

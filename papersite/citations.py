@@ -122,7 +122,7 @@ class Cited:
     """One paper in every citation format, and where its files go."""
 
     bibtex: bytes  # the entry, UTF-8: joined as is into every .bib that lists the paper
-    ris: Any  # bytes, or where a one-shot build stored them (output.Stored)
+    ris: Any  # bytes, or where a one-shot build stored them (its receipt: output.Receipt)
     csl: Any
     ris_path: str
     csl_path: str

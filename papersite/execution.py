@@ -22,7 +22,7 @@ from typing import Callable, Iterator, TypeVar
 from .citations import CitationCache
 from .config import SiteConfig
 from .content import PaperCache
-from .output import Staging, Stored
+from .output import Receipt, Staging
 from .pages import Abstract
 from .paper_map import LayoutCache
 from .parallel import in_background
@@ -78,27 +78,27 @@ class Run:
         self.cache = cache if cache is not None else BuildCache()
         self.staging = staging
         self.alongside_jobs = alongside
-        self.stored: dict[str, Stored] = {}
+        self.stored: dict[str, Receipt] = {}
 
     @property
-    def store(self) -> Callable[[str, bytes], Stored] | None:
+    def store(self) -> Callable[[str, bytes], Receipt] | None:
         """What a stage calls with each file it makes, in a worker too (None: return the bytes)."""
         return self.staging.put if self.staging is not None else None
 
-    def reuse(self, path: str, output: bytes | Stored) -> bytes | Stored | None:
+    def reuse(self, path: str, output: bytes | Receipt) -> bytes | Receipt | None:
         """Last build's output of a file that did not change, to give again (None: make it anew).
         Bytes are given again; a receipt, only while the output folder holds those bytes."""
-        if not isinstance(output, Stored):
+        if isinstance(output, bytes):
             return output
-        return self.staging.holding(path, output.digest) if self.staging is not None else None
+        return self.staging.holding(path, output) if self.staging is not None else None
 
-    def collect(self, files: dict[str, bytes | Stored]) -> dict[str, bytes]:
+    def collect(self, files: dict[str, bytes | Receipt]) -> dict[str, bytes]:
         """The files a stage returned as bytes; the receipts of those it stored are kept aside."""
         if self.staging is None:
             return files
         kept = {}
         for path, entry in files.items():
-            if isinstance(entry, Stored):
+            if isinstance(entry, str):
                 self.stored[path] = entry
             else:
                 kept[path] = entry

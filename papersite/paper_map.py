@@ -18,8 +18,13 @@ build puts it. bench/map_layout.py chose the layout and measures what the
 landmarks cost in quality.
 
 Deterministic: fixed seeds, no threads that race, coordinates rounded to a
-grid of GRID steps, and each paper placed by the same numpy calls on the same
-arrays whether it is placed alone or with thousands of others.
+grid of GRID steps, and a paper placed alone gets the very numbers it gets among
+thousands: its vector and similarities are sums of whole multiples of a small
+unit, exact in float64 whatever order BLAS adds them in (see _fixed), and the
+rest is done row by row.
+
+An edit to a landmark lays the landmarks out anew; `build` starts that ahead,
+before it loads its session (layout_ahead.py).
 """
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ from .errors import Problem, SiteError
 from .execution import BuildCache, Run
 from .map_data import map_files, map_texts
 from .markup import MarkupError, cut_snippet, render_abstract
-from .output import Staging, Stored, WriteReport
+from .output import Receipt, Staging, WriteReport
 from .pages import Abstract, plan_pages
 from .parallel import parallel_map
 from .render import make_env, render_pages
@@ -41,7 +41,7 @@ class Build:
     files: dict[str, bytes]  # output path -> bytes, in no set order (sorting 47,000 paths cost an edit 6%)
     pages: int
     timings: dict[str, float]
-    stored: dict[str, Stored] = field(default_factory=dict)  # the files a Run streamed to disk instead
+    stored: dict[str, Receipt] = field(default_factory=dict)  # the files a Run streamed to disk instead
 
     @property
     def paths(self) -> list[str]:
