@@ -1,7 +1,7 @@
 """`python build.py build` with the build cache: a second build with nothing changed, and one
 after editing one paper, against a clean build (`--clean`) and Hugo's, in the same run.
 
-    .venv/bin/python bench/cache.py [--sizes 1000,10000] [--runs 3] [--folder /dev/shm/x] [--real]
+    .venv/bin/python bench/cache.py [--sizes 1000,10000] [--runs 3] [--edits 1] [--folder /dev/shm/x] [--real]
                                     [--against COMMIT]
 
 Each figure is one `build` in a fresh process, timed from outside (start-up and imports
@@ -84,7 +84,8 @@ def engines(temp: Path, against: str | None) -> dict[str, Path]:
     return trees
 
 
-def measure(size: int, runs: int, folder: Path, real: bool, against: str | None, peer: str) -> list[dict]:
+def measure(size: int, runs: int, folder: Path, real: bool, against: str | None, peer: str,
+            edits: int = 1) -> list[dict]:
     with tempfile.TemporaryDirectory(dir=folder) as temp:
         temp = Path(temp)
         trees = engines(temp, against)
@@ -105,12 +106,15 @@ def measure(size: int, runs: int, folder: Path, real: bool, against: str | None,
                 seen["nothing"].append(build(tree, site, out))
                 papers = find_content_files(site / "content")
                 landmarks = landmark_files(papers)
-                for kind, pick in (("edit", False), ("landmark edit", True)):
-                    edited = next(p for p in papers[(run * 7919) % len(papers):] + papers if (p in landmarks) == pick)
-                    retitle(edited, f"Edit {run}:")
-                    seen[kind].append(build(tree, site, out))
+                for number in range(edits):
+                    for kind, pick in (("edit", False), ("landmark edit", True)):
+                        start = ((run * edits + number) * 7919) % len(papers)
+                        edited = next(p for p in papers[start:] + papers if (p in landmarks) == pick)
+                        retitle(edited, f"Edit {run}.{number}:")
+                        seen[kind].append(build(tree, site, out))
                 log(f"  {size:,} run {run + 1}, {name}: hugo {hugo[-1]:.2f} s, " +
-                    ", ".join(f"{k} {v[-1]:.2f} s" for k, v in seen.items()))
+                    ", ".join(f"{k} {', '.join(f'{x:.2f}' for x in v[-edits if 'edit' in k else -1:])} s"
+                              for k, v in seen.items()))
         for site in sites.values():
             wait_for_saver(site)  # the last build's session is still being saved: not into a removed folder
         return [{"size": size, "engine": name, "hugo": statistics.median(hugo),
@@ -140,10 +144,12 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--real", action="store_true", help="the real ICML 2024 papers, replicated")
     parser.add_argument("--against", metavar="COMMIT", help="also run this commit's engine, interleaved")
     parser.add_argument("--peer", choices=sorted(PEERS), default="minimal", help="the Hugo site (see bench/scale.py)")
+    parser.add_argument("--edits", type=int, default=1, help="edits of each kind per run (each a build of its own)")
     args = parser.parse_args(argv)
     results = [r for size in args.sizes.split(",") for r in measure(int(size), args.runs, args.folder,
-                                                                     args.real, args.against, args.peer)]
-    print(f"medians of {args.runs} runs, {os.cpu_count()} cores, output in {args.folder}:")
+                                                                     args.real, args.against, args.peer, args.edits)]
+    print(f"medians of {args.runs} runs ({args.edits} edits of each kind a run), {os.cpu_count()} cores, "
+          f"output in {args.folder}:")
     print(report(results))
 
 

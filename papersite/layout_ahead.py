@@ -19,7 +19,7 @@ from .config import SiteConfig
 from .content import is_content_name, read_paper
 from .map_data import map_text
 from .markup import MarkupError
-from .paper_map import fit, landmarks, place, skeleton_digest, term_counts, text_digest
+from .paper_map import fit, landmarks, skeleton_digest, term_counts
 from .parallel import Background, worth_forking
 
 WORTH_FROM = 256 * 1024  # bytes of what the last build left: below that (a few hundred papers), not worth a process
@@ -47,17 +47,16 @@ def keep(root: Path, fingerprint_: Fingerprint, cache) -> None:
 
 class LayoutAhead:
     """The landmarks' layout being made in a process of its own: its result is None when the
-    edits moved no landmark (nothing to make ahead), else (the digest of the landmarks' texts,
-    their Skeleton, the points of every other text by text digest)."""
+    edits moved no landmark (nothing to make ahead), else the landmarks' Skeleton (its digest
+    says of which texts). The build places the other papers among them itself."""
 
     def __init__(self, root: Path, config: SiteConfig, fingerprint_: Fingerprint):
         self.process = Background(lambda: lay_out(root, config, fingerprint_), lambda: None)
         self.made = None
         self.got = False
 
-    def nothing(self) -> bool:
-        """Done, with nothing made ahead."""
-        return self.process.done() and self.result() is None
+    def done(self) -> bool:
+        return self.got or self.process.done()
 
     def result(self):
         """What it made (waiting for it); None also when it failed: a guess never fails a build."""
@@ -95,7 +94,8 @@ def content_files(config: SiteConfig, fingerprint_: Fingerprint) -> list[str]:
 
 def lay_out(root: Path, config: SiteConfig, fingerprint_: Fingerprint):
     """In the process ahead: the texts the build will lay out, guessed from the last build's
-    and the files changed since; their landmarks' layout if that differs from the last one."""
+    and the files changed since; their landmarks' layout (a Skeleton) if that differs from the
+    last one, else None."""
     from .pipeline import abstract_of  # the build's own function: the same text, to the byte
 
     payload = read_entry(ahead_path(root))
@@ -127,11 +127,9 @@ def lay_out(root: Path, config: SiteConfig, fingerprint_: Fingerprint):
     if frame == last["frame"]:
         return None  # no landmark moved: the build places the edited papers alone
 
+
     def counts(key: str):
         kept = terms.get(key)
         return term_counts(texts[key]) if kept is None else dict(zip(map(words.__getitem__, kept[0]), kept[1]))
 
-    skeleton = fit(chosen, [counts(key) for key in chosen], frame)
-    own = set(chosen)
-    others = {text_digest(texts[key]): key for key in keys.values() if key not in own}
-    return frame, skeleton, dict(zip(others, place(skeleton, map(counts, others.values()))))
+    return fit(chosen, [counts(key) for key in chosen], frame)

@@ -101,7 +101,7 @@ class LayoutCache:
         self.texts: Mapping[str, str] = {}  # of the layout kept (what the next build's layout ahead starts from)
         self.asked: tuple[str | None, Mapping[str, str]] = (None, {})  # the digest and texts of the last job
         # The landmarks' layout being made ahead of this build, where `build` started one (layout_ahead.py):
-        # a Background giving (the digest of its landmarks' texts, its Skeleton, its placed points), or None.
+        # done() says whether it is made, result() gives its Skeleton (None: nothing made ahead).
         self.ahead = None
 
     def __getstate__(self) -> dict:
@@ -124,10 +124,13 @@ class LayoutCache:
         chosen = landmarks(keys)
         frame = skeleton_digest((key, texts[key]) for key in chosen)
         known = self.skeleton if self.skeleton is not None and self.skeleton.digest == frame else None
-        placed = self.placed if known is not None else {}
+        ahead = self.ahead if known is None else None  # the landmarks' layout being made ahead, if any
+        if ahead is not None and ahead.done():
+            made, ahead = ahead.result(), None
+            known = made if made is not None and made.digest == frame else None  # of these very texts
+        placed = self.placed if known is self.skeleton else {}
         own = set(chosen)
         digests = {key: text_digest(texts[key]) for key in keys if key not in own}  # of the texts placed
-        ahead = self.ahead if known is None and self.ahead is not None and not self.ahead.nothing() else None
 
         def counted(key: str) -> Mapping[str, int]:
             return counts(key, texts[key]) or term_counts(texts[key])
@@ -136,22 +139,19 @@ class LayoutCache:
             if not keys:
                 return Laid(digest, [], [], None, {})
             made = ahead.result() if ahead is not None else None
-            if made is not None and made[0] == frame:  # laid out ahead, of these very landmarks' texts
-                skeleton, done = made[1], made[2]
-            else:
-                skeleton, done = known or fit(chosen, [counted(key) for key in chosen], frame), placed
-            where, new = {}, {}  # text digest -> its point; -> a key with that text, for those to place
+            skeleton = known or (made if made is not None and made.digest == frame else None) or \
+                fit(chosen, [counted(key) for key in chosen], frame)
+            new: dict[str, str] = {}  # text digest -> a key with that text, for those to place
             for key, text_key in digests.items():
-                if text_key in done:
-                    where[text_key] = done[text_key]
-                else:
+                if text_key not in placed:
                     new.setdefault(text_key, key)
+            where = {d: placed[d] for d in digests.values() if d in placed}
             where.update(zip(new, place(skeleton, map(counted, new.values()))))
             points = [skeleton.own[key] if key in own else where[digests[key]] for key in keys]
             return Laid(digest, keys, points, skeleton, where)
 
         if ahead is not None:
-            return work, 0  # done here, once the build waits for it: the process ahead does the work
+            return work, 0  # here, once the build waits for it: the landmarks' layout is still being made
         return work, sum(1 for d in set(digests.values()) if d not in placed) + (0 if known is not None else len(chosen))
 
     def keep(self, laid: Laid) -> list[Point]:
