@@ -30,8 +30,9 @@ def ahead_path(root: Path) -> Path:
 
 
 def keep(root: Path, fingerprint_: Fingerprint, cache) -> None:
-    """What the next build's layout ahead starts from: each paper's file and its map text, and
-    the digest of the landmarks' texts of the last layout. Raises OSError."""
+    """What the next build's layout ahead starts from: which file gave each paper, each paper's
+    map text and term counts, and the digest of the landmarks' texts of the last layout.
+    Raises OSError."""
     layout = cache.map
     if layout.skeleton is None or not layout.texts:
         return

@@ -128,7 +128,7 @@ class LayoutCache:
         if ahead is not None and ahead.done():
             made, ahead = ahead.result(), None
             known = made if made is not None and made.digest == frame else None  # of these very texts
-        placed = self.placed if known is self.skeleton else {}
+        placed = self.placed if known is not None and known is self.skeleton else {}  # made among these
         own = set(chosen)
         digests = {key: text_digest(texts[key]) for key in keys if key not in own}  # of the texts placed
 
@@ -265,13 +265,13 @@ def place(frame: Skeleton, counts: Iterable[Mapping[str, int]]) -> list[Point]:
 
     centre = frame.points.mean(axis=0)
     near = min(NEAREST, len(frame.points))
-    landmarks = _fixed(frame.vectors).T
+    landmarks, basis = _fixed(frame.vectors).T, np.rint(frame.basis / BASIS_UNIT)
     out = []
     counts = iter(counts)
     # 256 texts at a time: the counts of 46,000 texts (a landmark's edit at 50,000 papers) would
     # take hundreds of megabytes at once
     while chunk := list(islice(counts, 256)):
-        similar = (_fixed(_vectors(frame, chunk)) @ landmarks) * FIXED_UNIT ** 2
+        similar = (_fixed(_vectors(frame, chunk, basis)) @ landmarks) * FIXED_UNIT ** 2
         if near < similar.shape[1]:
             tops = np.argpartition(-similar, near - 1, axis=1)[:, :near]
         else:
@@ -297,12 +297,13 @@ def _fixed(vectors):
     return np.rint(vectors / FIXED_UNIT)
 
 
-def _vectors(frame: Skeleton, counts: list[Mapping[str, int]]):
+def _vectors(frame: Skeleton, counts: list[Mapping[str, int]], basis=None):
     """Each text's LSA vector (its TF-IDF row times the basis), scaled so that its largest entry
     is 1 in size (a zero vector for a text with no landmark term). Weights and basis are rounded
-    to WEIGHT_UNIT and BASIS_UNIT, so the products are exact too (see _fixed), for any number of
-    texts at once; scaling by the largest entry, not the length, keeps each row's arithmetic
-    its own (a similarity's scale cancels out of the weights)."""
+    to WEIGHT_UNIT and BASIS_UNIT (`basis`: the frame's, so rounded already), so the products
+    are exact too (see _fixed), for any number of texts at once; scaling by the largest entry,
+    not the length, keeps each row's arithmetic its own (a similarity's scale cancels out of
+    the weights)."""
     import numpy as np
 
     terms = list(chain.from_iterable(counts))
@@ -312,7 +313,7 @@ def _vectors(frame: Skeleton, counts: list[Mapping[str, int]]):
     known = columns >= 0
     rows, columns, tfs = rows[known], columns[known], tfs[known]
     weights = np.rint(_log1(tfs) * frame.idf[columns] / WEIGHT_UNIT)
-    basis = np.rint(frame.basis / BASIS_UNIT)
+    basis = np.rint(frame.basis / BASIS_UNIT) if basis is None else basis
     vectors = np.zeros((len(counts), basis.shape[1]))
     # Exact while a row's weights sum to less than 2 ** 53 / 2 ** 18; a text of tens of
     # thousands of distinct terms is summed in integers instead.
