@@ -18,6 +18,7 @@ import multiprocessing
 import os
 import signal
 import threading
+from multiprocessing.pool import AsyncResult
 from typing import Callable, Iterator, Sequence, TypeVar
 
 T = TypeVar("T")
@@ -25,6 +26,7 @@ R = TypeVar("R")
 
 MIN_ITEMS = 400  # measured: 200 abstracts take as long inline as on two workers, 400 are 1.6x faster
 STOP_WAIT = 5.0  # seconds end_pool gives a pool to stop (it takes milliseconds unless it never will)
+WAKE_EVERY = 0.05  # seconds: how often a wait for a forked process's result lets a signal handler run (see waited)
 _job: tuple[Callable, Sequence] | None = None  # set only while workers may be forked for it
 
 
@@ -83,7 +85,7 @@ class MapInBackground:
         if not self.forked:
             return [self.func(item) for item in self.items]
         try:
-            return [result for part in self.parts.get() for result in part]
+            return [result for part in waited(self.parts) for result in part]
         finally:
             self.stop()
 
@@ -124,7 +126,7 @@ def in_background(func: Callable[[], R], size: int) -> Iterator[Callable[[], R]]
     try:
         result = pool.apply_async(_run_job)
         pool.close()  # the process ends with its job, and frees its memory then, not at the end of the block
-        yield result.get
+        yield lambda: waited(result)
     finally:
         end_pool(pool)  # done by now, unless the block failed
 
@@ -150,12 +152,23 @@ class Background:
 
     def result(self) -> R:
         try:
-            return self.outcome.get()
+            return waited(self.outcome)
         finally:
             self.cancel()
 
     def cancel(self) -> None:
         end_pool(self.pool)
+
+
+def waited(outcome: AsyncResult):
+    """outcome.get(), waking every WAKE_EVERY seconds. Ctrl-C or SIGTERM can be delivered to any
+    thread of the process, one of the pool's own among them, and Python runs its handler in the
+    main thread only, between two steps of Python code: a wait with no end would never let it
+    run. SIGTERM to the process group ends the workers too, so their results would never come:
+    the build would hang, not stop."""
+    while not outcome.ready():
+        outcome.wait(WAKE_EVERY)
+    return outcome.get()
 
 
 def end_pool(pool) -> None:

@@ -72,7 +72,9 @@ class ChangeQueue:
         """Block until changes arrived and then stayed quiet; None once closed."""
         with self._cond:
             while not self._pending and not self._closed:
-                self._cond.wait()
+                # not an endless wait: Python runs a Ctrl-C's handler in the main thread only, and
+                # the kernel may hand the signal to the watcher's thread (see parallel.waited)
+                self._cond.wait(0.1)
             while not self._closed:
                 now = time.monotonic()
                 remaining = min(self._last + self.quiet, self._first + self.max_wait) - now

@@ -149,3 +149,64 @@ def test_a_pool_whose_idle_workers_were_killed_from_outside_still_stops():
     finally:
         for child in multiprocessing.active_children():
             child.kill()
+
+
+# A signal sent to the process group reaches the process, and the kernel hands it to any of its
+# threads that does not block it: here, to one of the pool's own. Python runs the handler in the
+# main thread only, once it runs Python code again; the workers, ended by the same SIGTERM, never
+# answer. Run in a process of its own, so that a hang fails the test instead of stalling the suite.
+SIGNAL_ELSEWHERE = """
+import multiprocessing, os, signal, sys, threading, time
+from papersite import parallel
+from papersite.cli import Terminated, signals_handled
+
+parallel.MIN_ITEMS = 1
+os.environ["PAPERSITE_JOBS"] = "2"
+
+def nap(n):
+    time.sleep(0.2)
+    return n
+
+def strike():
+    time.sleep(0.5)  # the workers are busy, the main thread waits for their results
+    for child in multiprocessing.active_children():
+        os.kill(child.pid, signal.SIGTERM)
+    signal.pthread_kill(threading.get_ident(), signal.SIGTERM)  # this thread's, not the main one's
+
+threading.Thread(target=strike, daemon=True).start()
+started = time.monotonic()
+try:
+    with signals_handled():
+        parallel.parallel_map(nap, list(range(40)))
+except Terminated:
+    print(f"stopped after {time.monotonic() - started:.1f} s")
+    sys.exit(143)
+"""
+
+
+def test_sigterm_handed_to_another_thread_still_stops_the_wait_for_workers():
+    run = run_apart(SIGNAL_ELSEWHERE)
+    assert run.returncode == 143, run
+    assert run.stdout.startswith("stopped after") and float(run.stdout.split()[2]) < parallel.STOP_WAIT + 5, run
+
+
+def run_apart(script: str, timeout: float = 30):
+    """The script, run by this Python in a process group of its own, ended whole if it hangs."""
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=Path(__file__).parent.parent, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        raise AssertionError(f"hung for {timeout} s: {err}")
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # any worker left behind
+        except ProcessLookupError:
+            pass
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)

@@ -106,6 +106,32 @@ def test_close_ends_take():
     assert queue.take() is None
 
 
+CTRL_C_ELSEWHERE = """
+import signal, sys, threading, time
+from papersite.cli import signals_handled
+from papersite.watch import ChangeQueue
+
+def strike():
+    time.sleep(0.3)  # the main thread waits for changes
+    signal.pthread_kill(threading.get_ident(), signal.SIGINT)  # this thread's, as the watcher's may get it
+
+threading.Thread(target=strike, daemon=True).start()
+try:
+    with signals_handled():
+        ChangeQueue().take()
+except KeyboardInterrupt:
+    sys.exit(130)
+"""
+
+
+def test_ctrl_c_handed_to_another_thread_ends_the_wait_for_changes():
+    # `build --watch` waits in its main thread while the watcher's thread runs: the kernel may give
+    # that thread the signal, and Python runs the handler in the main thread only (test_parallel.py)
+    from tests.test_parallel import run_apart
+
+    assert run_apart(CTRL_C_ELSEWHERE).returncode == 130
+
+
 def test_describe():
     assert ChangeSet(("content/a.md",)).describe() == "content/a.md"
     assert ChangeSet(("content/a.md", "site.yaml")).describe() == "content/a.md, site.yaml"
