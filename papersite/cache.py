@@ -30,6 +30,7 @@ import hashlib
 import json
 import os
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISDIR, S_ISREG
@@ -357,7 +358,7 @@ def _session_lock(root: Path) -> int | None:
     except OSError:
         return None
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        _flock(fd, fcntl.LOCK_EX)
     except OSError:
         os.close(fd)
         return None
@@ -372,11 +373,24 @@ def wait_for_saver(root: Path) -> None:
     except OSError:
         return  # none was ever saved
     try:
-        fcntl.flock(fd, fcntl.LOCK_SH)
+        _flock(fd, fcntl.LOCK_SH)
     except OSError:
         pass
     finally:
         os.close(fd)
+
+
+def _flock(fd: int, operation: int) -> None:
+    """fcntl.flock(fd, operation), waiting in short sleeps, not in the kernel: a signal the kernel
+    hands to another thread (a pool's: see parallel.waited) then still reaches its handler, run by
+    this one. Raises OSError."""
+    import fcntl
+    while True:
+        try:
+            fcntl.flock(fd, operation | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            time.sleep(0.01)
 
 
 class _collector_paused:

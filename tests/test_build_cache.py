@@ -344,3 +344,35 @@ def test_an_edit_to_a_landmark_is_laid_out_ahead(catalog, tmp_path, monkeypatch,
     # right: made once, ahead; wrong: ahead, and again by the build; damaged: by the build alone
     assert made == {"right": 1, "wrong": 2, "damaged": 1}[guess]
     assert_same_as_clean(catalog, tmp_path, f"a landmark's edit, guessed {guess}")
+
+
+SAVER_WAITED = """
+import fcntl, os, signal, sys, threading, time
+from pathlib import Path
+from papersite.cache import wait_for_saver
+from papersite.cli import signals_handled
+
+def strike():
+    time.sleep(0.3)  # the main thread waits for the saver's lock
+    signal.pthread_kill(threading.get_ident(), signal.SIGINT)  # this thread's, as a pool's may get it
+
+threading.Thread(target=strike, daemon=True).start()
+try:
+    with signals_handled():
+        wait_for_saver(Path(sys.argv[1]))
+except KeyboardInterrupt:
+    sys.exit(130)
+"""
+
+
+def test_ctrl_c_handed_to_another_thread_ends_the_wait_for_the_saver(tmp_path):
+    # `build` waits for the last build's saver with the survey's and the layout ahead's pools
+    # running: their threads may get the signal (tests/test_parallel.py)
+    import fcntl
+    from tests.test_parallel import run_apart
+
+    lock = papersite.cache.cache_dir(tmp_path) / "session.lock"
+    lock.parent.mkdir(parents=True)
+    with open(lock, "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # a saver still writing
+        assert run_apart(SAVER_WAITED.replace("sys.argv[1]", repr(str(tmp_path)))).returncode == 130
