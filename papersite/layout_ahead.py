@@ -21,6 +21,7 @@ from .map_data import map_text
 from .markup import MarkupError
 from .paper_map import fit, landmarks, skeleton_digest, term_counts
 from .parallel import Background, worth_forking
+from .related import term_dict
 
 WORTH_FROM = 256 * 1024  # bytes of what the last build left: below that (a few hundred papers), not worth a process
 
@@ -128,9 +129,8 @@ def lay_out(root: Path, config: SiteConfig, fingerprint_: Fingerprint):
     if frame == last["frame"]:
         return None  # no landmark moved: the build places the edited papers alone
 
-
     def counts(key: str):
         kept = terms.get(key)
-        return term_counts(texts[key]) if kept is None else dict(zip(map(words.__getitem__, kept[0]), kept[1]))
+        return term_counts(texts[key]) if kept is None else term_dict(words, kept)
 
     return fit(chosen, [counts(key) for key in chosen], frame)

@@ -83,6 +83,11 @@ class Laid(NamedTuple):
     placed: dict[str, Point] | None = None  # text digest -> point, for every text not a landmark's
 
 
+def _of_frame(made: Skeleton | None, frame: str) -> Skeleton | None:
+    """A layout made ahead, if it is of these very landmarks' texts (their digest is `frame`)."""
+    return made if made is not None and made.digest == frame else None
+
+
 class LayoutCache:
     """The last build's layout (a BuildCache part, so `build` keeps it between runs too). A
     rebuild that changes no landmark's text places only the texts it has not placed yet, and
@@ -126,8 +131,7 @@ class LayoutCache:
         known = self.skeleton if self.skeleton is not None and self.skeleton.digest == frame else None
         ahead = self.ahead if known is None else None  # the landmarks' layout being made ahead, if any
         if ahead is not None and ahead.done():
-            made, ahead = ahead.result(), None
-            known = made if made is not None and made.digest == frame else None  # of these very texts
+            known, ahead = _of_frame(ahead.result(), frame), None
         placed = self.placed if known is not None and known is self.skeleton else {}  # made among these
         own = set(chosen)
         digests = {key: text_digest(texts[key]) for key in keys if key not in own}  # of the texts placed
@@ -138,9 +142,8 @@ class LayoutCache:
         def work() -> Laid:
             if not keys:
                 return Laid(digest, [], [], None, {})
-            made = ahead.result() if ahead is not None else None
-            skeleton = known or (made if made is not None and made.digest == frame else None) or \
-                fit(chosen, [counted(key) for key in chosen], frame)
+            made = _of_frame(ahead.result(), frame) if ahead is not None else None
+            skeleton = known or made or fit(chosen, [counted(key) for key in chosen], frame)
             new: dict[str, str] = {}  # text digest -> a key with that text, for those to place
             for key, text_key in digests.items():
                 if text_key not in placed:

@@ -20,6 +20,7 @@ from array import array
 from bisect import bisect_left
 from collections import Counter
 from itertools import chain
+from typing import Sequence
 
 import numpy as np
 
@@ -46,6 +47,11 @@ def _log1(n: int) -> float:
 def find_related(texts: dict[str, str], count: int = COUNT) -> dict[str, list[str]]:
     """Map each id to up to `count` ids of the most similar texts, best first (ties: by id)."""
     return RelatedIndex(count).update({pid: (text,) for pid, text in texts.items()})
+
+
+def term_dict(words: Sequence[str], kept: tuple[array, array]) -> dict[str, int]:
+    """Term numbers and counts (RelatedIndex.kept_terms) as term -> count; `words`: the index's."""
+    return dict(zip(map(words.__getitem__, kept[0]), kept[1]))
 
 
 class RelatedIndex:
@@ -98,7 +104,7 @@ class RelatedIndex:
         """The term counts of paper `pid` as last indexed, if its parts joined by '. ' were
         `text` then (the map lays out the same words: it takes them rather than count them again)."""
         kept = self.kept_terms(pid, text)
-        return None if kept is None else dict(zip(map(self.words.__getitem__, kept[0]), kept[1]))
+        return None if kept is None else term_dict(self.words, kept)
 
     def kept_terms(self, pid: str, text: str) -> tuple[array, array] | None:
         """kept_counts as arrays: term numbers (in `words`) and counts."""
