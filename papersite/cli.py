@@ -50,7 +50,20 @@ class LazyHelpOption(click.Option):
 
     help = property(lambda self: self.make_help(), lambda self, value: None)
 
-config_option = click.option("--config", "config_path", default="site.yaml", show_default=True,
+
+def one_spelling(ctx, param, path: Path) -> Path:
+    """site.yaml's path spelled one way however it was given (./site.yaml, an absolute path,
+    ../site/site.yaml): from the working folder when it is inside it, else absolute. The
+    build cache knows files by their paths, so another spelling would build the whole site
+    again; messages name files as this spells them."""
+    folder = path.parent.resolve()
+    try:
+        return folder.relative_to(Path.cwd()) / path.name
+    except ValueError:
+        return folder / path.name
+
+
+config_option = click.option("--config", "config_path", default="site.yaml", show_default=True, callback=one_spelling,
                              type=click.Path(dir_okay=False, path_type=Path), help="The site.yaml to use.")
 base_url_option = click.option("--base-url", help="Override base_url from site.yaml, e.g. https://me.github.io/repo/.")
 

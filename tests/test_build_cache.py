@@ -239,6 +239,30 @@ def test_an_edit_parses_and_renders_only_what_changed(catalog, tmp_path, monkeyp
     assert_same_as_clean(catalog, tmp_path, "one edit")
 
 
+def test_every_spelling_of_the_config_path_shares_one_cache(catalog, tmp_path, monkeypatch):
+    """site.yaml by default, by its absolute path, through ..: one site, one cache (each spelling
+    once parsed and rendered the whole catalog again, and messages named files each its own way)."""
+    import papersite.content
+    monkeypatch.chdir(catalog.root)
+    run("build")
+    assert "no input changed since the last build" in run("build", "--config", catalog.root / "site.yaml")
+    assert "no input changed since the last build" in run("build", "--config", f"../{catalog.root.name}/./site.yaml")
+    catalog.paper("paper-3", id="p3", title="Paper 3 on bounds", body="A changed abstract.")
+    parsed = []
+    read_paper = papersite.content.read_paper
+    monkeypatch.setattr(papersite.content, "read_paper", lambda path, *a: parsed.append(path) or read_paper(path, *a))
+    run("build", "--config", "content/../site.yaml")
+    assert parsed == [Path("content/icml-2024/paper-3.md")], parsed  # the others' parses come from the session
+    assert_same_as_clean(catalog, tmp_path, "spellings")
+    catalog.write("site.yaml", "title: [")
+    result = CliRunner().invoke(cli, ["build", "--config", catalog.root / "site.yaml"])
+    assert result.exit_code == 1 and result.output.startswith("Error: site.yaml:1: "), result.output
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")  # from outside the site's folder: absolute
+    result = CliRunner().invoke(cli, ["build", "--config", f"../{catalog.root.name}/site.yaml"])
+    assert result.output.startswith(f"Error: {catalog.root / 'site.yaml'}:1: "), result.output
+
+
 def test_an_edit_renders_again_only_the_pages_that_show_it(site, tmp_path, monkeypatch):
     """A title edit re-renders that paper's pages and the listings it is on, not the pages of
     papers and people it shares nothing with (a template the analysis cannot read would
