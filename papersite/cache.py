@@ -453,8 +453,24 @@ class Written:
     removed: int
     total: int
     content_dir: str
+    size: int  # bytes, the whole site
     cached: bool  # nothing changed since the last build: nothing was built
     warnings: list[str]
+
+
+PAGES_LIMIT = 10 ** 9  # bytes: GitHub Pages publishes no site larger than 1 GB
+
+
+def too_big_for_pages(size: int) -> str | None:
+    """What to say of a site of `size` bytes that GitHub Pages would not publish (None: it would)."""
+    if size <= PAGES_LIMIT:
+        return None
+    return f"the site is {size / 10 ** 6:,.0f} MB, and GitHub Pages publishes sites of at most 1 GB (README.md: Deploy)"
+
+
+def _size_warnings(size: int) -> list[str]:
+    too_big = too_big_for_pages(size)
+    return [f"warning: {too_big}"] if too_big else []
 
 
 _kept: list = []  # the session of the last build this process made
@@ -470,7 +486,7 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
     now = fingerprint(config_path, (str(output.absolute()), base_url), record["files"] if record else None)
     if not clean and unchanged(record, now, output):
         summary = record["summary"]
-        return Written(**summary, written=0, removed=0, cached=True, warnings=[])
+        return Written(**summary, written=0, removed=0, cached=True, warnings=_size_warnings(summary["size"]))
     from .config import load_config  # only now: a build with nothing to do needs none of it
     from .pipeline import BuildCache, build_and_write
 
@@ -496,8 +512,8 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
         if ahead is not None:
             ahead.stop()
     summary = {"papers": len(result.catalog.papers), "pages": result.pages, "total": report.total,
-               "content_dir": str(config.content_dir)}
-    warnings = []
+               "content_dir": str(config.content_dir), "size": report.size}
+    warnings = _size_warnings(report.size)
     try:
         write_record(root, output, now, summary)
         save_session_alongside(root, now, _kept[0], len(result.catalog.papers))

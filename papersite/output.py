@@ -59,6 +59,7 @@ class WriteReport:
     written: int  # files new or changed
     removed: int  # files that no longer belong to the site
     total: int
+    size: int = 0  # bytes, all files of the site
 
 
 # A receipt of a file put into the staging folder: the digest of its bytes. A plain str when the
@@ -211,7 +212,7 @@ class Staging:
         if not changed and not stale and self.out_dir.is_dir():
             if held.recorded != len(stored):  # first build with a manifest: record what is there
                 _write_manifest(self.out_dir, stored, self.on_disk, [], required=False)
-            return WriteReport(0, 0, len(stored))
+            return WriteReport(0, 0, len(stored), sum(self.on_disk[path][0] for path in stored))
         try:
             if not self.on_disk:  # a new or empty folder: the staging folder holds the whole site
                 stats = {path: _stat(self.folder / path) for path in stored}
@@ -230,7 +231,7 @@ class Staging:
             raise _write_error(self.shown, exc) from None
         for path in (self.digests or {}).keys() - stored.keys():
             del self.digests[path]
-        return WriteReport(changed, len(stale), len(stored))
+        return WriteReport(changed, len(stale), len(stored), sum(stats[path][0] for path in stored))
 
 
 def _write_error(out_dir: Path, exc: OSError) -> SiteError:

@@ -179,6 +179,26 @@ def test_a_cache_that_cannot_be_written_is_a_warning(catalog, tmp_path):
     assert "no input changed" not in run("build", "--config", config, "-o", out)
 
 
+def test_a_site_github_pages_would_not_publish_is_a_warning(catalog, tmp_path, monkeypatch):
+    """The build counts the site's bytes (what Pages counts), whether it wrote, kept or found
+    nothing to do, and warns above Pages' 1 GB (here lowered to just under this site)."""
+    config, out = catalog.root / "site.yaml", catalog.root / "_site"
+    first = papersite.cache.build(config, out)
+    size = sum(path.stat().st_size for path in out.rglob("*") if path.is_file())
+    assert first.size == size and not first.warnings
+    assert "warning" not in run("build", "--config", config, "-o", out)
+    monkeypatch.setattr(papersite.cache, "PAGES_LIMIT", size - 1)
+    for args in (["build"], ["build", "--clean"]):  # nothing to do; everything kept
+        result = CliRunner().invoke(cli, [*args, "--config", str(config), "-o", str(out)])
+        assert result.exit_code == 0, result.output
+        assert f"warning: the site is {size / 10 ** 6:,.0f} MB, and GitHub Pages publishes sites of at most 1 GB" \
+            in result.output, result.output
+    catalog.paper("paper-9", id="p9", title="One more paper", body="Text.")
+    grown = papersite.cache.build(config, out)
+    assert grown.size == sum(path.stat().st_size for path in out.rglob("*") if path.is_file()) > size
+    assert grown.warnings and not grown.cached
+
+
 def test_an_output_that_changed_is_built_again(catalog, tmp_path):
     config, out = catalog.root / "site.yaml", catalog.root / "_site"
     run("build", "--config", config, "-o", out)

@@ -75,6 +75,18 @@ def test_deploy_refuses_uncommitted_sources_unless_forced(project):
     assert "Alpha Paper, Revised" in git(remote, "show", "gh-pages:papers/a-paper/index.html")
 
 
+def test_a_site_too_big_for_github_pages_is_not_published_unless_forced(project, monkeypatch):
+    import papersite.cache
+    site, remote = project
+    monkeypatch.setattr(papersite.cache, "PAGES_LIMIT", 1000)  # bytes: this site is larger
+    with pytest.raises(SiteError) as caught:
+        deploy_site(site.config)
+    assert str(caught.value).startswith("not published: the site is 0 MB, and GitHub Pages publishes sites of at "
+                                        "most 1 GB (README.md: Deploy); deploy anyway with --force")
+    assert "gh-pages" not in git(remote, "branch", "--list")
+    assert deploy_site(site.config, force=True).changed
+
+
 def test_changes_outside_the_sources_do_not_block(project):
     site, _ = project
     site.write("notes.txt", "scratch")
