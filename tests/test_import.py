@@ -24,7 +24,7 @@ from papersite.importers import import_records
 from papersite.importers.identity import TextIndex, record_id
 from papersite.importers.records import Author, Record
 from papersite.importers.seed import read_seed
-from tests.conftest import ROOT, SEEDS
+from tests.conftest import ROOT, SEEDS, TinySite
 
 TODAY = "2025-03-04"
 
@@ -332,6 +332,38 @@ def test_a_fixed_title_without_identifier_updates_by_its_abstract(seeded):
     assert len(report.updated) == 1 and not report.created
     [path] = content_files(seeded)
     assert front(path)["title"] == "Sparse Graph Learning"
+
+
+def test_an_import_stopped_half_way_and_run_again_ends_as_one_that_was_not(seeded, tmp_path):
+    """Two papers whose abstracts are near-identical (a template, a resubmission): one import
+    makes both. Stopped after the first and run again, the second was taken for the first
+    ("near-identical abstract", a paper this very input already has) and skipped."""
+    text = "We study sparse graphs, their spectra and how random walks mix on them in few steps."
+    both = [record(1, title="Sparse Graph Learning", abstract=text),
+            record(2, title="Walks on Sparse Graphs", abstract=text.replace("few", "very few"),
+                   authors=("Grace Hopper",))]
+    whole = records(seeded, *both)
+    assert len(whole.created) == 2 and not whole.skipped
+    other = TinySite(tmp_path / "other")
+    other.write("site.yaml", seeded_config())
+    records(other, both[0])  # the run stopped here
+    again = records(other, *both)
+    assert len(again.created) == 1 and len(again.unchanged) == 1 and not again.skipped, again.skipped
+    assert snapshot(other) == snapshot(seeded)
+
+
+def test_a_record_twice_in_an_update_updates_its_paper_once(seeded):
+    """The first copy finds the paper by its abstract (title and text fixed); the second is a
+    duplicate of the first by id, not a new paper."""
+    text = "We study sparse graphs, their spectra and how random walks mix on them in few steps."
+    records(seeded, record(1, title="Sparse Grahp Learning", abstract=text))
+    fixed = record(1, title="Sparse Graph Learning", abstract=text.replace("few", "very few"))
+    report = records(seeded, fixed, record(2, title=fixed.title, abstract=fixed.abstract))
+    assert len(report.updated) == 1 and not report.created
+    [skip] = report.skipped
+    assert skip.reason == "duplicate" and \
+        str(skip.where).startswith("export.json: record 2: skipped: duplicate of export.json: record 1 (same id '")
+    assert len(content_files(seeded)) == 1
 
 
 def test_duplicates_in_one_input_and_against_the_catalog_are_reported(seeded):

@@ -354,6 +354,7 @@ class _Importer:
                 return self._skip(_at(record, f"skipped: duplicate of {self.shown(paper.path)} ({how}, another "
                                               f"id: '{paper.id}')"), DUPLICATE)
             paper.claimed = _where(record)
+            self.by_id.setdefault(new_id, paper)  # another record with this id is a duplicate of this one
             if seed and not paper.title_derived:
                 return self._skip(_at(record, f"skipped: duplicate of {self.shown(paper.path)} ({how}), which "
                                               "has a title of its own"), DUPLICATE)
@@ -393,7 +394,9 @@ class _Importer:
                 for paper in self.catalog:
                     if paper.abstract:
                         self.texts.add(paper.venue, paper.abstract, paper)
-            paper = self.texts.find(venue.slug, abstract)
+            # not a paper another record of this import is already: a near-identical abstract of
+            # the same input is another paper (a fresh import makes both, and so must a rerun)
+            paper = self.texts.find(venue.slug, abstract, usable=lambda paper: not paper.claimed)
             if paper is not None:
                 return paper, "near-identical abstract"
         if title:

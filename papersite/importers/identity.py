@@ -12,6 +12,7 @@ import hashlib
 import re
 import zlib
 from difflib import SequenceMatcher
+from typing import Callable
 from functools import lru_cache
 from collections import defaultdict
 
@@ -131,7 +132,8 @@ class TextIndex:
                 else:
                     held.append(number)
 
-    def find(self, venue: str, abstract: str) -> object | None:
+    def find(self, venue: str, abstract: str, usable: Callable[[object], bool] = lambda value: True) -> object | None:
+        """The value added with the nearest abstract, among the usable ones."""
         if not self._items:
             return None
         words = fold(abstract).split()
@@ -144,6 +146,8 @@ class TextIndex:
         best, best_score = None, SAME_TEXT
         for number in sorted(counts, key=lambda n: (-counts[n], n))[:5]:
             value, text = self._items[number]
+            if not usable(value):
+                continue
             matcher = SequenceMatcher(None, words, fold(text).split(), autojunk=False)
             if matcher.real_quick_ratio() < best_score or matcher.quick_ratio() < best_score:
                 continue
