@@ -177,6 +177,29 @@ def test_openreview_venueids_become_venues_with_their_kind(catalog, tmp_path):
         "https://openreview.net/forum?id=qWeRtY42"
 
 
+def test_openreview_submissions_belong_to_their_venue_with_their_status(catalog, tmp_path):
+    """Rejected, withdrawn and pending submissions of ICLR 2024 (as the API v2 gives them) join
+    ICLR 2024 with their status; once they each became a venue ('ICLR 2024 Rejected Submission')."""
+    states = {"Rejected_Submission": ("Submitted to ICLR 2024", "rejected"),
+              "Withdrawn_Submission": ("ICLR 2024 Conference Withdrawn Submission", "withdrawn"),
+              "Desk_Rejected_Submission": ("ICLR 2024 Conference Desk Rejected Submission", "desk rejected"),
+              "Submission": ("Submitted to ICLR 2024", "under review"),
+              "": ("ICLR 2024 poster", "poster")}
+    notes = tmp_path / "notes.json"
+    notes.write_text(json.dumps([
+        {"id": f"note{n}", "content": {"title": {"value": f"Paper {state or 'Accepted'}"},
+                                       "authors": {"value": ["Ada Lovelace"]}, "abstract": {"value": f"Text {n}."},
+                                       "venueid": {"value": f"ICLR.cc/2024/Conference/{state}".rstrip("/")},
+                                       "venue": {"value": venue}}}
+        for n, (state, (venue, _)) in enumerate(states.items())]))
+    result = run_import(catalog, notes)
+    assert result.exit_code == 0, result.output
+    assert [v.slug for v in catalog.config.venues if v.slug.startswith("iclr")] == ["iclr-2024"]
+    papers = {p.title: p for p in load_papers(catalog.config)}
+    assert {title: (p.venue, p.status) for title, p in papers.items() if p.venue.startswith("iclr")} == {
+        f"Paper {state or 'Accepted'}": ("iclr-2024", status) for state, (_, status) in states.items()}
+
+
 def test_an_unknown_format_is_one_problem_and_the_other_files_import(catalog, tmp_path):
     odd = tmp_path / "notes.xyz"
     odd.write_text("nothing anyone exports\n")

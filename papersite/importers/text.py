@@ -367,6 +367,8 @@ def status_from(text: str) -> str:
         return "rejected"
     if "withdraw" in low:
         return "withdrawn"
+    if re.search(r"(?:^|/)submission$", low):  # an OpenReview venueid: no decision yet
+        return "under review"
     return ""
 
 

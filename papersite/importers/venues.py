@@ -30,14 +30,22 @@ PROCEEDINGS = re.compile(r"^(?:(?:the\s+)?proceedings\s+of\s+(?:the\s+)?)?(?:\d+
 OPENREVIEW_VENUEID = re.compile(r"^(?P<org>[A-Za-z][\w-]*)\.[a-z]{2,4}/(?P<year>(?:19|20)\d\d)(?:/(?P<rest>.*))?$")
 
 
+# The last part of a venueid that says where a submission stands, not where it appeared: its
+# status (text.status_from), and the paper belongs to the venue it was submitted to.
+SUBMISSION_STATE = re.compile(r"(?i)((desk_)?rejected_|withdrawn_)?submission")
+
+
 def openreview_venue(venueid: str) -> tuple[str, int, str] | None:
     """'ICLR.cc/2024/Conference' -> ('ICLR 2024', 2024, 'conference');
-    'ICML.cc/2024/Workshop/GenBio' -> ('ICML 2024 Workshop GenBio', 2024, 'workshop')."""
+    'ICML.cc/2024/Workshop/GenBio' -> ('ICML 2024 Workshop GenBio', 2024, 'workshop');
+    'ICLR.cc/2024/Conference/Rejected_Submission' -> ('ICLR 2024', 2024, 'conference')."""
     match = OPENREVIEW_VENUEID.match(venueid.strip())
     if not match:
         return None
     org, year, rest = match["org"], int(match["year"]), match["rest"] or ""
     parts = [p for p in rest.split("/") if p and p.lower() not in ("conference", "track")]
+    if parts and SUBMISSION_STATE.fullmatch(parts[-1]):
+        parts.pop()
     kind = "workshop" if any(p.lower() == "workshop" for p in parts) else "conference"
     return " ".join([org, str(year)] + [p.replace("_", " ") for p in parts]), year, kind
 
