@@ -465,7 +465,14 @@ def too_big_for_pages(size: int) -> str | None:
     """What to say of a site of `size` bytes that GitHub Pages would not publish (None: it would)."""
     if size <= PAGES_LIMIT:
         return None
-    return f"the site is {size / 10 ** 6:,.0f} MB, and GitHub Pages publishes sites of at most 1 GB (README.md: Deploy)"
+    return f"the site is {in_megabytes(size)}, and GitHub Pages publishes sites of at most 1 GB (README.md: Deploy)"
+
+
+def in_megabytes(size: int) -> str:
+    """Bytes as people read a site's size: 840 KB, 2.6 MB, 1,430 MB."""
+    if size < 10 ** 6:
+        return f"{size / 1000:,.0f} KB"
+    return f"{size / 10 ** 6:.1f} MB" if size < 10 ** 7 else f"{size / 10 ** 6:,.0f} MB"
 
 
 def _size_warnings(size: int) -> list[str]:

@@ -253,7 +253,7 @@ def build(output, base_url, config_path, quiet, watch, clean):
                    f"(import abstracts with '{invoked_as()} import FILE')", err=True)
     if not quiet:
         cached = " (no input changed since the last build)" if result.cached else ""
-        click.echo(f"Built {result.papers} papers, {result.pages} pages into {output}/: "
+        click.echo(f"Built {result.papers} papers, {result.pages} pages ({cache.in_megabytes(result.size)}) into {output}/: "
                    f"{result.written} files written, {result.removed} removed, "
                    f"{result.total - result.written} unchanged{cached}, in {time.perf_counter() - start:.2f} s")
     global _ends_at_once

@@ -191,7 +191,7 @@ def test_a_site_github_pages_would_not_publish_is_a_warning(catalog, tmp_path, m
     for args in (["build"], ["build", "--clean"]):  # nothing to do; everything kept
         result = CliRunner().invoke(cli, [*args, "--config", str(config), "-o", str(out)])
         assert result.exit_code == 0, result.output
-        assert f"warning: the site is {size / 10 ** 6:,.0f} MB, and GitHub Pages publishes sites of at most 1 GB" \
+        assert f"warning: the site is {size / 1000:,.0f} KB, and GitHub Pages publishes sites of at most 1 GB" \
             in result.output, result.output
     catalog.paper("paper-9", id="p9", title="One more paper", body="Text.")
     grown = papersite.cache.build(config, out)

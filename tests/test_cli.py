@@ -27,8 +27,9 @@ def test_build_prints_one_summary_line(site, tmp_path):
     out = tmp_path / "out"
     result = run("build", "--config", site.root / "site.yaml", "-o", out)
     assert result.exit_code == 0, result.output
-    assert re.fullmatch(r"Built 1 papers, \d+ pages into .*: \d+ files written, 0 removed, 0 unchanged, "
-                        r"in \d+\.\d\d s\n", result.output)
+    size = sum(path.stat().st_size for path in out.rglob("*") if path.is_file())
+    assert re.fullmatch(rf"Built 1 papers, \d+ pages \({size / 1000:,.0f} KB\) into .*: \d+ files written, 0 removed, "
+                        r"0 unchanged, in \d+\.\d\d s\n", result.output)
     assert (out / "papers" / "a-paper" / "index.html").is_file()
     assert run("build", "--config", site.root / "site.yaml", "-o", out, "-q").output == ""
 
