@@ -209,9 +209,9 @@ def import_command(paths, venue, fmt, columns, config_path):
 
 
 @cli.command()
-@click.option("-o", "--output", default="_site", show_default=True, type=click.Path(file_okay=False, path_type=Path),
+@click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path),
               help="Folder to write the site into: a new or empty folder, or a previous output "
-                   "(it is replaced as a whole).")
+                   "(it is replaced as a whole).  [default: _site beside site.yaml]")
 @base_url_option
 @config_option
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
@@ -224,6 +224,8 @@ def build(output, base_url, config_path, quiet, watch, clean):
     A build starts from what the last one left in .cache/papersite/ and does
     nothing at all when no input changed; the site is the same as --clean's,
     byte for byte."""
+    if output is None:  # beside site.yaml, wherever the command runs (as content/ is)
+        output = config_path.parent / "_site"
     if watch:
         from .buildwatch import watch_and_build
         try:

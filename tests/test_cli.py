@@ -22,6 +22,22 @@ def test_every_command_has_help():
         assert "Usage:" in result.output and len(result.output.splitlines()) > 5
 
 
+def test_build_writes_beside_site_yaml_from_any_working_folder(site, tmp_path, monkeypatch):
+    """As content/ is read from beside site.yaml, so _site/ is written there (it went to the
+    working folder: `build --config ~/papers/site.yaml` from ~ wrote ~/_site); -o stays as given."""
+    site.paper("a-paper")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    result = run("build", "--config", f"../{site.root.name}/site.yaml")
+    assert result.exit_code == 0, result.output
+    assert f" into {site.root / '_site'}/: " in result.output
+    assert (site.root / "_site" / "papers" / "a-paper" / "index.html").is_file()
+    assert os.listdir(tmp_path / "elsewhere") == []
+    assert run("build", "--config", f"../{site.root.name}/site.yaml", "-o", "out").exit_code == 0
+    assert (tmp_path / "elsewhere" / "out" / "papers" / "a-paper" / "index.html").is_file()
+    assert "[default: _site beside site.yaml]" in run("build", "--help").output
+
+
 def test_build_prints_one_summary_line(site, tmp_path):
     site.paper("a-paper")
     out = tmp_path / "out"
