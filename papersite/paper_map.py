@@ -105,6 +105,7 @@ class LayoutCache:
         self.placed: dict[str, Point] = {}
         self.texts: Mapping[str, str] = {}  # of the layout kept (what the next build's layout ahead starts from)
         self.asked: tuple[str | None, Mapping[str, str]] = (None, {})  # the digest and texts of the last job
+        self.shown: dict[tuple[str, str], tuple[str, int | str]] = {}  # map_data.map_files's titles and slugs
         # The landmarks' layout being made ahead of this build, where `build` started one (layout_ahead.py):
         # done() says whether it is made, result() gives its Skeleton (None: nothing made ahead).
         self.ahead = None

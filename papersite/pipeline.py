@@ -82,7 +82,7 @@ def build_site(config: SiteConfig, cache: BuildCache | None = None,
             files |= run.collect(Citations(catalog, abstracts, cache.citations, run.store, run.reuse).files())
             files |= site_marks(config)
             lap("render")
-            files |= map_files(catalog, cache.map.keep(lap.waited("map_work", layout)))
+            files |= map_files(catalog, cache.map.keep(lap.waited("map_work", layout)), cache.map.shown)
             lap("map")  # waiting for it, as for the search index below
             progress("building the search index")
             files |= run.collect(cache.search.keep(lap.waited("search_work", search), catalog, abstracts))

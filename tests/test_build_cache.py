@@ -243,6 +243,7 @@ def test_an_edit_parses_and_renders_only_what_changed(catalog, tmp_path, monkeyp
     """The second build really starts from the first: one file parsed, one abstract rendered."""
     import papersite.bibtex
     import papersite.content
+    import papersite.map_data
     import papersite.pipeline
     config, out = catalog.root / "site.yaml", catalog.root / "_site"
     run("build", "--config", config, "-o", out)
@@ -253,9 +254,12 @@ def test_an_edit_parses_and_renders_only_what_changed(catalog, tmp_path, monkeyp
     monkeypatch.setattr(papersite.pipeline, "render_abstract", lambda s: rendered.append(s) or render_abstract(s))
     base_key = papersite.bibtex._base_key.__wrapped__  # made anew: not this process's memory of it
     monkeypatch.setattr(papersite.bibtex, "_base_key", lambda *what: keyed.append(what[-1]) or base_key(*what))
+    shown, map_title = [], papersite.map_data._shown
+    monkeypatch.setattr(papersite.map_data, "_shown", lambda title, slug: shown.append(title) or map_title(title, slug))
     run("build", "--config", config, "-o", out)
     assert [p.name for p in parsed] == ["paper-3.md"] and rendered == ["A changed abstract."]
     assert keyed == ["Paper 3 on bounds"]  # the other papers' citation keys come from the session
+    assert shown == ["Paper 3 on bounds"]  # and their titles as the map shows them
     assert_same_as_clean(catalog, tmp_path, "one edit")
 
 
