@@ -59,7 +59,7 @@ def one_spelling(ctx, param, path: Path) -> Path:
     folder = path.parent.resolve()
     try:
         return folder.relative_to(Path.cwd()) / path.name
-    except ValueError:
+    except (ValueError, OSError):  # outside it (or it is gone)
         return folder / path.name
 
 

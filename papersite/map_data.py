@@ -47,7 +47,7 @@ def map_files(catalog: Catalog, points: Sequence[tuple[int, int]],
     `shown`: each (title, slug)'s plain title and short slug, as the last build made them (a fresh
     `build` process would make all of them again: 0.16 s at 10,000 papers); left holding this build's."""
     papers = search_order(catalog)
-    last = dict(shown or {})
+    last = shown if shown is not None else {}
     made = {(p.title, p.slug): last.get((p.title, p.slug)) or _shown(p.title, p.slug) for p in papers}
     if shown is not None:
         shown.clear()
