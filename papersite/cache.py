@@ -218,7 +218,7 @@ def read_entry(path: Path) -> memoryview | None:
 # --- The record of the last build into an output folder --------------------------------
 
 def record_path(root: Path, output: Path) -> Path:
-    return cache_dir(root) / f"build-{_digest(os.fsencode(Path(output).absolute()))}.json"
+    return cache_dir(root) / f"build-{_digest(os.fsencode(Path(output).resolve()))}.json"  # however spelled
 
 
 def output_stamp(output: Path) -> list | None:
@@ -487,10 +487,10 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
           progress=lambda stage: None, notify=None) -> Written:
     """Build the site of config_path into output, reusing the cache beside it unless `clean`.
     Raises SiteError as the build does; a cache that cannot be written is a warning."""
-    config_path, output = Path(config_path), Path(output)
+    config_path, output = one_spelling(Path(config_path)), Path(output)
     root = config_path.parent
     record = read_record(root, output)
-    now = fingerprint(config_path, (str(output.absolute()), base_url), record["files"] if record else None)
+    now = fingerprint(config_path, (str(output.resolve()), base_url), record["files"] if record else None)
     if not clean and unchanged(record, now, output):
         summary = record["summary"]
         return Written(**summary, written=0, removed=0, cached=True, warnings=_size_warnings(summary["size"]))
@@ -528,6 +528,18 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
         warnings.append(cache_warning(root, exc))
         _forget(root, output)
     return Written(**summary, written=report.written, removed=report.removed, cached=False, warnings=warnings)
+
+
+def one_spelling(config_path: Path) -> Path:
+    """site.yaml's path spelled one way however it was given (./site.yaml, an absolute path,
+    ../site/site.yaml): from the working folder when it is inside it, else absolute. Fingerprints
+    and the session know files by the paths the build reads them by, so another spelling would
+    build the whole site again; messages name files as this spells them."""
+    folder = config_path.parent.resolve()
+    try:
+        return folder.relative_to(Path.cwd()) / config_path.name
+    except (ValueError, OSError):  # outside it (or it is gone)
+        return folder / config_path.name
 
 
 def cache_warning(root: Path, exc: OSError) -> str:

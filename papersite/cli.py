@@ -51,19 +51,7 @@ class LazyHelpOption(click.Option):
     help = property(lambda self: self.make_help(), lambda self, value: None)
 
 
-def one_spelling(ctx, param, path: Path) -> Path:
-    """site.yaml's path spelled one way however it was given (./site.yaml, an absolute path,
-    ../site/site.yaml): from the working folder when it is inside it, else absolute. The
-    build cache knows files by their paths, so another spelling would build the whole site
-    again; messages name files as this spells them."""
-    folder = path.parent.resolve()
-    try:
-        return folder.relative_to(Path.cwd()) / path.name
-    except (ValueError, OSError):  # outside it (or it is gone)
-        return folder / path.name
-
-
-config_option = click.option("--config", "config_path", default="site.yaml", show_default=True, callback=one_spelling,
+config_option = click.option("--config", "config_path", default="site.yaml", show_default=True,
                              type=click.Path(dir_okay=False, path_type=Path), help="The site.yaml to use.")
 base_url_option = click.option("--base-url", help="Override base_url from site.yaml, e.g. https://me.github.io/repo/.")
 
@@ -224,8 +212,9 @@ def build(output, base_url, config_path, quiet, watch, clean):
     A build starts from what the last one left in .cache/papersite/ and does
     nothing at all when no input changed; the site is the same as --clean's,
     byte for byte."""
+    from . import cache
     if output is None:  # beside site.yaml, wherever the command runs (as content/ is)
-        output = config_path.parent / "_site"
+        output = cache.one_spelling(config_path).parent / "_site"
     if watch:
         from .buildwatch import watch_and_build
         try:
@@ -233,7 +222,6 @@ def build(output, base_url, config_path, quiet, watch, clean):
         except SiteError as error:
             fail(error)
         return
-    from . import cache
     start = time.perf_counter()
     progress = Progress(quiet)
     try:

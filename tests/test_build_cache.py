@@ -271,6 +271,7 @@ def test_every_spelling_of_the_config_path_shares_one_cache(catalog, tmp_path, m
     run("build")
     assert "no input changed since the last build" in run("build", "--config", catalog.root / "site.yaml")
     assert "no input changed since the last build" in run("build", "--config", f"../{catalog.root.name}/./site.yaml")
+    assert "no input changed since the last build" in run("build", "-o", "content/../_site")  # the output too
     catalog.paper("paper-3", id="p3", title="Paper 3 on bounds", body="A changed abstract.")
     parsed = []
     read_paper = papersite.content.read_paper
