@@ -218,7 +218,14 @@ def read_entry(path: Path) -> memoryview | None:
 # --- The record of the last build into an output folder --------------------------------
 
 def record_path(root: Path, output: Path) -> Path:
-    return cache_dir(root) / f"build-{_digest(os.fsencode(Path(output).resolve()))}.json"  # however spelled
+    return cache_dir(root) / f"build-{_digest(os.fsencode(_spelled(output)))}.json"
+
+
+def _spelled(output: Path) -> str:
+    """The output folder as the cache names it, however it was spelled (-o _site, -o ./_site):
+    absolute, `..` and `.` taken out. Only a name (unchanged() also checks the folder itself),
+    so not resolved: a symlink that loops is the build's to refuse, not this to trip on."""
+    return os.path.abspath(output)
 
 
 def output_stamp(output: Path) -> list | None:
@@ -490,7 +497,7 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
     config_path, output = one_spelling(Path(config_path)), Path(output)
     root = config_path.parent
     record = read_record(root, output)
-    now = fingerprint(config_path, (str(output.resolve()), base_url), record["files"] if record else None)
+    now = fingerprint(config_path, (_spelled(output), base_url), record["files"] if record else None)
     if not clean and unchanged(record, now, output):
         summary = record["summary"]
         return Written(**summary, written=0, removed=0, cached=True, warnings=_size_warnings(summary["size"]))
@@ -535,7 +542,10 @@ def one_spelling(config_path: Path) -> Path:
     ../site/site.yaml): from the working folder when it is inside it, else absolute. Fingerprints
     and the session know files by the paths the build reads them by, so another spelling would
     build the whole site again; messages name files as this spells them."""
-    folder = config_path.parent.resolve()
+    try:
+        folder = config_path.parent.resolve()  # not abspath: `link/..` is wherever link points
+    except (RuntimeError, OSError):  # a symlink that loops: as given, for load_config to report
+        return config_path
     try:
         return folder.relative_to(Path.cwd()) / config_path.name
     except (ValueError, OSError):  # outside it (or it is gone)
