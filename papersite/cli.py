@@ -50,7 +50,6 @@ class LazyHelpOption(click.Option):
 
     help = property(lambda self: self.make_help(), lambda self, value: None)
 
-
 config_option = click.option("--config", "config_path", default="site.yaml", show_default=True,
                              type=click.Path(dir_okay=False, path_type=Path), help="The site.yaml to use.")
 base_url_option = click.option("--base-url", help="Override base_url from site.yaml, e.g. https://me.github.io/repo/.")

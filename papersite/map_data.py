@@ -48,11 +48,12 @@ def map_files(catalog: Catalog, points: Sequence[tuple[int, int]],
     `build` process would make all of them again: 0.16 s at 10,000 papers); left holding this build's."""
     papers = search_order(catalog)
     last = shown if shown is not None else {}
-    made = {(p.title, p.slug): last.get((p.title, p.slug)) or _shown(p.title, p.slug) for p in papers}
+    keys = [(p.title, p.slug) for p in papers]
+    pairs = [last.get(key) or _shown(*key) for key in keys]
     if shown is not None:
         shown.clear()
-        shown.update(made)
-    titles, slugs = zip(*(made[p.title, p.slug] for p in papers)) if papers else ((), ())
+        shown.update(zip(keys, pairs))
+    titles, slugs = zip(*pairs) if pairs else ((), ())
     topic_number = {t.slug: i for i, t in enumerate(catalog.topics)}
     return {urls.MAP_POINTS: encode(  # tuples: a rebuild that changed none of them gets the last bytes
         titles, slugs, tuple(map(tuple, points)),

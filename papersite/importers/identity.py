@@ -11,10 +11,10 @@ from __future__ import annotations
 import hashlib
 import re
 import zlib
-from difflib import SequenceMatcher
-from typing import Callable
-from functools import lru_cache
 from collections import defaultdict
+from difflib import SequenceMatcher
+from functools import lru_cache
+from typing import Callable
 
 from ..people import fold  # one folding rule for names and titles: accents and case go, other scripts stay
 
