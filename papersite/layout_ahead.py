@@ -19,7 +19,7 @@ from .config import SiteConfig
 from .content import is_content_name, read_paper
 from .map_data import map_text
 from .markup import MarkupError
-from .paper_map import fit, landmarks, place, skeleton_digest, term_counts, text_digest
+from .paper_map import fit, landmarks, skeleton_digest, term_counts
 from .parallel import Background, worth_forking
 from .related import term_dict
 
@@ -50,8 +50,7 @@ def keep(root: Path, fingerprint_: Fingerprint, cache) -> None:
 class LayoutAhead:
     """The landmarks' layout being made in a process of its own: its result is None when the
     edits moved no landmark (nothing to make ahead), else the landmarks' Skeleton (its digest
-    says of which texts) and the other texts placed among them, by text digest. The build
-    places itself any text it has that was not guessed."""
+    says of which texts). The build places the other papers among them itself."""
 
     def __init__(self, root: Path, config: SiteConfig, fingerprint_: Fingerprint):
         self.process = Background(lambda: lay_out(root, config, fingerprint_), lambda: None)
@@ -97,8 +96,8 @@ def content_files(config: SiteConfig, fingerprint_: Fingerprint) -> list[str]:
 
 def lay_out(root: Path, config: SiteConfig, fingerprint_: Fingerprint):
     """In the process ahead: the texts the build will lay out, guessed from the last build's
-    and the files changed since; if their landmarks' layout differs from the last one, that
-    layout (a Skeleton) and the other texts placed among it (text digest -> point), else None."""
+    and the files changed since; their landmarks' layout (a Skeleton) if that differs from the
+    last one, else None."""
     from .pipeline import abstract_of  # the build's own function: the same text, to the byte
 
     payload = read_entry(ahead_path(root))
@@ -134,11 +133,4 @@ def lay_out(root: Path, config: SiteConfig, fingerprint_: Fingerprint):
         kept = terms.get(key)
         return term_counts(texts[key]) if kept is None else term_dict(words, kept)
 
-    skeleton = fit(chosen, [counts(key) for key in chosen], frame)
-    own, others = set(chosen), {}  # text digest -> a key with that text
-    for key in keys.values():
-        if key not in own:
-            others.setdefault(text_digest(texts[key]), key)
-    # placed here too: all of them move with the landmarks (0.7 s at 10,000 papers), and the build
-    # would otherwise place them only once it waits for the map
-    return skeleton, dict(zip(others, place(skeleton, map(counts, others.values()))))
+    return fit(chosen, [counts(key) for key in chosen], frame)

@@ -23,9 +23,8 @@ thousands: its vector and similarities are sums of whole multiples of a small
 unit, exact in float64 whatever order BLAS adds them in (see _fixed), and the
 rest is done row by row.
 
-An edit to a landmark lays the landmarks out anew, and places every other paper
-among them again; `build` starts both ahead, before it loads its session
-(layout_ahead.py).
+An edit to a landmark lays the landmarks out anew; `build` starts that ahead,
+before it loads its session (layout_ahead.py).
 """
 from __future__ import annotations
 
@@ -84,10 +83,9 @@ class Laid(NamedTuple):
     placed: dict[str, Point] | None = None  # text digest -> point, for every text not a landmark's
 
 
-def _of_frame(made: tuple[Skeleton, dict[str, Point]] | None, frame: str) -> tuple[Skeleton | None, dict[str, Point]]:
-    """A layout made ahead (the landmarks' Skeleton, and text digest -> point of the texts placed
-    among them), if it is of these very landmarks' texts (their digest is `frame`); else (None, {})."""
-    return made if made is not None and made[0].digest == frame else (None, {})
+def _of_frame(made: Skeleton | None, frame: str) -> Skeleton | None:
+    """A layout made ahead, if it is of these very landmarks' texts (their digest is `frame`)."""
+    return made if made is not None and made.digest == frame else None
 
 
 class LayoutCache:
@@ -109,7 +107,7 @@ class LayoutCache:
         self.asked: tuple[str | None, Mapping[str, str]] = (None, {})  # the digest and texts of the last job
         self.shown: dict[tuple[str, str], tuple[str, int | str]] = {}  # map_data.map_files's titles and slugs
         # The landmarks' layout being made ahead of this build, where `build` started one (layout_ahead.py):
-        # done() says whether it is made, result() gives it (see _of_frame; None: nothing made ahead).
+        # done() says whether it is made, result() gives its Skeleton (None: nothing made ahead).
         self.ahead = None
 
     def __getstate__(self) -> dict:
@@ -132,10 +130,10 @@ class LayoutCache:
         chosen = landmarks(keys)
         frame = skeleton_digest((key, texts[key]) for key in chosen)
         known = self.skeleton if self.skeleton is not None and self.skeleton.digest == frame else None
-        placed = self.placed if known is not None else {}  # made among these
         ahead = self.ahead if known is None else None  # the landmarks' layout being made ahead, if any
         if ahead is not None and ahead.done():
-            (known, placed), ahead = _of_frame(ahead.result(), frame), None
+            known, ahead = _of_frame(ahead.result(), frame), None
+        placed = self.placed if known is not None and known is self.skeleton else {}  # made among these
         own = set(chosen)
         digests = {key: text_digest(texts[key]) for key in keys if key not in own}  # of the texts placed
 
@@ -145,13 +143,13 @@ class LayoutCache:
         def work() -> Laid:
             if not keys:
                 return Laid(digest, [], [], None, {})
-            made, among = _of_frame(ahead.result(), frame) if ahead is not None else (None, placed)
+            made = _of_frame(ahead.result(), frame) if ahead is not None else None
             skeleton = known or made or fit(chosen, [counted(key) for key in chosen], frame)
             new: dict[str, str] = {}  # text digest -> a key with that text, for those to place
             for key, text_key in digests.items():
-                if text_key not in among:
+                if text_key not in placed:
                     new.setdefault(text_key, key)
-            where = {d: among[d] for d in digests.values() if d in among}
+            where = {d: placed[d] for d in digests.values() if d in placed}
             where.update(zip(new, place(skeleton, map(counted, new.values()))))
             points = [skeleton.own[key] if key in own else where[digests[key]] for key in keys]
             return Laid(digest, keys, points, skeleton, where)
