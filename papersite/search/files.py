@@ -41,8 +41,12 @@ class SearchCache:
     """What a rebuild may reuse. A one-paper edit must not cost Python work
     per paper across 50,000 papers, so besides the shard builder this keeps,
     per paper number, the paper and abstract objects (an unchanged paper is
-    the very same object build after build) and what was made from them, and
-    the files. See search_files."""
+    the very same object build after build) and its authors' names and pages,
+    and the files. What a paper's entry was made of is kept, not the entry:
+    the entries of the papers an edit changed are made again, as they were
+    and as they are (at 50,000 papers, keeping them took some 150 MB, and
+    as much again to send back from the process that made them). See
+    search_files."""
 
     index: ShardedIndex = field(default_factory=lambda: ShardedIndex(FIELDS))
     names: tuple = ()  # base URL, topic and venue names that everything below was made with
@@ -51,8 +55,6 @@ class SearchCache:
     papers: list = field(default_factory=list)  # by number: Paper
     abstracts: list = field(default_factory=list)  # Abstract
     bylines: list = field(default_factory=list)  # ((name, author page path), ...)
-    texts: list = field(default_factory=list)  # field texts to index
-    records: list = field(default_factory=list)  # document-store record
     doc_files: dict[str, bytes] = field(default_factory=dict)  # path -> bytes
     shard_names: dict[str, str] = field(default_factory=dict)
     shard_table: list = field(default_factory=list)  # index.json's, as last written
@@ -106,44 +108,49 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
     changed = _changed(catalog, abstracts, bylines, cache) if names == cache.names else None
     link = urls.Urls(catalog.config.base_url)
 
-    def made(paper: Paper) -> tuple[tuple, tuple]:
+    def made(paper: Paper, abstract: Abstract, byline: tuple) -> tuple[tuple, tuple]:
         """(field texts to index, document-store record)"""
         # math in a title becomes readable text, as in <title>: results are rendered as text
-        title, abstract, byline = plain_title(paper.title), abstracts[paper.id], bylines[paper.id]
+        title = plain_title(paper.title)
         record = docstore.record(paper.id, title, link.link(paper), paper.year, abstract.snippet,
                                  [[name, link.link(path)] for name, path in byline[:docstore.RESULT_AUTHORS]],
                                  len(byline))
         return ((title, _author_text(paper.authors), " ".join(topics[t][1] for t in paper.topics),
                  venue_names[paper.venue], abstract.text), record)
 
+    def made_of(n: int) -> tuple[tuple, tuple]:
+        """What paper number n's entry is made of now (or, before the cache is updated, was)."""
+        return made(cache.papers[n], cache.abstracts[n], cache.bylines[n])
+
     if changed is None:  # number the papers: by venue, in catalog order, then by id
         venue_rank = {v.slug: i for i, v in enumerate(catalog.venues)}
         papers = sorted(catalog.papers, key=lambda p: (venue_rank[p.venue], p.id))
-        made_all = [made(p) for p in papers]
         cache.names, cache.papers = names, papers
         cache.keys = tuple(p.id for p in papers)
         cache.numbers = {paper_id: n for n, paper_id in enumerate(cache.keys)}
         cache.abstracts = [abstracts[p.id] for p in papers]
         cache.bylines = [bylines[p.id] for p in papers]
-        cache.texts, cache.records = [m[0] for m in made_all], [m[1] for m in made_all]
+        texts, records = zip(*map(made_of, range(len(papers)))) if papers else ((), ())
         facets_changed = order_changed = True
         cache.doc_files = {}
-        files_changed = range(-(-len(papers) // docstore.DOCS_PER_FILE))
+        shards = cache.index.build(cache.keys, texts)
+        cache.by_title = sorted((r[1].casefold(), r[0], n) for n, r in enumerate(records))
     else:
         old = {n: cache.papers[n] for n in changed}
-        cache.papers, cache.abstracts = list(cache.papers), list(cache.abstracts)
-        cache.texts, cache.records = list(cache.texts), list(cache.records)  # new lists: the index compares
-        cache.bylines = list(cache.bylines)
+        was = {n: made_of(n) for n in changed}
+        cache.papers, cache.abstracts, cache.bylines = list(cache.papers), list(cache.abstracts), list(cache.bylines)
         for n, paper in changed.items():
             cache.papers[n], cache.abstracts[n], cache.bylines[n] = paper, abstracts[paper.id], bylines[paper.id]
-            cache.texts[n], cache.records[n] = made(paper)
+        now = {n: made_of(n) for n in changed}
         facets_changed = any((old[n].topics, old[n].year, old[n].status) != (paper.topics, paper.year, paper.status)
                              for n, paper in changed.items())
         order_changed = any(old[n].title != paper.title for n, paper in changed.items())
-        files_changed = sorted({n // docstore.DOCS_PER_FILE for n in changed})
+        shards = cache.index.update({n: (was[n][0], now[n][0]) for n in changed})
+        for n, paper in changed.items():  # move the retitled papers (a re-sort would cost ~100 ms at 50,000 papers)
+            if old[n].title != paper.title:
+                del cache.by_title[bisect_left(cache.by_title, (was[n][1][1].casefold(), paper.id, n))]
+                insort(cache.by_title, (now[n][1][1].casefold(), paper.id, n))
     count = len(cache.papers)
-
-    shards = cache.index.build(cache.keys, cache.texts, changed)
     files = {}
     table = []
     for boundary, data in shards:
@@ -163,20 +170,20 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
             [[t.slug, t.name] for t in catalog.topics],
             ([topics[t][0] for t in p.topics] for p in cache.papers),
             (p.year for p in cache.papers), (p.status for p in cache.papers), count)
-    if changed is None:
-        cache.by_title = sorted((r[1].casefold(), r[0], n) for n, r in enumerate(cache.records))
-    elif order_changed:  # move the retitled papers (a re-sort would cost ~100 ms at 50,000 papers)
-        for n, paper in changed.items():
-            if old[n].title != paper.title:
-                del cache.by_title[bisect_left(cache.by_title, (plain_title(old[n].title).casefold(), paper.id, n))]
-                insort(cache.by_title, (cache.records[n][1].casefold(), paper.id, n))
     if order_changed:
         cache.files[docstore.ORDER] = docstore.title_order(n for _, _, n in cache.by_title)
     files.update(cache.files)
     files[TERMS] = cache.index.terms_json()
-    for chunk in files_changed:
-        path, data = docstore.doc_file(cache.records, chunk)
-        cache.doc_files[path] = data
+    per_file = docstore.DOCS_PER_FILE
+    if changed is None:
+        for chunk in range(-(-count // per_file)):
+            path, data = docstore.doc_file(chunk, records[chunk * per_file:(chunk + 1) * per_file])
+            cache.doc_files[path] = data
+    else:
+        for chunk in sorted({n // per_file for n in changed}):
+            numbers = range(chunk * per_file, min((chunk + 1) * per_file, count))
+            path, data = docstore.doc_file(chunk, [now[n][1] if n in now else made_of(n)[1] for n in numbers])
+            cache.doc_files[path] = data
     files.update(cache.doc_files)
     if store is not None:
         return {path: store(path, data) for path, data in files.items()}

@@ -28,7 +28,7 @@ import json
 from array import array
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
 
 from .lunr_text import field_terms, first_unit, js_order
@@ -64,15 +64,17 @@ def inert(json_text: str) -> bytes:
 class ShardedIndex:
     """Builds the shards, and rebuilds only what changed when fed again.
 
-    `build` takes every document each time (a stable key and the field
-    texts, in document order). A document whose texts changed is tokenized
-    again, old and new text, and only its postings are updated; only the
-    shards holding a term whose postings changed are re-encoded. Tokens are
-    not kept per document (at 50,000 papers they would take ~250 MB): the
-    postings are the cache. When the list of documents changes, the numbers
-    of the documents after the change move, so everything is rebuilt (distinct
-    words are stemmed once per process, so that is still much faster than
-    the first build).
+    `build` takes every document (a key and the field texts, in document
+    order) and indexes them all. `update` takes only the documents whose
+    texts changed, by number, with their texts of last time: each is
+    tokenized again, old and new text, only its postings are updated, and
+    only the shards holding a term whose postings changed are re-encoded.
+    Neither tokens nor texts are kept per document (at 50,000 papers the
+    tokens would take ~250 MB, and the caller has what the texts are made
+    from): the postings are the cache. When the list of documents changes,
+    the numbers of the documents after the change move, so the caller builds
+    everything again (distinct words are stemmed once per process, so that
+    is still much faster than the first build).
     """
 
     def __init__(self, fields: list[dict], shard_bytes: int = 40_000):
@@ -82,8 +84,6 @@ class ShardedIndex:
         if any("/" in name for name in self.fields):
             raise ValueError("a field name may not contain '/'")  # lunr splits "field/ref" there
         self.shard_bytes = shard_bytes  # rough raw JSON bytes per shard
-        self._keys: tuple[str, ...] | None = None  # None: nothing built yet
-        self._texts: list[tuple[str, ...]] = []
         self._postings: dict[str, array] = {}  # term -> sorted postings
         # The vocabulary by first UTF-16 unit ("bucket"), each list in JS order,
         # and each bucket cut into shards. Buckets are cut independently, so an
@@ -98,21 +98,22 @@ class ShardedIndex:
         self._vocabulary: bytes | None = None  # terms_json(), until a term comes or goes
         self.rebuilt = 0  # shards encoded by the last build (tests and benchmarks read it)
 
-    def build(self, keys: Sequence[str], texts: Sequence[tuple[str, ...]],
-              changed: Iterable[int] | None = None) -> list[tuple[str, bytes]]:
-        """[(boundary, shard file)] in vocabulary order; the first boundary is "".
-        `changed`: the only documents whose texts may differ from last time."""
-        keys, texts = tuple(keys), list(texts)
-        if keys is self._keys or keys == self._keys:
-            dirty = self._update(texts, range(len(texts)) if changed is None else changed)
-        else:  # document numbers moved: everything is rebuilt
-            if len(set(keys)) != len(keys):
-                raise ValueError("duplicate document keys")  # lunr would silently mis-score them
-            if len(keys) != len(texts):
-                raise ValueError("one key per document")
-            dirty = None
-            self._postings = self._index_all(texts)
-        self._keys, self._texts = keys, texts
+    def build(self, keys: Sequence[str], texts: Sequence[tuple[str, ...]]) -> list[tuple[str, bytes]]:
+        """[(boundary, shard file)] of these documents, in vocabulary order; the first boundary is ""."""
+        if len(set(keys)) != len(keys):
+            raise ValueError("duplicate document keys")  # lunr would silently mis-score them
+        if len(keys) != len(texts):
+            raise ValueError("one key per document")
+        self._postings = self._index_all(texts)
+        return self._cut(None)
+
+    def update(self, changed: Mapping[int, tuple[tuple[str, ...], tuple[str, ...]]]) -> list[tuple[str, bytes]]:
+        """build()'s result after the documents numbered in `changed` went from their texts of
+        last time to their texts now: document number -> (texts last time, texts now)."""
+        return self._cut(self._update(changed))
+
+    def _cut(self, dirty: set[str] | None) -> list[tuple[str, bytes]]:
+        """The shards, re-encoding only those holding a dirty term (all: None)."""
         recut = self._relayout(dirty) if dirty is None or dirty else set()
         shards = {}
         self.rebuilt = 0
@@ -150,13 +151,11 @@ class ShardedIndex:
                         postings[term].append(base | tf)
         return dict(postings)
 
-    def _update(self, texts: list[tuple[str, ...]], docs: Iterable[int]) -> set[str]:
-        """Apply the changed documents (among `docs`) to the postings; returns
-        the terms whose postings changed."""
+    def _update(self, changed: Mapping[int, tuple[tuple[str, ...], tuple[str, ...]]]) -> set[str]:
+        """Apply the changed documents to the postings; returns the terms whose postings changed."""
         dirty: set[str] = set()
-        for doc in docs:
-            old, new = self._texts[doc], texts[doc]
-            if old is new or old == new:
+        for doc, (old, new) in changed.items():
+            if old == new:
                 continue
             if len(new) != len(self.fields):
                 raise ValueError(f"expected {len(self.fields)} field texts, got {len(new)}")

@@ -28,11 +28,12 @@ def record(paper_id: str, title: str, url: str, year, snippet: str, authors: lis
     return made
 
 
-def doc_file(records: Sequence[tuple], chunk: int) -> tuple[str, bytes]:
-    """(path, bytes) of the document-store file holding records chunk * DOCS_PER_FILE on."""
+def doc_file(chunk: int, records: Sequence[tuple]) -> tuple[str, bytes]:
+    """(path, bytes) of the document-store file of the papers numbered chunk * DOCS_PER_FILE on:
+    their `records`, at most DOCS_PER_FILE."""
     start = chunk * DOCS_PER_FILE
-    return f"{DOC_FILES}{chunk}.json", dump({
-        str(n): dict(zip(_RECORD_KEYS, records[n])) for n in range(start, min(start + DOCS_PER_FILE, len(records)))})
+    return f"{DOC_FILES}{chunk}.json", dump({str(n): dict(zip(_RECORD_KEYS, made))
+                                             for n, made in enumerate(records[:DOCS_PER_FILE], start)})
 
 
 def facets(venues: Sequence[list], topics: Sequence[list], paper_topics: Iterable[Sequence[int]],
