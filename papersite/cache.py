@@ -34,12 +34,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISDIR, S_ISREG
+from typing import Any, BinaryIO, Callable
 
 from . import __version__
 
 SOURCE_DIRS = ("content", "templates", "static")  # output.SOURCE_DIRS, without loading output.py
 
-FORMAT = 2  # of the entry files; part of every key
+FORMAT = 3  # of the entry files; part of every key
 MAGIC = b"papersite-cache"
 ENGINE = Path(__file__).resolve().parent
 LUNR = Path("node_modules") / "lunr" / "lunr.min.js"
@@ -182,20 +183,48 @@ def _take(path: str, st: os.stat_result, files: dict[str, list], last: dict[str,
 
 # --- Entry files -------------------------------------------------------------------
 
+HEADER_ROOM = 128  # bytes before the payload: the header, padded with spaces, and a newline
+
+
 def write_entry(path: Path, payload: bytes) -> None:
     """Write payload with a header naming its length and digest; atomically (a reader
     sees the old entry or the new one). Raises OSError."""
+    write_entry_from(path, lambda file: file.write(payload))
+
+
+def write_entry_from(path: Path, dump: Callable[[BinaryIO], Any]) -> None:
+    """write_entry of what dump(file) writes to the file it is given, as it writes it: a pickle
+    of a 50,000-paper session is 535 MB, which made whole in memory (and copied once more)
+    took the saver from 1.4 to 2.4 GB. The header's room is kept first and filled last."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    header = MAGIC + f" {FORMAT} {len(payload)} {_digest(payload)}\n".encode()
     temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         with open(temporary, "wb") as file:
-            file.write(header)
-            file.write(payload)
+            file.write(b" " * HEADER_ROOM)
+            payload = _Digesting(file)
+            dump(payload)
+            header = MAGIC + f" {FORMAT} {payload.size} {payload.digest()}".encode()
+            file.seek(0)
+            file.write(header.ljust(HEADER_ROOM - 1) + b"\n")
         os.replace(temporary, path)
     except OSError:
         temporary.unlink(missing_ok=True)
         raise
+
+
+class _Digesting:
+    """A file to write to, counting and digesting (as _digest) what goes through."""
+
+    def __init__(self, file: BinaryIO):
+        self.file, self.hash, self.size = file, hashlib.sha256(), 0
+
+    def write(self, data) -> int:
+        self.hash.update(data)
+        self.size += len(data) if isinstance(data, bytes) else memoryview(data).nbytes
+        return self.file.write(data)
+
+    def digest(self) -> str:
+        return self.hash.hexdigest()[:32]
 
 
 def read_entry(path: Path) -> memoryview | None:
@@ -205,8 +234,8 @@ def read_entry(path: Path) -> memoryview | None:
             data = file.read()
     except OSError:
         return None
-    header, newline, _ = data[:200].partition(b"\n")
-    parts = header.split(b" ")
+    header, newline, _ = data[:HEADER_ROOM].partition(b"\n")
+    parts = header.split()
     if not newline or len(parts) != 4 or parts[0] != MAGIC or parts[1] != str(FORMAT).encode():
         return None
     payload = memoryview(data)[len(header) + 1:]  # not a copy of it
@@ -295,20 +324,22 @@ def save_session(root: Path, fingerprint_: Fingerprint, cache) -> None:
         "map": cache.map,  # the paper map's layout, recomputed only when a title or abstract changes
         "search": cache.search,  # the search index, updated for the papers that changed
     }
-    try:
-        with _collector_paused():
-            payload = _session_pickle((fingerprint_.engine, session))
-    except Exception as exc:  # a part that cannot be pickled: no session, rather than a failed build
-        raise OSError(f"cannot keep the session: {exc}") from None
-    write_entry(session_path(root), payload)
+    def dump(file: BinaryIO) -> None:
+        try:
+            with _collector_paused():
+                _session_pickler(file).dump((fingerprint_.engine, session))
+        except OSError:
+            raise
+        except Exception as exc:  # a part that cannot be pickled: no session, rather than a failed build
+            raise OSError(f"cannot keep the session: {exc}") from None
+    write_entry_from(session_path(root), dump)
     from . import layout_ahead
     layout_ahead.keep(root, fingerprint_, cache)
 
 
-def _session_pickle(session) -> bytes:
-    """The session's bytes, with the receipts of files this build wrote kept as the plain
-    digests they are (the next build finds those files in the output)."""
-    import io
+def _session_pickler(file: BinaryIO):
+    """A pickler of the session into `file`, keeping the receipts of files this build wrote as
+    the plain digests they are (the next build finds those files in the output)."""
     import pickle
 
     from .output import Written
@@ -317,9 +348,7 @@ def _session_pickle(session) -> bytes:
         def reducer_override(self, obj):
             return (str, (str(obj),)) if type(obj) is Written else NotImplemented
 
-    buffer = io.BytesIO()
-    Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(session)
-    return buffer.getvalue()
+    return Pickler(file, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 ALONGSIDE_FROM = 400  # papers; a smaller session is saved in less time than a fork costs

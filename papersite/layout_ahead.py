@@ -14,7 +14,7 @@ import os
 import pickle
 from pathlib import Path
 
-from .cache import Fingerprint, cache_dir, read_entry, write_entry
+from .cache import Fingerprint, cache_dir, read_entry, write_entry_from
 from .config import SiteConfig
 from .content import is_content_name, read_paper
 from .map_data import map_text
@@ -44,7 +44,8 @@ def keep(root: Path, fingerprint_: Fingerprint, cache) -> None:
     terms = {key: kept for key, text in layout.texts.items() if (kept := cache.related.kept_terms(key, text))}
     state = {"frame": layout.skeleton.digest, "sources": sources, "texts": dict(layout.texts),
              "words": cache.related.words, "terms": terms}
-    write_entry(ahead_path(root), pickle.dumps((fingerprint_.engine, state), protocol=pickle.HIGHEST_PROTOCOL))
+    write_entry_from(ahead_path(root), lambda file: pickle.dump((fingerprint_.engine, state), file,
+                                                               protocol=pickle.HIGHEST_PROTOCOL))
 
 
 class LayoutAhead:
