@@ -425,3 +425,22 @@ def test_ctrl_c_handed_to_another_thread_ends_the_wait_for_the_saver(tmp_path):
     with open(lock, "w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)  # a saver still writing
         assert run_apart(SAVER_WAITED.replace("sys.argv[1]", repr(str(tmp_path)))).returncode == 130
+
+
+def test_an_entry_written_as_it_is_made_replaces_the_old_one_whole_or_not_at_all(tmp_path):
+    """A cache entry streams to its file (a 50,000-paper session is 535 MB): one that fails half-way
+    leaves the last entry as it was, and no temporary file; one that completes reads back whole."""
+    from papersite.cache import read_entry, write_entry, write_entry_from
+    path = tmp_path / "entry"
+    write_entry(path, b"the last session")
+
+    def failing(file):
+        file.write(b"half of a new one")
+        raise OSError("no space left on device")
+    with pytest.raises(OSError):
+        write_entry_from(path, failing)
+    assert bytes(read_entry(path)) == b"the last session"
+    assert [p.name for p in tmp_path.iterdir()] == ["entry"]
+    chunks = [b"x" * 70_000, memoryview(b"y" * 10), b""]
+    write_entry_from(path, lambda file: [file.write(chunk) for chunk in chunks])
+    assert bytes(read_entry(path)) == b"x" * 70_000 + b"y" * 10
