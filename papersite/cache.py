@@ -220,7 +220,7 @@ class _Digesting:
 
     def write(self, data) -> int:
         self.hash.update(data)
-        self.size += len(data) if isinstance(data, bytes) else memoryview(data).nbytes
+        self.size += memoryview(data).nbytes
         return self.file.write(data)
 
     def digest(self) -> str:
