@@ -1,12 +1,13 @@
 """The map's landmarks laid out ahead, for a `build` after an edit to one of them.
 
-Such an edit lays the landmarks out anew (paper_map.py): seconds at 10,000 papers,
-which a build could otherwise start only once it has loaded the last session and
-read the papers. `build` starts it first instead, in a process of its own, from
-what the last build left for it here (each paper's map text, and which file gave
-it) and the content files that changed since. The build takes that layout only if
-it is of the very texts it lays out (paper_map.LayoutCache.job checks), and lays
-out as usual otherwise: a guess, never trusted.
+Such an edit lays the landmarks out anew and places every other paper among them
+again (paper_map.py): seconds at 10,000 papers, which a build could otherwise start
+only once it has loaded the last session and read the papers. `build` starts both
+first instead, in a process of its own, from what the last build left for it here
+(each paper's map text and term counts, and which file gave it) and the content
+files that changed since. The build takes that layout only if it is of the very
+texts it lays out (paper_map.LayoutCache.job checks), and a point only for the very
+text placed; it lays out as usual otherwise: a guess, never trusted.
 """
 from __future__ import annotations
 
@@ -18,10 +19,10 @@ from .cache import Fingerprint, cache_dir, read_entry, write_entry_from
 from .config import SiteConfig
 from .content import is_content_name, read_paper
 from .map_data import map_text
-from .markup import MarkupError
-from .paper_map import fit, landmarks, skeleton_digest, term_counts
+from .markup import MarkupError, render_abstract
+from .paper_map import fit, landmarks, place, skeleton_digest, term_counts, text_digest
 from .parallel import Background, worth_forking
-from .related import term_dict
+from .text import TermNumbers
 
 WORTH_FROM = 256 * 1024  # bytes of what the last build left: below that (a few hundred papers), not worth a process
 
@@ -51,7 +52,8 @@ def keep(root: Path, fingerprint_: Fingerprint, cache) -> None:
 class LayoutAhead:
     """The landmarks' layout being made in a process of its own: its result is None when the
     edits moved no landmark (nothing to make ahead), else the landmarks' Skeleton (its digest
-    says of which texts). The build places the other papers among them itself."""
+    says of which texts) and the other texts placed among them, by text digest. The build
+    places itself any text it has that was not guessed."""
 
     def __init__(self, root: Path, config: SiteConfig, fingerprint_: Fingerprint):
         self.process = Background(lambda: lay_out(root, config, fingerprint_), lambda: None)
@@ -97,10 +99,8 @@ def content_files(config: SiteConfig, fingerprint_: Fingerprint) -> list[str]:
 
 def lay_out(root: Path, config: SiteConfig, fingerprint_: Fingerprint):
     """In the process ahead: the texts the build will lay out, guessed from the last build's
-    and the files changed since; their landmarks' layout (a Skeleton) if that differs from the
-    last one, else None."""
-    from .pipeline import abstract_of  # the build's own function: the same text, to the byte
-
+    and the files changed since; if their landmarks' layout differs from the last one, that
+    layout (a Skeleton) and the other texts placed among it (text digest -> point), else None."""
     payload = read_entry(ahead_path(root))
     if payload is None:
         return None
@@ -117,11 +117,12 @@ def lay_out(root: Path, config: SiteConfig, fingerprint_: Fingerprint):
         parsed = read_paper(Path(path), config)
         if parsed.paper is None:
             return None  # the build says what is wrong
-        abstract = abstract_of(parsed.paper.abstract)
-        if isinstance(abstract, MarkupError):
+        try:  # as the build renders it (pipeline.abstract_of), whose module this process need not import
+            _, abstract = render_abstract(parsed.paper.abstract)
+        except MarkupError:
             return None
         keys[path] = parsed.paper.id
-        texts[parsed.paper.id] = map_text(parsed.paper.title, abstract.text)
+        texts[parsed.paper.id] = map_text(parsed.paper.title, abstract)
         terms.pop(parsed.paper.id, None)
     if len(set(keys.values())) != len(keys):
         return None  # two papers with one id: the build says so
@@ -132,6 +133,13 @@ def lay_out(root: Path, config: SiteConfig, fingerprint_: Fingerprint):
 
     def counts(key: str):
         kept = terms.get(key)
-        return term_counts(texts[key]) if kept is None else term_dict(words, kept)
+        return term_counts(texts[key]) if kept is None else TermNumbers(words, *kept)
 
-    return fit(chosen, [counts(key) for key in chosen], frame)
+    skeleton = fit(chosen, [counts(key) for key in chosen], frame)
+    own, others = set(chosen), {}  # text digest -> a key with that text
+    for key in keys.values():
+        if key not in own:
+            others.setdefault(text_digest(texts[key]), key)
+    # placed here too: all of them move with the landmarks (0.5 s at 10,000 papers), and the build
+    # would otherwise place them itself, once it waits for the map, on its critical path
+    return skeleton, dict(zip(others, place(skeleton, map(counts, others.values()))))

@@ -23,8 +23,9 @@ thousands: its vector and similarities are sums of whole multiples of a small
 unit, exact in float64 whatever order BLAS adds them in (see _fixed), and the
 rest is done row by row.
 
-An edit to a landmark lays the landmarks out anew; `build` starts that ahead,
-before it loads its session (layout_ahead.py).
+An edit to a landmark lays the landmarks out anew, and places every other paper
+among them again; `build` starts both ahead, before it loads its session
+(layout_ahead.py).
 """
 from __future__ import annotations
 
@@ -32,10 +33,11 @@ import functools
 import hashlib
 import math
 import os
+from array import array
 from itertools import chain, islice, repeat
 from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
-from .text import prose_term_counts as term_counts
+from .text import TermNumbers, prose_term_counts as term_counts
 
 # One BLAS thread: as fast for these small products, never oversubscribed on a busy machine
 # (OpenBLAS threads slow a QR forty-fold there), and safe in the forked workers of a build.
@@ -55,6 +57,7 @@ SEED = 20240721
 VERSION = "landmarks-2"  # of the layout: part of every digest, so a cache of another one is not reused
 
 Point = tuple[int, int]
+Counts = Mapping[str, int] | TermNumbers  # a text's term counts (prose_term_counts), by term or numbered
 
 
 class Skeleton(NamedTuple):
@@ -83,9 +86,10 @@ class Laid(NamedTuple):
     placed: dict[str, Point] | None = None  # text digest -> point, for every text not a landmark's
 
 
-def _of_frame(made: Skeleton | None, frame: str) -> Skeleton | None:
-    """A layout made ahead, if it is of these very landmarks' texts (their digest is `frame`)."""
-    return made if made is not None and made.digest == frame else None
+def _of_frame(made: tuple[Skeleton, dict[str, Point]] | None, frame: str) -> tuple[Skeleton | None, dict[str, Point]]:
+    """A layout made ahead (the landmarks' Skeleton, and text digest -> point of the texts placed
+    among them), if it is of these very landmarks' texts (their digest is `frame`); else (None, {})."""
+    return made if made is not None and made[0].digest == frame else (None, {})
 
 
 class LayoutCache:
@@ -107,7 +111,7 @@ class LayoutCache:
         self.asked: tuple[str | None, Mapping[str, str]] = (None, {})  # the digest and texts of the last job
         self.shown: dict[tuple[str, str], tuple[str, int | str]] = {}  # map_data.map_files's titles and slugs
         # The landmarks' layout being made ahead of this build, where `build` started one (layout_ahead.py):
-        # done() says whether it is made, result() gives its Skeleton (None: nothing made ahead).
+        # done() says whether it is made, result() gives it (see _of_frame; None: nothing made ahead).
         self.ahead = None
 
     def __getstate__(self) -> dict:
@@ -116,7 +120,7 @@ class LayoutCache:
         return {**self.__dict__, "texts": {}, "asked": (None, {}), "ahead": None}
 
     def job(self, texts: Mapping[str, str], digest: str | None = None,
-            counts: Callable[[str, str], Mapping[str, int] | None] = lambda key, text: None
+            counts: Callable[[str, str], Counts | None] = lambda key, text: None
             ) -> tuple[Callable[[], Laid], int]:
         """(a function giving what keep takes, the size of its work: 0 when cached).
         `digest`: texts_digest(texts), if the caller has it. `counts(key, text)`: the text's
@@ -130,26 +134,26 @@ class LayoutCache:
         chosen = landmarks(keys)
         frame = skeleton_digest((key, texts[key]) for key in chosen)
         known = self.skeleton if self.skeleton is not None and self.skeleton.digest == frame else None
+        placed = self.placed if known is not None else {}  # made among these
         ahead = self.ahead if known is None else None  # the landmarks' layout being made ahead, if any
         if ahead is not None and ahead.done():
-            known, ahead = _of_frame(ahead.result(), frame), None
-        placed = self.placed if known is not None and known is self.skeleton else {}  # made among these
+            (known, placed), ahead = _of_frame(ahead.result(), frame), None
         own = set(chosen)
         digests = {key: text_digest(texts[key]) for key in keys if key not in own}  # of the texts placed
 
-        def counted(key: str) -> Mapping[str, int]:
+        def counted(key: str) -> Counts:
             return counts(key, texts[key]) or term_counts(texts[key])
 
         def work() -> Laid:
             if not keys:
                 return Laid(digest, [], [], None, {})
-            made = _of_frame(ahead.result(), frame) if ahead is not None else None
+            made, among = _of_frame(ahead.result(), frame) if ahead is not None else (None, placed)
             skeleton = known or made or fit(chosen, [counted(key) for key in chosen], frame)
             new: dict[str, str] = {}  # text digest -> a key with that text, for those to place
             for key, text_key in digests.items():
-                if text_key not in placed:
+                if text_key not in among:
                     new.setdefault(text_key, key)
-            where = {d: placed[d] for d in digests.values() if d in placed}
+            where = {d: among[d] for d in digests.values() if d in among}
             where.update(zip(new, place(skeleton, map(counted, new.values()))))
             points = [skeleton.own[key] if key in own else where[digests[key]] for key in keys]
             return Laid(digest, keys, points, skeleton, where)
@@ -236,7 +240,7 @@ def layout(texts: Sequence[str], keys: Sequence[str] | None = None, method: str 
     return cache.keep(job())
 
 
-def fit(keys: Sequence[str], counts: Sequence[Mapping[str, int]], digest: str) -> Skeleton:
+def fit(keys: Sequence[str], counts: Sequence[Counts], digest: str) -> Skeleton:
     """The landmarks' layout: LSA of their texts (given as term counts), their kNN graph laid
     out by force."""
     import numpy as np
@@ -260,7 +264,7 @@ def fit(keys: Sequence[str], counts: Sequence[Mapping[str, int]], digest: str) -
     return frame._replace(own=dict(zip(keys, map(tuple, _on_grid(frame, points)))))
 
 
-def place(frame: Skeleton, counts: Iterable[Mapping[str, int]]) -> list[Point]:
+def place(frame: Skeleton, counts: Iterable[Counts]) -> list[Point]:
     """Each text's point (given its term counts) among the landmarks: where its NEAREST most
     similar ones are, each weighted by its similarity ** PULL. A text no landmark shares a
     term with goes to the landmarks' centre. A text placed alone lands exactly where it lands
@@ -270,12 +274,13 @@ def place(frame: Skeleton, counts: Iterable[Mapping[str, int]]) -> list[Point]:
     centre = frame.points.mean(axis=0)
     near = min(NEAREST, len(frame.points))
     landmarks, basis = _fixed(frame.vectors).T, np.rint(frame.basis / BASIS_UNIT)
+    columns = _Columns(frame.columns)
     out = []
     counts = iter(counts)
     # 256 texts at a time: the counts of 46,000 texts (a landmark's edit at 50,000 papers) would
     # take hundreds of megabytes at once
     while chunk := list(islice(counts, 256)):
-        similar = (_fixed(_vectors(frame, chunk, basis)) @ landmarks) * FIXED_UNIT ** 2
+        similar = (_fixed(_vectors(frame, chunk, basis, columns)) @ landmarks) * FIXED_UNIT ** 2
         if near < similar.shape[1]:
             tops = np.argpartition(-similar, near - 1, axis=1)[:, :near]
         else:
@@ -301,7 +306,7 @@ def _fixed(vectors):
     return np.rint(vectors / FIXED_UNIT)
 
 
-def _vectors(frame: Skeleton, counts: list[Mapping[str, int]], basis=None):
+def _vectors(frame: Skeleton, counts: list[Counts], basis=None, columns: _Columns | None = None):
     """Each text's LSA vector (its TF-IDF row times the basis), scaled so that its largest entry
     is 1 in size (a zero vector for a text with no landmark term). Weights and basis are rounded
     to WEIGHT_UNIT and BASIS_UNIT (`basis`: the frame's, so rounded already), so the products
@@ -310,10 +315,9 @@ def _vectors(frame: Skeleton, counts: list[Mapping[str, int]], basis=None):
     the weights)."""
     import numpy as np
 
-    terms = list(chain.from_iterable(counts))
-    columns = np.fromiter(map(frame.columns.get, terms, repeat(-1)), np.int64, len(terms))
-    tfs = np.fromiter(chain.from_iterable(c.values() for c in counts), np.int64, len(terms))
-    rows = np.repeat(np.arange(len(counts)), np.fromiter(map(len, counts), np.int64, len(counts)))
+    words, sizes, terms, tfs = _numbered(counts)
+    columns = (columns or _Columns(frame.columns))(words, terms)
+    rows = np.repeat(np.arange(len(counts)), sizes)
     known = columns >= 0
     rows, columns, tfs = rows[known], columns[known], tfs[known]
     weights = np.rint(_log1(tfs) * frame.idf[columns] / WEIGHT_UNIT)
@@ -322,8 +326,9 @@ def _vectors(frame: Skeleton, counts: list[Mapping[str, int]], basis=None):
     # Exact while a row's weights sum to less than 2 ** 53 / 2 ** 18; a text of tens of
     # thousands of distinct terms is summed in integers instead.
     bound = np.bincount(rows, np.abs(weights), minlength=len(counts)) < 2.0 ** 35
-    for first, block in _dense_blocks(rows, columns, weights, len(counts), len(frame.columns), 256, np.float64):
-        vectors[first:first + len(block)] = block @ basis
+    if len(rows):  # each row's products summed: exact, so the same in any order (a dense product cost 3x)
+        starts = np.flatnonzero(np.concatenate(([True], rows[1:] != rows[:-1])))
+        vectors[rows[starts]] = np.add.reduceat(weights[:, None] * basis[columns], starts, axis=0)
     for row in np.flatnonzero(~bound):
         mine = rows == row
         vectors[row] = weights[mine].astype(np.int64) @ basis[columns[mine]].astype(np.int64)
@@ -370,21 +375,25 @@ def tfidf(texts: Sequence[str]):
     return rows, columns, values.astype("float32"), len(texts), len(vocabulary)
 
 
-def _tfidf(counts: Sequence[Mapping[str, int]]):
+def _tfidf(counts: Sequence[Counts]):
     """(rows, columns, values, term -> column, idf by column) of the texts' term counts."""
     import numpy as np
 
     n = len(counts)
-    sizes = np.fromiter(map(len, counts), np.int64, n)
-    terms = list(chain.from_iterable(counts))  # each text's terms, in the order it has them
-    numbers: dict[str, int] = {}
-    codes = np.fromiter((numbers.setdefault(term, len(numbers)) for term in terms), np.int64, len(terms))
-    df = np.bincount(codes, minlength=len(numbers))
+    words, sizes, terms, tf = _numbered(counts)
+    # Terms numbered anew in the order they first occur, text after text: that order is
+    # the columns' (and the sums below add in it).
+    found, first = np.unique(terms, return_index=True)
+    found = found[np.argsort(first)]
+    renumber = np.zeros(len(words), np.int64)
+    renumber[found] = np.arange(len(found))
+    codes = renumber[terms]
+    df = np.bincount(codes, minlength=len(found))
     keep = (df > 1) & (df <= max(2, n // 2))
     column = np.cumsum(keep) - 1  # term number -> column, for the terms kept
-    vocabulary = {term: int(column[number]) for term, number in numbers.items() if keep[number]}
+    vocabulary = dict(zip(map(words.__getitem__, found[keep].tolist()), range(int(keep.sum()))))
     idf = np.log(1 + n / df[keep])
-    tf = np.fromiter(chain.from_iterable(c.values() for c in counts), np.float64, len(terms))
+    tf = tf.astype(np.float64)
     rows = np.repeat(np.arange(n), sizes)
     kept = keep[codes]
     rows, codes, tf = rows[kept], codes[kept], tf[kept]
@@ -392,6 +401,56 @@ def _tfidf(counts: Sequence[Mapping[str, int]]):
     norms = np.sqrt(np.bincount(rows, values * values, minlength=n))
     values /= norms[rows]
     return rows, column[codes], values, vocabulary, idf
+
+
+def _numbered(counts: Sequence[Counts]):
+    """The texts' term counts as arrays: (words, how many terms each text has, each term's
+    number in `words`, its count), text after text, each text's terms in its own order. Texts
+    numbered into one word list (TermNumbers) are taken as they are, with no dict a text;
+    terms given by name are numbered after that list's words."""
+    import numpy as np
+
+    shared = next((c.words for c in counts if isinstance(c, TermNumbers)), ())
+    words, number = shared, None
+    terms, tfs = [], []
+    for text in counts:
+        if isinstance(text, TermNumbers) and text.words is shared:
+            terms.append(text.terms)
+            tfs.append(text.counts)
+            continue
+        if number is None:
+            words = list(shared)
+            number = dict(zip(words, range(len(words))))
+        numbers, times = array("i"), array("i")
+        for term, count in text.items():
+            numbers.append(number.setdefault(term, len(number)))
+            times.append(count)
+        terms.append(numbers)
+        tfs.append(times)
+    if number is not None:
+        words += list(number)[len(words):]  # the terms numbered here, in their numbers' order
+    sizes = np.fromiter(map(len, terms), np.int64, len(terms))
+    return (words, sizes, np.frombuffer(b"".join(terms), np.intc).astype(np.int64),
+            np.frombuffer(b"".join(tfs), np.intc).astype(np.int64))
+
+
+class _Columns:
+    """Term number -> the frame's column for that term (-1: none), for the numbers of one word
+    list: each word looked up once, however many texts have it."""
+
+    def __init__(self, columns: dict[str, int]):
+        self.columns, self.words, self.table = columns, None, None
+
+    def __call__(self, words: Sequence[str], terms):
+        import numpy as np
+
+        if words is not self.words or len(self.table) != len(words):
+            self.words, self.table = words, np.full(len(words), -2, np.int64)
+        table = self.table
+        missing = terms[table[terms] == -2]  # (np.unique's first call in a process takes 12 ms)
+        new = np.flatnonzero(np.bincount(missing, minlength=len(table))).tolist() if len(missing) else []
+        table[new] = np.fromiter(map(self.columns.get, map(words.__getitem__, new), repeat(-1)), np.int64, len(new))
+        return table[terms]
 
 
 def _dense_blocks(rows, columns, values, n: int, terms: int, size: int = 512, dtype=None):

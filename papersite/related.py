@@ -20,12 +20,11 @@ from array import array
 from bisect import bisect_left
 from collections import Counter
 from itertools import chain
-from typing import Sequence
 
 import numpy as np
 
 from .parallel import parallel_map
-from .text import prose_term_counts as term_counts
+from .text import TermNumbers, prose_term_counts as term_counts
 
 TERMS_PER_PAPER = 40  # 25 found the topic 10% less often; 60 cost 2.6x the scoring of 40 (docs/performance.md)
 COUNT = 5  # related papers per paper
@@ -47,11 +46,6 @@ def _log1(n: int) -> float:
 def find_related(texts: dict[str, str], count: int = COUNT) -> dict[str, list[str]]:
     """Map each id to up to `count` ids of the most similar texts, best first (ties: by id)."""
     return RelatedIndex(count).update({pid: (text,) for pid, text in texts.items()})
-
-
-def term_dict(words: Sequence[str], kept: tuple[array, array]) -> dict[str, int]:
-    """Term numbers and counts (RelatedIndex.kept_terms) as term -> count; `words`: the index's."""
-    return dict(zip(map(words.__getitem__, kept[0]), kept[1]))
 
 
 class RelatedIndex:
@@ -100,11 +94,11 @@ class RelatedIndex:
                 self._edit(changed, texts)
         return self.related
 
-    def kept_counts(self, pid: str, text: str) -> dict[str, int] | None:
+    def kept_counts(self, pid: str, text: str) -> TermNumbers | None:
         """The term counts of paper `pid` as last indexed, if its parts joined by '. ' were
         `text` then (the map lays out the same words: it takes them rather than count them again)."""
         kept = self.kept_terms(pid, text)
-        return None if kept is None else term_dict(self.words, kept)
+        return None if kept is None else TermNumbers(self.words, *kept)
 
     def kept_terms(self, pid: str, text: str) -> tuple[array, array] | None:
         """kept_counts as arrays: term numbers (in `words`) and counts."""

@@ -367,8 +367,9 @@ def test_the_map_layout_is_kept_until_a_title_or_abstract_changes(catalog, monke
 @pytest.mark.parametrize("guess", ["right", "wrong", "damaged"])
 def test_an_edit_to_a_landmark_is_laid_out_ahead(catalog, tmp_path, monkeypatch, guess):
     """The landmarks' layout is made ahead, in a process started before the session loads, and
-    taken when it is of the very texts the build lays out; a wrong guess, or a damaged file to
-    guess from, is laid out as usual. Either way: the clean build's site."""
+    taken when it is of the very texts the build lays out, with every other paper placed among
+    the landmarks there too; a wrong guess, or a damaged file to guess from, is laid out as
+    usual. Either way: the clean build's site."""
     from papersite import layout_ahead, paper_map, parallel
     monkeypatch.setattr(paper_map, "LANDMARKS", 3)
     monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
@@ -388,10 +389,25 @@ def test_an_edit_to_a_landmark_is_laid_out_ahead(catalog, tmp_path, monkeypatch,
     real_fit = paper_map.fit
     monkeypatch.setattr(paper_map, "fit", lambda *args: (fits.open("a").write("fit\n"), real_fit(*args))[1])
     monkeypatch.setattr(layout_ahead, "fit", paper_map.fit)
+    places = tmp_path / "places"  # one line a call: by the build or ahead, and how many texts it placed
+    real_place = paper_map.place
+
+    def placing(by):
+        def place(*args):
+            points = real_place(*args)
+            with places.open("a") as log:
+                log.write(f"{by} {len(points)}\n")
+            return points
+        return place
+    monkeypatch.setattr(paper_map, "place", placing("build"))
+    monkeypatch.setattr(layout_ahead, "place", placing("ahead"))
     run("build", "--config", config, "-o", out)
     made = len(fits.read_text().splitlines()) if fits.exists() else 0
     # right: made once, ahead; wrong: ahead, and again by the build; damaged: by the build alone
     assert made == {"right": 1, "wrong": 2, "damaged": 1}[guess]
+    calls = [line.split() for line in places.read_text().splitlines()]
+    by_build = sum(int(count) for by, count in calls if by == "build")
+    assert by_build == {"right": 0, "wrong": 3, "damaged": 3}[guess]  # the three papers no landmark
     assert_same_as_clean(catalog, tmp_path, f"a landmark's edit, guessed {guess}")
 
 

@@ -285,3 +285,37 @@ def test_a_text_placed_alone_lands_where_it_lands_among_hundreds():
     vectors = paper_map._vectors(frame, counts)  # to the last bit, not only on the grid
     assert all((paper_map._vectors(frame, [c])[0] == vector).all() for c, vector in zip(counts, vectors))
     assert len(set(together)) > 100  # spread over the map, not all on one point
+
+
+def test_counts_numbered_as_related_papers_keep_them_give_the_layout_counts_by_term_give():
+    """The map takes each paper's counts as related papers keep them (numbers into one word
+    list) rather than make a dict a text: the same landmarks' layout, the same points, also
+    with some texts counted afresh among them."""
+    import random
+
+    from papersite.related import RelatedIndex
+    rng = random.Random(3)
+    words = " ".join(DIFFUSION + BANDITS).split()
+    texts = {f"p{i:03d}": " ".join(rng.choice(words) for _ in range(rng.randint(5, 60))) for i in range(300)}
+    index = RelatedIndex()
+    index.update({key: (text,) for key, text in texts.items()})
+    order = rng.sample(list(texts), len(texts))  # not the order the index numbered their words in
+    by_term = [term_counts(texts[key]) for key in order]
+    numbered = [index.kept_counts(key, texts[key]) for key in order]
+    assert all(isinstance(n, paper_map.TermNumbers) for n in numbered)
+    mixed = [c if i % 3 else n for i, (c, n) in enumerate(zip(by_term, numbered))]
+    keys = order[:60]
+    frames = [paper_map.fit(keys, counts[:60], "test") for counts in (by_term, numbered, mixed)]
+    # columns in the order terms first occur, text after text; each with its IDF among the landmarks
+    first_seen = [term for term in dict.fromkeys(t for c in by_term[:60] for t in c) if term in frames[0].columns]
+    assert list(frames[0].columns) == first_seen and len(first_seen) > 20
+    df = {term: sum(term in c for c in by_term[:60]) for term in first_seen}
+    assert [math.log(1 + 60 / df[term]) for term in first_seen] == frames[0].idf.tolist()
+    for frame in frames[1:]:
+        assert list(frame.columns.items()) == list(frames[0].columns.items())
+        assert frame.own == frames[0].own
+        for part in ("idf", "basis", "vectors", "points"):
+            assert (getattr(frame, part) == getattr(frames[0], part)).all()
+    points = [paper_map.place(frames[0], counts[60:]) for counts in (by_term, numbered, mixed)]
+    assert points[0] == points[1] == points[2]
+    assert len(set(points[0])) > 50

@@ -144,5 +144,6 @@ def test_the_counts_kept_for_a_paper_are_those_of_its_text_and_only_of_that_text
     text = "Diffusion Models. Denoising diffusion of images, and of images again."
     kept = index.kept_counts("a", text)
     assert list(kept.items()) == list(prose_term_counts(text).items())  # the same counts, in the same order
+    assert kept.words is index.words  # numbered into the index's words, which the map takes as they are
     assert index.kept_counts("a", "Diffusion Models. Something else.") is None  # another text: not these
     assert index.kept_counts("c", text) is None  # no such paper
