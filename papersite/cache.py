@@ -312,8 +312,6 @@ def save_session(root: Path, fingerprint_: Fingerprint, cache) -> None:
     """Keep what the next build may start from (a BuildCache's parts that do not hold
     output files). One pickle, so that objects shared between them stay shared (an
     unchanged paper is the same object in the people and in the papers). Raises OSError."""
-    import pickle
-
     # What an edit would otherwise make first (the saver runs after the build, on its own time)
     cache.related.prepare_for_edits()
     session = {

@@ -52,7 +52,8 @@ def edited_pages(config: SiteConfig, cache: BuildCache, changed: tuple[str, ...]
         paper = parsed.paper
         # what the last build rendered at this paper's address, if it was this file's page
         address = urls.path_of(paper)
-        template, context, _, file = cache.pages.pages.get(address, (None, {}, None, None))
+        template, shown, _, file = cache.pages.pages.get(address, (None, None, None, None))
+        context = shown.context if shown is not None else {}
         old = context.get("paper")
         if template != "paper.html" or not isinstance(old, Paper) \
                 or os.path.normpath(old.source) != os.path.normpath(path) or not _moves_nothing(old, paper):

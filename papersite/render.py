@@ -196,7 +196,8 @@ class RenderCache:
     """Each page's output from the last build, reused while nothing it shows has changed.
 
     What a page shows is its template, its context, the config and the small
-    globals (such as paper_count): last build's are kept and compared. Unchanged
+    globals (such as paper_count): last build's are kept and compared (a page the plan
+    kept is the same Page, and its context is not compared, nor even made). Unchanged
     papers are the very same objects, so comparing a context is mostly pointer
     checks. A template that reads a catalog-wide global (found by parsing it and
     everything it extends, includes or imports) can show anything, so its pages
@@ -207,7 +208,7 @@ class RenderCache:
 
     def __init__(self):
         self.stamp: tuple | None = None
-        self.pages: dict[str, tuple[str, dict, Any, str]] = {}  # path -> (template, context, output, file)
+        self.pages: dict[str, tuple[str, Page, Any, str]] = {}  # path -> (template, page, output, file)
         self.wide: dict[str, bool] = {}  # template -> reads a catalog-wide global
         self.env: jinja2.Environment | None = None  # the last build's, for a page rendered ahead (first_look.py)
 
@@ -239,13 +240,14 @@ def render_pages(env: jinja2.Environment, pages: list[Page], cache: RenderCache 
     cache = cache or RenderCache()
     cache.start(env)
     wide = {template: _reads_catalog(env, template, cache.wide) for template in {page.template for page in pages}}
-    # Keyed by page path; an entry is (template, context, output, output file). A page the
-    # plan kept is the very same context: one identity check, and its entry is reused as is.
+    # Keyed by page path; an entry is (template, page, output, output file). A page the plan
+    # kept is the very same Page: one identity check, its entry reused as is, and its context
+    # never made (see Page). Another page is compared by its context.
     last, kept, out, todo = cache.pages, {}, {}, []
     for page in pages:  # 47,000 times in a one-paper rebuild at 10,000 papers: kept lean
         entry = last.get(page.path)
         if entry is None or wide[page.template] or entry[0] != page.template or \
-                not (entry[1] is page.context or entry[1] == page.context) or \
+                not (entry[1] is page or entry[1].context == page.context) or \
                 (output := reuse(entry[3], entry[2])) is None:
             todo.append(page)
         else:
@@ -267,7 +269,7 @@ def render_pages(env: jinja2.Environment, pages: list[Page], cache: RenderCache 
     for i, page in enumerate(todo):
         file = urls.output_file(page.path)
         out[file] = results[i]
-        kept[page.path] = (page.template, page.context, results[i], file)
+        kept[page.path] = (page.template, page, results[i], file)
     cache.pages = kept
     return out
 

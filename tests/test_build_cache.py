@@ -3,7 +3,9 @@ site, byte for byte, whatever changed in between; a damaged cache is never trust
 cannot be written is a warning. All through the real CLI."""
 from __future__ import annotations
 
+import functools
 import os
+import pickle
 import shutil
 from pathlib import Path
 
@@ -312,6 +314,38 @@ def test_an_edit_renders_again_only_the_pages_that_show_it(site, tmp_path, monke
     untouched = {"papers/kernel-bounds/", "papers/kernel-margins/", "venues/icml-2024/", "authors/xavier-kernel/"}
     assert not untouched & set(rendered), rendered
     assert_same_as_clean(site, tmp_path, "a title edit")
+
+
+def test_a_page_an_edit_keeps_is_loaded_without_its_context_and_never_makes_it(site, monkeypatch):
+    """The session keeps a paper's or an author's page as what its context is made of, and a
+    build that keeps the page (nothing it shows changed) never makes the context at all."""
+    import papersite.pages
+    site.write("site.yaml", MINIMAL_CONFIG)
+    for name, title, author in (("kernels", "Kernel Bounds", "Xavier Kernel"), ("diffusion", "Diffusion", "Yara Noise")):
+        site.write(f"content/icml-2024/{name}.md", f"---\nid: {name}\ntitle: {title}\nauthors: [{author}]\n"
+                                                   f"venue: icml-2024\nyear: 2024\n---\nAbout {name}.\n")
+    config, out = site.root / "site.yaml", site.root / "_site"
+    run("build", "--config", config, "-o", out)
+    made = []
+
+    def recorded(real):
+        @functools.wraps(real)  # pickled by name, as the real one is
+        def make(*inputs):
+            made.append(inputs[0])
+            return real(*inputs)
+        return make
+
+    for name in ("paper_context", "author_context", "author_feed_context"):  # found by name when a session loads
+        monkeypatch.setattr(papersite.pages, name, recorded(getattr(papersite.pages, name)))
+    site.write("content/icml-2024/diffusion.md", "---\nid: diffusion\ntitle: Diffusion Again\nauthors: [Yara Noise]\n"
+                                                 "venue: icml-2024\nyear: 2024\n---\nAbout diffusion.\n")
+    run("build", "--config", config, "-o", out)
+    shown = sorted({getattr(what, "title", None) or what.name for what in made})
+    assert "Diffusion Again" in shown and "Yara Noise" in shown
+    assert "Xavier Kernel" not in shown, shown  # an author the edit did not touch: page and feed kept
+    session = pickle.loads(papersite.cache.read_entry(papersite.cache.session_path(site.root)))[1]
+    kept = session["pages"].pages["authors/xavier-kernel/"][1]
+    assert kept._context is None and kept.context["person"].name == "Xavier Kernel"
 
 
 def test_the_cache_reads_what_the_build_reads():
