@@ -257,8 +257,10 @@ def render_pages(env: jinja2.Environment, pages: list[Page], cache: RenderCache 
         _load(env, template)  # compiled once here, before workers fork
     # Listings last: each reads hundreds of papers, so a worker rendering them copies
     # most of the parent's memory (see parallel_map). Last, they do not meet the
-    # search process of a one-shot build, which is done by then at 50,000 papers.
-    order = sorted(range(len(todo)), key=lambda i: len(todo[i].context.get("papers", ())))
+    # search process of a one-shot build, which is done by then at 50,000 papers. A page
+    # made from its inputs (a paper's, an author's) lists few, and its context is made by
+    # the worker that renders it, not kept by this process (see Page).
+    order = sorted(range(len(todo)), key=lambda i: 0 if todo[i].made_from else len(todo[i].context.get("papers", ())))
     if store is None:
         def job(page: Page) -> Any:
             return render_page(env, page)
