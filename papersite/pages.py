@@ -35,7 +35,7 @@ class Page:
     author's) is given `made_from` instead of a context: a function and the inputs it makes
     the context of. The context is made when first read, and kept by the persistent cache as
     that recipe, not as itself: a kept page is never rendered, so its context is never made,
-    and a fresh `build` process loads a third fewer objects (0.19 s at 10,000 papers)."""
+    and a fresh `build` process loads 150,000 fewer objects at 10,000 papers (0.07 to 0.2 s)."""
 
     __slots__ = ("path", "template", "_context", "made_from")
 
