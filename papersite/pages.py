@@ -55,12 +55,6 @@ class Page:
             return Page, (self.path, self.template, None, self.made_from)
         return Page, (self.path, self.template, self._context)
 
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Page) and (self.path, self.template, self.context) == \
-            (other.path, other.template, other.context)
-
-    __hash__ = None
-
     def __repr__(self) -> str:
         return f"Page({self.path!r}, {self.template!r})"
 
