@@ -319,3 +319,29 @@ def test_counts_numbered_as_related_papers_keep_them_give_the_layout_counts_by_t
     points = [paper_map.place(frames[0], counts[60:]) for counts in (by_term, numbered, mixed)]
     assert points[0] == points[1] == points[2]
     assert len(set(points[0])) > 50
+
+
+def test_the_sparse_product_is_the_dense_one_with_the_same_bits_however_it_is_chunked(monkeypatch):
+    """The SVD multiplies by the TF-IDF matrix over its entries only: the dense product's
+    values, each row summed in the order of its entries, so the chunks it works in (a
+    memory bound) change no bit, and neither does the order the entries come in."""
+    import numpy as np
+    rng = np.random.default_rng(5)
+    rows = np.sort(rng.integers(0, 300, 4000))
+    rows[rows == 7] = 8  # a row with no entry: zeros
+    columns = rng.integers(0, 500, 4000)
+    values = rng.standard_normal(4000).astype(np.float32)
+    dense = np.zeros((300, 500), np.float64)
+    np.add.at(dense, (rows, columns), values)
+    right, left = rng.standard_normal((500, 20)).astype(np.float32), rng.standard_normal((300, 20)).astype(np.float32)
+    matrix = paper_map._Sparse(rows, columns, values, (300, 500))
+    product, transposed = matrix @ right, matrix.T @ left
+    assert np.allclose(product, dense @ right, rtol=1e-4, atol=1e-4) and not product[7].any()
+    assert np.allclose(transposed, dense.T @ left, rtol=1e-4, atol=1e-4)
+    monkeypatch.setattr(paper_map._Sparse, "CHUNK", 37)
+    small = paper_map._Sparse(rows, columns, values, (300, 500))
+    assert len(small.chunks) > 50
+    assert (small @ right == product).all() and (small.T @ left == transposed).all()
+    backwards = np.concatenate([np.flatnonzero(rows == row) for row in range(299, -1, -1)])  # rows in another order
+    again = paper_map._Sparse(rows[backwards], columns[backwards], values[backwards], (300, 500))
+    assert (again @ right == product).all()
