@@ -117,7 +117,7 @@ class Staging:
         self.out_dir = resolve_output(self.shown)
         refuse_unsafe_output(self.shown, self.out_dir, project)
         self.digests = digests  # None: a one-shot build, which hashes each file once and keeps no bytes
-        self.made: set[Path] = set()  # folders of the staging folder made so far (by this process)
+        self.made: set[str] = set()  # folders of the staging folder made so far (by this process)
         self.owner = os.getpid()
         # Named in the parent, so forked workers put into the same folder.
         self.folder = self.out_dir.with_name(f".{self.out_dir.name}.new-{self.owner}")
@@ -179,14 +179,17 @@ class Staging:
         digest = _digest(path, data, self.digests)
         if _unchanged(self.out_dir, path, data, digest, self.surveyed()):
             return digest
-        target = self.folder / path
+        # Paths as strings, files by os calls: 62,000 files at 10,000 papers, and pathlib and
+        # buffered files made each write cost 28 us instead of 17
+        target = os.path.join(self.folder, path)
         try:
             # One mkdir per folder, not per file: a paper's folder gets three files,
             # and at 10,000 papers most of a write is otherwise spent in mkdir.
-            if target.parent not in self.made:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                self.made.add(target.parent)
-            target.write_bytes(data)
+            folder = os.path.dirname(target)
+            if folder not in self.made:
+                os.makedirs(folder, exist_ok=True)
+                self.made.add(folder)
+            _write_file(target, data)
         except OSError as exc:
             raise _write_error(self.shown, exc) from None
         return Written(digest)
@@ -215,13 +218,13 @@ class Staging:
             return WriteReport(0, 0, len(stored), sum(self.on_disk[path][0] for path in stored))
         try:
             if not self.on_disk:  # a new or empty folder: the staging folder holds the whole site
-                stats = {path: _stat(self.folder / path) for path in stored}
+                stats = {path: _stat(os.path.join(self.folder, path)) for path in stored}
                 _write_manifest(self.out_dir, stored, stats, [], required=True)
                 _swap(self.folder, self.out_dir)
             else:
                 fresh = sorted(path for path, entry in stored.items() if isinstance(entry, Written))
                 stats = {path: self.on_disk[path] for path, entry in stored.items() if not isinstance(entry, Written)}
-                stats |= {path: _stat(self.folder / path) for path in fresh}  # a rename keeps both
+                stats |= {path: _stat(os.path.join(self.folder, path)) for path in fresh}  # a rename keeps both
                 # Written before anything moves, naming the old site's files too: wherever a
                 # crash stops, the manifest vouches for every file in the output, and the next
                 # build (comparing what does not match it) finishes the job.
@@ -238,6 +241,17 @@ def _write_error(out_dir: Path, exc: OSError) -> SiteError:
     where = f" ({exc.filename})" if exc.filename else ""
     return SiteError(Problem(out_dir, None, f"could not write the site: {exc.strerror or exc}{where}; "
                                             "the previous site is unchanged"))
+
+
+def _write_file(path: str, data: bytes) -> None:
+    """`data` as the file at `path`, made or truncated."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
 
 
 def _unchanged(out_dir: Path, path: str, data: bytes, digest: str, held: Survey) -> bool:
@@ -355,7 +369,7 @@ def _existing_files(out_dir: Path) -> dict[str, Stat]:
     return found
 
 
-def _stat(path: Path) -> Stat:
+def _stat(path: str) -> Stat:
     st = os.stat(path)
     return st.st_size, st.st_mtime_ns, st.st_ino
 
@@ -365,19 +379,16 @@ def _move_in(staging: Path, out_dir: Path, fresh: list[str], stale: list[str]) -
     remove the files the new site drops: as many file operations as files that changed."""
     made: set[str] = set()
     for path in fresh:
-        folder = os.path.dirname(path)
-        if folder and folder not in made:
-            _make_folder(out_dir, folder)
-            made.add(folder)
-        target = out_dir / path
+        _make_folder(out_dir, os.path.dirname(path), made)
+        source, target = os.path.join(staging, path), os.path.join(out_dir, path)  # strings: 62,000 at 10,000 papers
         try:
-            os.rename(staging / path, target)
+            os.rename(source, target)
         except IsADirectoryError:  # a folder of the old site where the new one has a file
-            _remove_tree(target)
-            os.rename(staging / path, target)
+            _remove_tree(Path(target))
+            os.rename(source, target)
         except PermissionError:  # a folder of ours made read-only: still ours to update
-            _make_writable(target.parent)
-            os.rename(staging / path, target)
+            _make_writable(Path(target).parent)
+            os.rename(source, target)
     emptied = set()
     for path in stale:
         target = out_dir / path
@@ -395,21 +406,30 @@ def _move_in(staging: Path, out_dir: Path, fresh: list[str], stale: list[str]) -
                 os.rmdir(out_dir / folder)
 
 
-def _make_folder(out_dir: Path, folder: str) -> None:
-    """out_dir/folder, made where missing; an old site's file that stands in its way goes
-    (it is one the new site drops: the manifest check said every file there is ours)."""
-    path = out_dir
-    for part in Path(folder).parts:
-        path = path / part
+def _make_folder(out_dir: Path, folder: str, made: set[str]) -> None:
+    """out_dir/folder, made where missing; an old site's file (or link) that stands in its way
+    goes (it is one the new site drops: the manifest check said every file there is ours).
+    `made`: the folders made or found so far, each looked at once (20,000 at 10,000 papers)."""
+    if not folder or folder in made:
+        return
+    _make_folder(out_dir, os.path.dirname(folder), made)
+    path = os.path.join(out_dir, folder)
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is None or not stat.S_ISDIR(mode):
         try:
-            path.mkdir()
-        except FileExistsError:
-            if not path.is_dir() or path.is_symlink():
-                path.unlink()
-                path.mkdir()
+            if mode is not None:
+                os.unlink(path)
+            os.mkdir(path)
         except PermissionError:
-            _make_writable(path.parent)
-            path.mkdir(exist_ok=True)
+            _make_writable(Path(path).parent)
+            if mode is not None:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(path)
+            os.mkdir(path)
+    made.add(folder)
 
 
 def _make_writable(folder: Path) -> None:

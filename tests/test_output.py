@@ -59,16 +59,16 @@ def test_a_failed_write_leaves_the_previous_site(tmp_path, monkeypatch):
     out = tmp_path / "_site"
     write_site({"index.html": b"old", "a.html": b"a"}, out)
     before = snapshot(out)
-    real_write = type(out).write_bytes
+    real_write = os.write
     calls = []
 
-    def disk_full(self, data):
-        calls.append(self)
+    def disk_full(fd, data):  # the second file's write fails, as write(2) does on a full disk
+        calls.append(fd)
         if len(calls) > 1:
             raise OSError(28, "No space left on device")
-        return real_write(self, data)
+        return real_write(fd, data)
 
-    monkeypatch.setattr(type(out), "write_bytes", disk_full)
+    monkeypatch.setattr(os, "write", disk_full)
     with pytest.raises(SiteError, match="No space left on device.*previous site is unchanged"):
         write_site({"index.html": b"new", "a.html": b"new a", "c.html": b"c"}, out)
     monkeypatch.undo()
@@ -81,10 +81,10 @@ def test_an_interrupt_leaves_the_previous_site(tmp_path, monkeypatch):
     write_site({"index.html": b"old"}, out)
     before = snapshot(out)
 
-    def interrupted(self, data):
+    def interrupted(fd, data):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(type(out), "write_bytes", interrupted)
+    monkeypatch.setattr(os, "write", interrupted)
     with pytest.raises(KeyboardInterrupt):
         write_site({"index.html": b"new"}, out)
     monkeypatch.undo()
@@ -227,3 +227,13 @@ def test_a_survey_apart_is_made_in_another_process_and_says_the_same(tmp_path, m
     with Staging(out, survey_alongside=True) as apart:
         assert apart.surveyed() == held
     assert int(listed_by.read_text()) != os.getpid()
+
+
+def test_a_short_write_is_carried_on_until_the_whole_file_is_written(tmp_path, monkeypatch):
+    real_write = os.write
+    monkeypatch.setattr(os, "write", lambda fd, data: real_write(fd, bytes(data[:3])))  # write(2) may write less
+    out = tmp_path / "_site"
+    files = {"index.html": b"<p>home</p>" * 50, "papers/a/index.html": "é ∑ 🙂".encode() * 20, "empty.txt": b""}
+    write_site(files, out)
+    monkeypatch.undo()
+    assert {path: (out / path).read_bytes() for path in files} == files
