@@ -247,11 +247,16 @@ def _write_file(path: str, data: bytes) -> None:
     """`data` as the file at `path`, made or truncated."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        write_all(fd, data)
     finally:
         os.close(fd)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """All of `data` to an open file: write(2) may write less than it is given."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _unchanged(out_dir: Path, path: str, data: bytes, digest: str, held: Survey) -> bool:

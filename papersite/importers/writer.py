@@ -20,6 +20,7 @@ import yaml
 
 from ..content import find_content_files, split_front_matter
 from ..errors import Problem, SiteError
+from ..output import write_all
 from ..yamlsource import FORBIDDEN_CHARACTERS, load_yaml
 from .identity import family_name, identifiers, title_key
 from .titles import title_is_derived
@@ -99,9 +100,7 @@ def write_atomically(path: Path, data: bytes, existed: bool | None = None) -> No
             os.makedirs(folder, exist_ok=True)
             file = os.open(temporary, _CREATE, 0o666)
         try:
-            left = memoryview(data)
-            while left:
-                left = left[os.write(file, left):]
+            write_all(file, data)
         finally:
             os.close(file)
         if existed if existed is not None else os.path.exists(target):
