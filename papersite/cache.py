@@ -506,7 +506,8 @@ def too_big_for_pages(size: int) -> str | None:
     """What to say of a site of `size` bytes that GitHub Pages would not publish (None: it would)."""
     if size <= PAGES_LIMIT:
         return None
-    return f"the site is {in_megabytes(size)}, and GitHub Pages publishes sites of at most 1 GB (README.md: Deploy)"
+    return (f"the site is {in_megabytes(size)}, and GitHub Pages publishes sites of at most 1 GB "
+            "(README.md: Deploy; site.yaml's omit: can leave out author feeds, author .bib files and citation files)")
 
 
 def in_megabytes(size: int) -> str:

@@ -128,9 +128,14 @@ class Cited:
     csl_path: str
 
 
-def cite(paper: Paper, venue: Venue, key: str, abstract: str, topics: tuple[Topic, ...], page_url: str) -> Cited:
-    return Cited(bibtex_entry(paper, venue, page_url, key).encode("utf-8"),
-                 ris(paper, venue, key, abstract, topics, page_url), csl_json(paper, venue, key, abstract, topics, page_url),
+def cite(paper: Paper, venue: Venue, key: str, abstract: str, topics: tuple[Topic, ...], page_url: str,
+         files: bool = True) -> Cited:
+    """`files`: make the RIS and CSL-JSON files too (else only the BibTeX entry, which the .bib files list)."""
+    entry = bibtex_entry(paper, venue, page_url, key).encode("utf-8")
+    if not files:
+        return Cited(entry, None, None, urls.cite_of(paper, "ris"), urls.cite_of(paper, "json"))
+    return Cited(entry, ris(paper, venue, key, abstract, topics, page_url),
+                 csl_json(paper, venue, key, abstract, topics, page_url),
                  urls.cite_of(paper, "ris"), urls.cite_of(paper, "json"))
 
 
@@ -169,7 +174,8 @@ class Citations:
         self.catalog = catalog
         link = urls.Urls(catalog.config.base_url)
         cache = cache if cache is not None else CitationCache()
-        stamp = (catalog.config.base_url, catalog.config.topics)
+        stamp = (catalog.config.base_url, catalog.config.topics, catalog.config.omit)
+        with_files = catalog.config.writes("citation-files")
         if cache.stamp != stamp:
             cache.papers, cache.files, cache.stamp = {}, {}, stamp
         venues = {venue.slug: venue for venue in catalog.config.venues}
@@ -180,6 +186,9 @@ class Citations:
             kept = last.get(paper.id)
             if kept is not None and kept[0] == inputs:
                 cited = kept[1]
+                if not with_files:
+                    fresh[paper.id] = kept
+                    continue
                 ris, csl = reuse(cited.ris_path, cited.ris), reuse(cited.csl_path, cited.csl)
                 if ris is cited.ris and csl is cited.csl:
                     fresh[paper.id] = kept
@@ -190,13 +199,14 @@ class Citations:
                     continue
             todo.append(inputs)
         topic_of = catalog.topic
-        jobs = [(*inputs, tuple(map(topic_of, inputs[0].topics)), link.absolute(inputs[0])) for inputs in todo]
+        jobs = [(*inputs, tuple(map(topic_of, inputs[0].topics)), link.absolute(inputs[0]), with_files)
+                for inputs in todo]
         for gone in last.keys() - fresh.keys():  # removed or changed (a slug may have changed)
             files.pop(last[gone][1].ris_path, None)
             files.pop(last[gone][1].csl_path, None)
         # a listing's .bib is remade only when one of its entries changed (or its papers did)
         self.remade: set[str] = set()  # ids of the papers whose BibTeX entry is new or changed
-        if store is None:
+        if store is None or not with_files:
             make = _cite
         else:
             def make(job: tuple) -> Cited:
@@ -208,7 +218,8 @@ class Citations:
             if old is None or old[1].bibtex != cited.bibtex:
                 self.remade.add(inputs[0].id)
             fresh[inputs[0].id] = (inputs, cited)
-            files[cited.ris_path], files[cited.csl_path] = cited.ris, cited.csl
+            if with_files:
+                files[cited.ris_path], files[cited.csl_path] = cited.ris, cited.csl
         cache.papers = fresh  # papers that are gone are forgotten
         self.cited = {paper_id: kept[1] for paper_id, kept in fresh.items()}
         self.cache = cache
@@ -239,13 +250,14 @@ class Citations:
 
     def files(self) -> dict[str, bytes]:
         """Output path -> bytes (or, with `store`, a receipt): each paper's RIS and CSL-JSON, and the .bib of the catalog,
-        of each venue, topic and author (see bib_of)."""
+        of each venue, topic and author (see bib_of); less what site.yaml's `omit:` leaves out."""
         catalog = self.catalog
         files = dict(self.cache.files)
         listings = [(urls.bibtex_of(), catalog.papers)]
         listings += [(urls.bibtex_of(venue), catalog.venue_papers[venue.slug]) for venue in catalog.venues]
         listings += [(urls.bibtex_of(topic), catalog.topic_papers[topic.slug]) for topic in catalog.topics]
-        listings += [(bib_of(author), author.papers) for author in catalog.authors]
+        if catalog.config.writes("author-bibtex"):
+            listings += [(bib_of(author), author.papers) for author in catalog.authors]
         for path, papers in listings:
             if path not in files:  # the co-authors of a paper who wrote nothing else share its .bib
                 files[path] = self.bib(papers, path)

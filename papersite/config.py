@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field, replace
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -44,6 +45,9 @@ class SiteConfig:
     """Free-form data for your own templates: {{ site.extra.whatever }}."""
     extra_css: tuple[str, ...] = ()
     """Stylesheets in static/ that every page links after the theme's, e.g. ("custom.css",)."""
+    omit: tuple[str, ...] = ()
+    """Files the build leaves out, and the links to them: any of OMITTABLE. For a catalog too
+    large for GitHub Pages' 1 GB (README: Deploy)."""
     extra_css_at: tuple[tuple[str, int | None], ...] = field(default=(), compare=False, repr=False)
     """Where each extra_css entry is written (site.yaml, line), for the build's check that it exists (not a key)."""
     root: Path = Path(".")
@@ -76,12 +80,25 @@ class SiteConfig:
             raise SiteError(checker.problems)
         return replace(self, base_url=url)
 
+    def writes(self, name: str) -> bool:
+        """Whether the build writes these optional files (see OMITTABLE); templates ask it too."""
+        if name not in OMITTABLE:
+            raise ValueError(f"no optional files called {name!r}: {', '.join(OMITTABLE)}")
+        return name not in self.omit
+
 
 MAX_CONFIG_BYTES = 10 * 1024 * 1024  # site.yaml runs to kilobytes; PyYAML parses about 1 MB/s
 # Years become dates (feeds, JSON-LD): what a date can hold.
 MIN_YEAR, MAX_YEAR = 1, 9999
 KEYS = ("title", "base_url", "description", "author", "language", "cname", "topics", "venues", "authors",
-        "extra", "extra_css")
+        "extra", "extra_css", "omit")
+# What `omit:` may leave out, the biggest part of a large site after the paper pages
+# (bytes a paper at 50,000 papers, docs/performance.md "Site size"):
+OMITTABLE = (
+    "author-feeds",  # authors/<slug>/feed.xml, ~4,200
+    "author-bibtex",  # authors/<slug>/papers.bib, or the cite.bib of an author's one paper, ~2,000
+    "citation-files",  # papers/<slug>/cite.ris and cite.json, ~3,300; the reading list then exports BibTeX only
+)
 TOPIC_KEYS = ("slug", "name", "description", "keywords")
 VENUE_KEYS = ("slug", "name", "year", "full_name", "url", "kind", "aliases")
 PERSON_KEYS = ("name", "orcid", "affiliation", "url")
@@ -127,6 +144,7 @@ def parse_config(data: Any, lines: dict, path: Path) -> SiteConfig:
         authors=tuple(_authors(check, data)),
         extra=check.field(data, (), "extra", dict, {}),
         extra_css=tuple(name for name, _ in extra_css),
+        omit=_omit(check, data),
         extra_css_at=tuple((str(path), line_of(lines, "extra_css", index)) for _, index in extra_css),
         root=path.parent,
     )
@@ -186,6 +204,24 @@ def _extra_css(check: Checker, data: dict) -> list[tuple[str, int]]:
         else:
             found.append((name, index))
     return found
+
+
+def _omit(check: Checker, data: dict) -> tuple[str, ...]:
+    names = data.get("omit")
+    if names is None:
+        return ()
+    if not isinstance(names, list):
+        check.problem(("omit",), f"'omit' must be a list of optional files, e.g. [author-feeds]: {', '.join(OMITTABLE)}")
+        return ()
+    found = set()
+    for index, name in enumerate(names):
+        if name in OMITTABLE:
+            found.add(name)
+            continue
+        close = get_close_matches(str(name), OMITTABLE, 1)
+        hint = f"did you mean '{close[0]}'?" if close else f"one of {', '.join(OMITTABLE)}"
+        check.problem(("omit", index), f"omit: {str(name)[:60]!r} is not a file the build can leave out ({hint})")
+    return tuple(name for name in OMITTABLE if name in found)  # one order: configs compare by repr
 
 
 def _items(check: Checker, data: dict, name: str):

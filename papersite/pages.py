@@ -171,14 +171,15 @@ def people_pages(catalog: Catalog, bylines: dict, abstracts: dict[str, Abstract]
                          entries, key="authors")
     fresh[("authors",)] = (catalog.authors, entries, tuple(pages))
     feeds = []
-    site_title, kept_for = catalog.config.title, last.get
+    site_title, omit, kept_for = catalog.config.title, catalog.config.omit, last.get
+    with_feeds = catalog.config.writes("author-feeds")
     for author in catalog.authors:
         # An Author is made again whenever who is who or one of its papers changed (people.py),
         # so the same object stands for the same papers, abstracts and co-authors' pages.
         key = ("author", author.slug)  # beside paper ids, which are strings
         kept = kept_for(key)
-        if kept is None or kept[0][0] is not author or kept[0][1] != site_title:
-            inputs = (author, site_title, tuple(bylines[p.id] for p in author.papers),
+        if kept is None or kept[0][0] is not author or kept[0][1:3] != (site_title, omit):
+            inputs = (author, site_title, omit, tuple(bylines[p.id] for p in author.papers),
                       tuple(abstracts[p.id] for p in author.papers))
             path = urls.path_of(author)
             kept = (inputs, [Page(urls.page_of(path, number), "author.html",
@@ -187,21 +188,28 @@ def people_pages(catalog: Catalog, bylines: dict, abstracts: dict[str, Abstract]
                     Page(urls.feed_of(author), "feed.xml", made_from=(author_feed_context, inputs)))
         fresh[key] = kept
         pages += kept[1]
-        feeds.append(kept[2])
+        if with_feeds:
+            feeds.append(kept[2])
     return pages, feeds
 
 
-def author_context(author, site_title: str, bylines: tuple, abstracts: tuple, number: int = 1) -> dict[str, Any]:
-    """The context of page `number` of an author's listing, made of people_pages' inputs for it."""
-    return paginate(urls.path_of(author), "author.html", author.name, {
+def author_context(author, site_title: str, omit: tuple, bylines: tuple, abstracts: tuple,
+                   number: int = 1) -> dict[str, Any]:
+    """The context of page `number` of an author's listing, made of people_pages' inputs for it.
+    `feed` and `bib` are left out with the files (site.yaml `omit:`)."""
+    context = {
         "person": author.person,  # name, orcid, affiliation, homepage
         "spellings": author.spellings,
-        "feed": urls.feed_of(author),
-        "bib": bib_of(author),
-    }, author.papers, dict(zip((p.id for p in author.papers), bylines)))[number - 1].context
+    }
+    if "author-feeds" not in omit:
+        context["feed"] = urls.feed_of(author)
+    if "author-bibtex" not in omit:
+        context["bib"] = bib_of(author)
+    return paginate(urls.path_of(author), "author.html", author.name, context, author.papers,
+                    dict(zip((p.id for p in author.papers), bylines)))[number - 1].context
 
 
-def author_feed_context(author, site_title: str, bylines: tuple, abstracts: tuple) -> dict[str, Any]:
+def author_feed_context(author, site_title: str, omit: tuple, bylines: tuple, abstracts: tuple) -> dict[str, Any]:
     """An author's feed's context, made of people_pages' inputs for it."""
     return feed_context(f"{author.name} · {site_title}", urls.path_of(author), author.papers,
                         dict(zip((p.id for p in author.papers), abstracts)))

@@ -38,6 +38,9 @@ language: en
 {topics}
 # Venues papers may name. `import` appends venues it meets for the first time.
 venues: []
+
+# A catalog too large for GitHub Pages (1 GB) can leave out some files, and every link to them:
+# omit: [author-feeds, author-bibtex, citation-files]
 """
 
 GITIGNORE = """\

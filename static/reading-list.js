@@ -6,6 +6,9 @@
 // cite.ris, and the BibTeX entry its page shows), exported as one BibTeX, RIS
 // or CSL-JSON download, and a
 // link carrying the slugs (?papers=a,b) that opens the same list elsewhere.
+// A site that leaves the citation files out (site.yaml `omit: [citation-files]`)
+// says so with data-cite-files="no": papers are then read from their pages'
+// Google Scholar tags, and BibTeX is the one download.
 // Everything shown is built with text nodes: titles are content.
 (function () {
   "use strict";
@@ -104,6 +107,7 @@
   var app = document.getElementById("reading-list");
   if (!app) return;
   var papers = app.getAttribute("data-papers"); // .../papers/
+  var citeFiles = app.getAttribute("data-cite-files") !== "no";
   var status = document.getElementById("reading-status");
   var list = document.getElementById("reading-items");
   var actions = document.getElementById("reading-actions");
@@ -136,14 +140,43 @@
     return fetched[url];
   }
 
+  // A paper's page, parsed with DOMParser (which runs nothing), or null for a paper that is gone.
+  function page(slug) {
+    return get(papers + slug + "/").then(function (html) {
+      return html === null ? null : new DOMParser().parseFromString(html, "text/html");
+    });
+  }
+
   // A paper's RIS or CSL-JSON file; its BibTeX entry is the one its page shows (#bibtex),
-  // read with DOMParser (which runs nothing), so the catalog holds no second copy of it.
+  // so the catalog holds no second copy of it.
   function citation(slug, format) {
     if (format !== "bib") return get(papers + slug + "/cite." + format);
-    return get(papers + slug + "/").then(function (html) {
-      if (html === null) return null;
-      var entry = new DOMParser().parseFromString(html, "text/html").getElementById("bibtex");
+    return page(slug).then(function (doc) {
+      var entry = doc && doc.getElementById("bibtex");
       return entry ? entry.textContent : null;
+    });
+  }
+
+  // What the list shows of a paper, as a CSL-JSON item: from its cite.json, or else from the
+  // Google Scholar tags of its page (title, authors, date, venue).
+  function described(slug) {
+    if (citeFiles) {
+      return citation(slug, "json").then(function (text) { return text === null ? null : JSON.parse(text)[0] || {}; });
+    }
+    return page(slug).then(function (doc) {
+      if (doc === null) return null;
+      function tags(name) {
+        return Array.prototype.map.call(doc.querySelectorAll('meta[name="' + name + '"]'),
+                                        function (meta) { return meta.getAttribute("content") || ""; });
+      }
+      var date = tags("citation_publication_date")[0] || "";
+      return {
+        title: tags("citation_title")[0],
+        author: tags("citation_author").map(function (name) { return { literal: name }; }),
+        "container-title": tags("citation_conference_title").concat(tags("citation_journal_title"),
+                                                                    tags("citation_publisher"))[0],
+        issued: date ? { "date-parts": [[date.split("/")[0]]] } : undefined
+      };
     });
   }
 
@@ -161,15 +194,14 @@
     return people.length > 6 ? people.slice(0, 6).join(", ") + " and " + (people.length - 6) + " more" : people.join(", ");
   }
 
-  function entry(slug, text, storedTitle) {
+  function entry(slug, item, storedTitle) {
     var li = el("li", "paper-item reading-item");
     li.setAttribute("data-slug", slug);
     var heading = li.appendChild(el("h2", "paper-item-title"));
-    if (text === null) {
+    if (item === null) {
       heading.textContent = storedTitle || slug;
       li.appendChild(el("p", "reading-gone", "No longer in this catalog: it is left out of the downloads."));
     } else {
-      var item = JSON.parse(text)[0] || {};
       var link = heading.appendChild(el("a", "reading-link", item.title || storedTitle || slug));
       link.href = papers + slug + "/";
       var year = item.issued && item.issued["date-parts"] ? item.issued["date-parts"][0][0] : "";
@@ -208,10 +240,10 @@
         "Your reading list is empty. Save papers from their pages or from search results.";
       return Promise.resolve();
     }
-    return Promise.all(slugs.map(function (slug) { return citation(slug, "json"); })).then(function (texts) {
+    return Promise.all(slugs.map(described)).then(function (items) {
       if (ticket !== showing) return;
       var fragment = document.createDocumentFragment();
-      slugs.forEach(function (slug, i) { fragment.appendChild(entry(slug, texts[i], titles[slug])); });
+      slugs.forEach(function (slug, i) { fragment.appendChild(entry(slug, items[i], titles[slug])); });
       list.replaceChildren(fragment);
       actions.hidden = false;
       var count = slugs.length === 1 ? "1 paper" : slugs.length + " papers";

@@ -272,6 +272,18 @@ def extra_css_line(block: Block, tmp_path: Path):
         assert 'href="/catalog/static/custom.css"' in page.read_text(encoding="utf-8"), page
 
 
+@claims("yaml", r"^omit: ")
+def omit_line(block: Block, tmp_path: Path):
+    """The README's omit line builds, and leaves out each kind of file it names (tests/test_omit.py
+    checks that no link is left to them)."""
+    site = site_with(tmp_path, block.text)
+    site.paper("a-paper")
+    out = build_site(site)
+    left = {path.relative_to(out).as_posix() for path in out.rglob("*") if path.is_file()}
+    assert "papers/a-paper/index.html" in left
+    assert not [path for path in left if re.fullmatch(r"authors/.*(feed\.xml|\.bib)|papers/.*/cite\..*", path)]
+
+
 @claims("css", r"^/\* static/custom\.css")
 def custom_css(block: Block, tmp_path: Path):
     """Checked with the extra_css line (and in Chromium: tests/browser/test_extra_css.py)."""
