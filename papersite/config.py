@@ -97,7 +97,7 @@ KEYS = ("title", "base_url", "description", "author", "language", "cname", "topi
 OMITTABLE = (
     "author-feeds",  # authors/<slug>/feed.xml, ~4,200
     "author-bibtex",  # authors/<slug>/papers.bib, or the cite.bib of an author's one paper, ~2,000
-    "citation-files",  # papers/<slug>/cite.ris and cite.json, ~3,300; the reading list then exports BibTeX only
+    "citation-files",  # papers/<slug>/cite.ris and cite.json, ~3,300; the reading list then exports BibTeX alone
 )
 TOPIC_KEYS = ("slug", "name", "description", "keywords")
 VENUE_KEYS = ("slug", "name", "year", "full_name", "url", "kind", "aliases")

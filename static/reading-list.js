@@ -2,13 +2,11 @@
 //
 // On paper pages and search results: a Save button per paper (search.js asks
 // window.papersiteReadingList.button for one). On reading-list/: the saved
-// papers, read from each paper's own citation files (papers/<slug>/cite.json,
-// cite.ris, and the BibTeX entry its page shows), exported as one BibTeX, RIS
-// or CSL-JSON download, and a
-// link carrying the slugs (?papers=a,b) that opens the same list elsewhere.
-// A site that leaves the citation files out (site.yaml `omit: [citation-files]`)
-// says so with data-cite-files="no": papers are then read from their pages'
-// Google Scholar tags, and BibTeX is the one download.
+// papers as their pages describe them (title, venue, year, authors), exported
+// as one download of their own citations (the BibTeX entry each page shows,
+// papers/<slug>/cite.ris, cite.json), and a link carrying the slugs
+// (?papers=a,b) that opens the same list elsewhere. A site without the RIS and
+// CSL-JSON files (site.yaml `omit: [citation-files]`) offers BibTeX alone.
 // Everything shown is built with text nodes: titles are content.
 (function () {
   "use strict";
@@ -107,7 +105,6 @@
   var app = document.getElementById("reading-list");
   if (!app) return;
   var papers = app.getAttribute("data-papers"); // .../papers/
-  var citeFiles = app.getAttribute("data-cite-files") !== "no";
   var status = document.getElementById("reading-status");
   var list = document.getElementById("reading-items");
   var actions = document.getElementById("reading-actions");
@@ -157,25 +154,22 @@
     });
   }
 
-  // What the list shows of a paper, as a CSL-JSON item: from its cite.json, or else from the
-  // Google Scholar tags of its page (title, authors, date, venue).
+  // What the list shows of a paper, read from its page: the Google Scholar tags that every paper
+  // page carries (the title as plain text, where cite.json has the TeX as written), else its <h1>.
   function described(slug) {
-    if (citeFiles) {
-      return citation(slug, "json").then(function (text) { return text === null ? null : JSON.parse(text)[0] || {}; });
-    }
     return page(slug).then(function (doc) {
       if (doc === null) return null;
       function tags(name) {
         return Array.prototype.map.call(doc.querySelectorAll('meta[name="' + name + '"]'),
                                         function (meta) { return meta.getAttribute("content") || ""; });
       }
+      var heading = doc.querySelector("h1");
       var date = tags("citation_publication_date")[0] || "";
       return {
-        title: tags("citation_title")[0],
-        author: tags("citation_author").map(function (name) { return { literal: name }; }),
-        "container-title": tags("citation_conference_title").concat(tags("citation_journal_title"),
-                                                                    tags("citation_publisher"))[0],
-        issued: date ? { "date-parts": [[date.split("/")[0]]] } : undefined
+        title: tags("citation_title")[0] || (heading && heading.textContent.trim()),
+        authors: tags("citation_author"),
+        venue: tags("citation_conference_title").concat(tags("citation_journal_title"), tags("citation_publisher"))[0],
+        year: date.split("/")[0]
       };
     });
   }
@@ -187,10 +181,7 @@
     return node;
   }
 
-  function names(item) {
-    var people = (item.author || []).map(function (person) {
-      return person.literal || [person.given, person.family].filter(Boolean).join(" ");
-    });
+  function names(people) {
     return people.length > 6 ? people.slice(0, 6).join(", ") + " and " + (people.length - 6) + " more" : people.join(", ");
   }
 
@@ -204,10 +195,9 @@
     } else {
       var link = heading.appendChild(el("a", "reading-link", item.title || storedTitle || slug));
       link.href = papers + slug + "/";
-      var year = item.issued && item.issued["date-parts"] ? item.issued["date-parts"][0][0] : "";
-      var meta = [item["container-title"], year].filter(Boolean).join(" · ");
+      var meta = [item.venue, item.year].filter(Boolean).join(" · ");
       if (meta) li.appendChild(el("p", "paper-item-meta", meta));
-      if (names(item)) li.appendChild(el("p", "paper-item-authors", names(item)));
+      if (item.authors.length) li.appendChild(el("p", "paper-item-authors", names(item.authors)));
     }
     if (!sharedSlugs) {
       var drop = li.appendChild(el("button", "reading-remove", "Remove"));

@@ -63,10 +63,8 @@ def test_omit_leaves_out_its_files_and_only_the_links_to_them(tmp_path, whole, n
 def test_the_reading_list_offers_what_the_site_has(tmp_path, whole):
     _, built = build(tmp_path, ["citation-files"])
     page = built.files["reading-list/index.html"].decode()
-    assert 'data-cite-files="no"' in page
     assert re.findall(r'data-export="(\w+)"', page) == ["bib"]
     everything = whole[1].files["reading-list/index.html"].decode()
-    assert "data-cite-files" not in everything
     assert re.findall(r'data-export="(\w+)"', everything) == ["bib", "ris", "json"]
 
 
