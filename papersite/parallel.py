@@ -198,8 +198,20 @@ def worth_forking(size: int) -> bool:
     return workers() >= 2 and size >= MIN_ITEMS and "fork" in multiprocessing.get_all_start_methods()
 
 
+def _passed_on(func: Callable[[], R]) -> R:
+    """func(), in a pool's worker, where an exception that is not an Exception (SystemExit, or a
+    test's pytest.fail) would end the worker without a word and leave its result waited for for ever:
+    it comes back as a RuntimeError instead."""
+    try:
+        return func()
+    except Exception:
+        raise
+    except BaseException as error:
+        raise RuntimeError(f"{type(error).__name__}: {error}") from None
+
+
 def _run_job():
-    return _job[0]()
+    return _passed_on(_job[0])
 
 
 def _start_worker() -> None:
@@ -216,4 +228,4 @@ def _start_worker() -> None:
 
 def _run_slice(bounds: tuple[int, int]) -> list:
     func, items = _job
-    return [func(item) for item in items[bounds[0]:bounds[1]]]
+    return _passed_on(lambda: [func(item) for item in items[bounds[0]:bounds[1]]])

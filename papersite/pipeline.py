@@ -66,11 +66,13 @@ def build_site(config: SiteConfig, cache: BuildCache | None = None,
         progress(f"rendering {len(papers)} abstracts")
         abstracts = render_abstracts(catalog, cache)
         lap("markdown")
+        texts = {p.id: (p.title, abstracts[p.id].text) for p in catalog.papers}
+        cache.related.count_terms(texts)  # before the map's process forks: it lays out the same words, counted
         search_job, search_size = cache.search.job(catalog, abstracts, run.store)
         layout_job, layout_size = cache.map.job(map_texts(catalog, abstracts), counts=cache.related.kept_counts)
         with run.alongside(lap.timed(search_job), search_size) as search, \
                 run.alongside(lap.timed(layout_job), layout_size) as layout:
-            related = cache.related.update({p.id: (p.title, abstracts[p.id].text) for p in catalog.papers})
+            related = cache.related.update(texts)
             lap("related")
             pages = plan_pages(catalog, abstracts, related, cache.plans)
             progress(f"rendering {len(pages)} pages")

@@ -79,19 +79,37 @@ class RelatedIndex:
         self.listers: list[set[int]] | None = None  # per paper: the papers whose lists hold it;
         # made when edits begin
         self.related: dict[str, list[str]] = {}
+        self.counted_for: dict | None = None  # the texts count_terms() counted anew, until update() takes them
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "counted_for": None}
+
+    def count_terms(self, texts: dict[str, tuple[str, ...]]) -> None:
+        """Count now what update(texts), given the very same dict, would count anew: when it starts
+        over, every text. The map's layout takes the counts (kept_counts) rather than count them
+        again, so a build calls this before it forks the map's process."""
+        if self.counted_for is texts:
+            return
+        # Counted anew for other texts and never scored (a build failed in between): the lists
+        # are not those texts', so start over; or the papers are not the same ones.
+        if self.counted_for is not None or len(texts) != len(self.ids) or texts.keys() != self.id_set:
+            self._count_all(sorted(texts), texts)  # (comparing key sets is cheaper than sorting 10,000 ids)
+            return
+        changed = [i for i, pid in enumerate(self.ids) if texts[pid] != self.texts[i]]
+        if len(changed) > self.restart * len(self.ids):  # a burst of edits (git checkout): start over
+            self._count_all(self.ids, texts)
 
     def update(self, texts: dict[str, tuple[str, ...]]) -> dict[str, list[str]]:
         """id -> related ids; a paper's text is given in parts (title, abstract), read
         as if joined by '. ' (parts, because comparing them with last build's is cheap)."""
-        if len(texts) != len(self.ids) or texts.keys() != self.id_set:  # cheaper than sorting 10,000 ids
-            self._full(sorted(texts), texts)
-        else:
-            ids = self.ids
-            changed = [i for i, pid in enumerate(ids) if texts[pid] != self.texts[i]]
-            if len(changed) > self.restart * len(ids):  # a burst of edits (git checkout): start over
-                self._full(ids, texts)
-            elif changed:
-                self._edit(changed, texts)
+        self.count_terms(texts)
+        if self.counted_for is texts:
+            self.counted_for = None
+            self._score_all()
+            return self.related
+        changed = [i for i, pid in enumerate(self.ids) if texts[pid] != self.texts[i]]
+        if changed:
+            self._edit(changed, texts)
         return self.related
 
     def kept_counts(self, pid: str, text: str) -> TermNumbers | None:
@@ -156,7 +174,7 @@ class RelatedIndex:
 
     def _set_idf(self, term: int) -> None:
         df = self.df[term]
-        if df > 1:  # a term of one paper relates it to nothing (as in _full)
+        if df > 1:  # a term of one paper relates it to nothing (as in _score_all)
             self.idf[term] = math.log(1 + len(self.ids) / df)
         else:
             self.idf.pop(term, None)
@@ -244,11 +262,16 @@ class RelatedIndex:
 
     # -- the two ways to an answer ----------------------------------------------
 
-    def _full(self, ids: list[str], texts: dict[str, tuple[str, ...]]) -> None:
-        """Everything from scratch, the per-paper steps on all cores."""
+    def _count_all(self, ids: list[str], texts: dict[str, tuple[str, ...]]) -> None:
+        """The first half of starting over: every text's term counts (for _score_all)."""
         self.ids, self.id_set, self.texts = ids, set(ids), [texts[pid] for pid in ids]
         # Counted here, not in workers: sending 10,000 Counters back cost as much as it saved.
         self.docs = [self._counts(text) for text in self.texts]
+        self.counted_for = texts
+
+    def _score_all(self) -> None:
+        """Everything else from scratch, the per-paper steps on all cores."""
+        ids = self.ids
         self.df = Counter(chain.from_iterable(terms for terms, _ in self.docs))
         self.idf = {term: math.log(1 + len(ids) / n) for term, n in self.df.items() if n > 1}
         self.vectors, self.floors = [(array("i"), array("i"))] * len(ids), [None] * len(ids)

@@ -345,3 +345,23 @@ def test_the_sparse_product_is_the_dense_one_with_the_same_bits_however_it_is_ch
     backwards = np.concatenate([np.flatnonzero(rows == row) for row in range(299, -1, -1)])  # rows in another order
     again = paper_map._Sparse(rows[backwards], columns[backwards], values[backwards], (300, 500))
     assert (again @ right == product).all()
+
+
+@pytest.mark.parametrize("forked", [False, True])
+def test_a_clean_build_lays_out_the_words_related_papers_counted(tmp_path, monkeypatch, forked):
+    """The map and related papers read the same words: a first build counts them once, before the
+    map's process forks (which then counts none), and lays out what counting them there gives."""
+    from papersite.map_data import map_files, map_texts
+    from papersite.pipeline import abstract_of
+    if forked:  # as at 10,000 papers: the map laid out in a process of its own
+        monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
+        monkeypatch.setenv("PAPERSITE_JOBS", "2")
+    site = two_topic_site(tmp_path / "site")
+    catalog = site.build(tmp_path / "first")[0].catalog
+    texts = map_texts(catalog, {p.id: abstract_of(p.abstract) for p in catalog.papers})
+    expected = map_files(catalog, paper_map.layout(list(texts.values()), list(texts)))["map/points.json"]
+    def counted(text):
+        raise AssertionError(f"the map counted {text!r}")  # not pytest.fail: a forked job must raise an Exception
+    monkeypatch.setattr(paper_map, "term_counts", counted)
+    build, _ = site.build(tmp_path / "again")
+    assert build.files["map/points.json"] == expected

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import time
 from pathlib import Path
 
@@ -89,6 +90,30 @@ def test_a_background_job_returns_its_result_or_its_error(forked):
     with parallel.in_background(lambda: square_or_fail(13), size=1) as result:
         with pytest.raises(SiteError, match="thirteen"):
             result()
+
+
+def exits(n: int) -> int:
+    if n == 3:
+        raise SystemExit("a library gave up")
+    return n
+
+
+def test_a_job_that_raises_what_is_not_an_exception_fails_rather_than_hangs(forked):
+    """A pool's worker passes back Exceptions only: SystemExit would end it, and its result would
+    be waited for for ever (the alarm makes that a failure, not a hung test run)."""
+    def hung(signum, frame):
+        raise TimeoutError("the job's result never came")
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(30)
+    try:
+        with pytest.raises(RuntimeError, match="SystemExit: a library gave up"):
+            parallel.parallel_map(exits, list(range(8)))
+        with parallel.in_background(lambda: exits(3), size=1) as result:
+            with pytest.raises(RuntimeError, match="SystemExit: a library gave up"):
+                result()
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def pid_of(_item) -> int:
