@@ -78,15 +78,17 @@ class Language:
             self.starts.append(words[0])
             for a, b in zip(words, words[1:]):
                 self.next.setdefault(a, []).append(b)
+        self.uses = Counter(w for chain in self.next.values() for w in chain)
 
-    def abstract(self, rng: random.Random, jargon: list[str], field: list[str], rare: "Vocabulary") -> str:
+    def abstract(self, rng: random.Random, jargon: list[str], field: "Subfield", rare: "Vocabulary") -> str:
         word, words = rng.choice(self.starts), []
         for _ in range(length(rng)):
             if word == "MATH":
                 pass  # placed below, at the real density
-            elif rng.random() < RARE_SHARE and word.isalpha() and word.islower():
+            elif word.isalpha() and word.islower() and \
+                    rng.random() < (1.0 if self.uses[word] <= SEED_RARE else RARE_SHARE):
                 # Real corpora are clustered: most rare words come from the paper's subfield.
-                words.append(rng.choice(field) if rng.random() < FIELD_SHARE else rare.word(rng))
+                words.append(field.word(rng) if rng.random() < FIELD_SHARE else rare.word(rng))
             else:
                 words.append(word)
             if rng.random() < 0.03:
@@ -117,8 +119,13 @@ CODE_SENTENCES = ["Code is available at https://github.com/{user}/{repo}.",
                   "Our code is publicly available at https://github.com/{user}/{repo}.",
                   "The code and models are released at https://github.com/{user}/{repo}",
                   "Project page: https://{user}.github.io/{repo}."]
-RARE_SHARE = 0.35  # share of the chain's lower-case words replaced by a subfield's or the long tail's
+# The chain's words that the seeds use at most SEED_RARE times, and a RARE_SHARE of its other
+# lower-case words, are replaced by a subfield's or the long tail's: the seeds' own vocabulary is
+# small and a few hundred abstracts hold all of it, so kept whole it made the vocabulary of a
+# catalog grow too slowly (Heaps' beta 0.40, real 0.54).
+SEED_RARE, RARE_SHARE = 1, 0.03
 FIELD_SHARE = 0.5  # of those, the share from the paper's subfield
+FIELDS = 12.0  # the subfields' Chinese restaurant: about 65 subfields in 2,596 papers, 80 in 10,000
 
 
 def length(rng: random.Random) -> int:
@@ -161,7 +168,7 @@ class Vocabulary:
     else a repeat of an earlier draw: frequencies follow Zipf's law and the
     vocabulary grows as draws**DISCOUNT, Heaps' law, as in real catalogs."""
 
-    DISCOUNT, STRENGTH = 0.62, 400.0  # calibrated with bench/corpus_stats.py
+    DISCOUNT, STRENGTH = 0.6, 2500.0  # calibrated with bench/corpus_stats.py
 
     def __init__(self, rng: random.Random):
         self.rng = rng
@@ -182,11 +189,33 @@ class Vocabulary:
         self.words.add(word)
         return word
 
-    def subfield(self, rng: random.Random, count: int = 150) -> list[str]:
-        return [self.word(rng) for _ in range(count)]
+    def subfield(self) -> "Subfield":
+        return Subfield(self)
 
     def pick(self, rng: random.Random, count: int) -> list[str]:
         return [self.word(rng).capitalize() for _ in range(count)]
+
+
+class Subfield:
+    """A subfield's words: drawn from the long tail as its papers need them, and reused by its
+    later papers (a Pitman-Yor process whose new words come from the catalog's): papers of one
+    subfield share jargon, and a subfield's vocabulary grows with its papers, not all at once."""
+
+    DISCOUNT, STRENGTH = 0.5, 20.0  # calibrated with bench/corpus_stats.py
+
+    def __init__(self, vocabulary: Vocabulary):
+        self.vocabulary = vocabulary
+        self.draws: list[str] = []
+        self.words = 0
+
+    def word(self, rng: random.Random) -> str:
+        if rng.random() * (self.STRENGTH + len(self.draws)) < self.STRENGTH + self.DISCOUNT * self.words:
+            word = self.vocabulary.word(rng)
+            self.words += 1
+        else:
+            word = rng.choice(self.draws)
+        self.draws.append(word)
+        return word
 
 
 def taxonomy() -> list[dict]:
@@ -203,7 +232,7 @@ def site_yaml(topics: list[dict]) -> str:
 
 
 def paper(rng: random.Random, index: int, topics: list[dict], language: Language,
-          vocabulary: Vocabulary, fields: list[list[str]], people: People | None = None) -> tuple[dict, str]:
+          vocabulary: Vocabulary, fields: list[Subfield], people: People | None = None) -> tuple[dict, str]:
     """(front matter, abstract) of paper number `index`."""
     slug, _, _ = rng.choice(VENUES)
     year = rng.choice(YEARS)
@@ -216,7 +245,16 @@ def paper(rng: random.Random, index: int, topics: list[dict], language: Language
     chosen = rng.sample([t["slug"] for t in topics], k=min(len(topics), rng.randint(1, 3)))
     front = {"id": f"synth-{index:06d}", "title": title, "authors": authors, "venue": f"{slug}-{year}",
              "year": year, "topics": chosen}
-    return front, language.abstract(rng, jargon, rng.choice(fields), vocabulary)
+    return front, language.abstract(rng, jargon, subfield_of(rng, index, fields, vocabulary), vocabulary)
+
+
+def subfield_of(rng: random.Random, index: int, fields: list[Subfield], vocabulary: Vocabulary) -> Subfield:
+    """Paper number `index`'s subfield, noted in `fields` (each earlier paper's): a new one with
+    probability FIELDS / (FIELDS + index), else an earlier paper's (a Chinese restaurant: big
+    subfields draw more papers, and their number grows with the logarithm of the catalog's size)."""
+    chosen = vocabulary.subfield() if rng.random() * (FIELDS + index) < FIELDS else rng.choice(fields)
+    fields.append(chosen)
+    return chosen
 
 
 class RealReplica:
@@ -279,7 +317,7 @@ def generate(count: int, seed: int = 1, real: bool = False):
     rng = random.Random(seed)
     topics, language = taxonomy(), Language(SEEDS)
     vocabulary = Vocabulary(rng)
-    fields = [vocabulary.subfield(rng) for _ in range(max(5, count // 40))]  # ~40 papers a subfield
+    fields: list[Subfield] = []
     people = People(seed)
     for index in range(count):
         yield paper(rng, index, topics, language, vocabulary, fields, people)
