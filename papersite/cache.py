@@ -30,12 +30,13 @@ import hashlib
 import json
 import mmap
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISDIR, S_ISREG
-from typing import Any, BinaryIO, Callable
+from typing import Any, BinaryIO, Callable, Iterable
 
 from . import __version__
 
@@ -296,9 +297,11 @@ def unchanged(record: dict | None, fingerprint_: Fingerprint, output: Path) -> b
         record.get("output") == output_stamp(output)
 
 
-def write_record(root: Path, output: Path, fingerprint_: Fingerprint, summary: dict) -> None:
+def write_record(root: Path, output: Path, fingerprint_: Fingerprint, summary: dict,
+                 optional: dict[str, int] | None = None) -> None:
+    """`optional`: optional_bytes of the site, for the warning a build with nothing to do repeats."""
     record = {"key": fingerprint_.key, "output": output_stamp(output), "summary": summary,
-              "files": fingerprint_.files}
+              "optional": optional or {}, "files": fingerprint_.files}
     write_entry(record_path(root, output), json.dumps(record, separators=(",", ":")).encode())
 
 
@@ -502,12 +505,29 @@ class Written:
 PAGES_LIMIT = 10 ** 9  # bytes: GitHub Pages publishes no site larger than 1 GB
 
 
-def too_big_for_pages(size: int) -> str | None:
-    """What to say of a site of `size` bytes that GitHub Pages would not publish (None: it would)."""
+def too_big_for_pages(size: int, optional: dict[str, int]) -> str | None:
+    """What to say of a site of `size` bytes that GitHub Pages would not publish (None: it would);
+    `optional`: the bytes of the files each name site.yaml's `omit:` takes stands for (optional_bytes)."""
     if size <= PAGES_LIMIT:
         return None
-    return (f"the site is {in_megabytes(size)}, and GitHub Pages publishes sites of at most 1 GB "
-            "(README.md: Deploy; site.yaml's omit: can leave out author feeds, author .bib files and citation files)")
+    saving = [f"{name} ({in_megabytes(bytes_)})" for name, bytes_ in sorted(optional.items(), key=lambda kv: -kv[1])
+              if bytes_]
+    hint = f"; site.yaml's omit: can leave out {', '.join(saving)}" if saving else ""
+    return f"the site is {in_megabytes(size)}, and GitHub Pages publishes sites of at most 1 GB (README.md: Deploy{hint})"
+
+
+def optional_bytes(sizes: Iterable[tuple[str, int]]) -> dict[str, int]:
+    """(output path, bytes) of every file -> the bytes of the files each `omit:` name stands for."""
+    from .config import OMITTABLE
+    kinds = [(name, re.compile(pattern)) for name, pattern in OMITTABLE.items()]
+    found = dict.fromkeys(OMITTABLE, 0)
+    for path, size in sizes:
+        if path.startswith(("authors/", "papers/")):  # where they all are: most paths are tested no further
+            for name, pattern in kinds:
+                if pattern.fullmatch(path):
+                    found[name] += size
+                    break
+    return found
 
 
 def in_megabytes(size: int) -> str:
@@ -517,8 +537,8 @@ def in_megabytes(size: int) -> str:
     return f"{size / 10 ** 6:.1f} MB" if size < 10 ** 7 else f"{size / 10 ** 6:,.0f} MB"
 
 
-def _size_warnings(size: int) -> list[str]:
-    too_big = too_big_for_pages(size)
+def _size_warnings(size: int, optional: dict[str, int]) -> list[str]:
+    too_big = too_big_for_pages(size, optional)
     return [f"warning: {too_big}"] if too_big else []
 
 
@@ -535,7 +555,8 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
     now = fingerprint(config_path, (_spelled(output), base_url), record["files"] if record else None)
     if not clean and unchanged(record, now, output):
         summary = record["summary"]
-        return Written(**summary, written=0, removed=0, cached=True, warnings=_size_warnings(summary["size"]))
+        warnings = _size_warnings(summary["size"], record.get("optional") or {})
+        return Written(**summary, written=0, removed=0, cached=True, warnings=warnings)
     from .config import load_config  # only now: a build with nothing to do needs none of it
     from .pipeline import BuildCache, build_and_write
 
@@ -562,9 +583,10 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
             ahead.stop()
     summary = {"papers": len(result.catalog.papers), "pages": result.pages, "total": report.total,
                "content_dir": str(config.content_dir), "size": report.size}
-    warnings = _size_warnings(report.size)
+    optional = optional_bytes((path, stat[0]) for path, stat in report.stats.items())
+    warnings = _size_warnings(report.size, optional)
     try:
-        write_record(root, output, now, summary)
+        write_record(root, output, now, summary, optional)
         save_session_alongside(root, now, _kept[0], len(result.catalog.papers))
     except OSError as exc:
         warnings.append(cache_warning(root, exc))

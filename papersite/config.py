@@ -92,13 +92,13 @@ MAX_CONFIG_BYTES = 10 * 1024 * 1024  # site.yaml runs to kilobytes; PyYAML parse
 MIN_YEAR, MAX_YEAR = 1, 9999
 KEYS = ("title", "base_url", "description", "author", "language", "cname", "topics", "venues", "authors",
         "extra", "extra_css", "omit")
-# What `omit:` may leave out, the biggest part of a large site after the paper pages
-# (bytes a paper at 50,000 papers, docs/performance.md "Site size"):
-OMITTABLE = (
-    "author-feeds",  # authors/<slug>/feed.xml, ~4,200
-    "author-bibtex",  # authors/<slug>/papers.bib, or the cite.bib of an author's one paper, ~2,000
-    "citation-files",  # papers/<slug>/cite.ris and cite.json, ~3,300; the reading list then exports BibTeX alone
-)
+# What `omit:` may leave out, the biggest part of a large site after the paper pages, and the output
+# files each name stands for (bytes a paper at 50,000 papers, docs/performance.md "Site size"):
+OMITTABLE = {
+    "author-feeds": r"authors/[^/]+/feed\.xml",  # ~4,200
+    "author-bibtex": r"authors/[^/]+/papers\.bib|papers/[^/]+/cite\.bib",  # ~2,000; an author of one paper has its cite.bib
+    "citation-files": r"papers/[^/]+/cite\.(?:ris|json)",  # ~3,300; the reading list then exports BibTeX alone
+}
 TOPIC_KEYS = ("slug", "name", "description", "keywords")
 VENUE_KEYS = ("slug", "name", "year", "full_name", "url", "kind", "aliases")
 PERSON_KEYS = ("name", "orcid", "affiliation", "url")
@@ -215,7 +215,7 @@ def _omit(check: Checker, data: dict) -> tuple[str, ...]:
         return ()
     found = set()
     for index, name in enumerate(names):
-        if name in OMITTABLE:
+        if isinstance(name, str) and name in OMITTABLE:
             found.add(name)
             continue
         close = get_close_matches(str(name), OMITTABLE, 1)

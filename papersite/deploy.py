@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .cache import too_big_for_pages
+from .cache import optional_bytes, too_big_for_pages
 from .config import SiteConfig
 from .errors import SiteError
 from .output import write_site
@@ -44,7 +44,8 @@ def deploy_site(config: SiteConfig, remote: str = "origin", branch: str = "gh-pa
         _refuse_local_base_url(config.base_url, config_name)
         _refuse_uncommitted(root, config_name)
     build = build_site(config)
-    too_big = too_big_for_pages(sum(map(len, build.files.values())))
+    too_big = too_big_for_pages(sum(map(len, build.files.values())),
+                                optional_bytes((path, len(data)) for path, data in build.files.items()))
     if too_big and not force:
         raise SiteError(f"not published: {too_big}; deploy anyway with --force")
     with tempfile.TemporaryDirectory(prefix="papersite-deploy-") as tmp:

@@ -46,7 +46,7 @@ import re
 import shutil
 import stat
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -60,6 +60,7 @@ class WriteReport:
     removed: int  # files that no longer belong to the site
     total: int
     size: int = 0  # bytes, all files of the site
+    stats: dict = field(default_factory=dict)  # path -> (size, mtime_ns, inode) of every file of the site
 
 
 # A receipt of a file put into the staging folder: the digest of its bytes. A plain str when the
@@ -215,7 +216,8 @@ class Staging:
         if not changed and not stale and self.out_dir.is_dir():
             if held.recorded != len(stored):  # first build with a manifest: record what is there
                 _write_manifest(self.out_dir, stored, self.on_disk, [], required=False)
-            return WriteReport(0, 0, len(stored), sum(self.on_disk[path][0] for path in stored))
+            stats = {path: self.on_disk[path] for path in stored}
+            return WriteReport(0, 0, len(stored), sum(stat[0] for stat in stats.values()), stats)
         try:
             if not self.on_disk:  # a new or empty folder: the staging folder holds the whole site
                 stats = {path: _stat(os.path.join(self.folder, path)) for path in stored}
@@ -234,7 +236,7 @@ class Staging:
             raise _write_error(self.shown, exc) from None
         for path in (self.digests or {}).keys() - stored.keys():
             del self.digests[path]
-        return WriteReport(changed, len(stale), len(stored), sum(stats[path][0] for path in stored))
+        return WriteReport(changed, len(stale), len(stored), sum(stats[path][0] for path in stored), stats)
 
 
 def _write_error(out_dir: Path, exc: OSError) -> SiteError:

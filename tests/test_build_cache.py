@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import os
 import pickle
+import re
 import shutil
 from pathlib import Path
 
@@ -190,11 +191,17 @@ def test_a_site_github_pages_would_not_publish_is_a_warning(catalog, tmp_path, m
     assert first.size == size and not first.warnings
     assert "warning" not in run("build", "--config", config, "-o", out)
     monkeypatch.setattr(papersite.cache, "PAGES_LIMIT", size - 1)
+    def kb(pattern):  # the bytes of the site's files of a kind, as the warning writes them
+        return f"{sum(p.stat().st_size for p in out.rglob('*') if re.fullmatch(pattern, p.relative_to(out).as_posix())) / 1000:,.0f} KB"
+    saving = {"author-feeds": kb(r"authors/[^/]+/feed\.xml"), "citation-files": kb(r"papers/[^/]+/cite\.(ris|json)"),
+              "author-bibtex": kb(r"papers/[^/]+/cite\.bib|authors/[^/]+/papers\.bib")}
     for args in (["build"], ["build", "--clean"]):  # nothing to do; everything kept
         result = CliRunner().invoke(cli, [*args, "--config", str(config), "-o", str(out)])
         assert result.exit_code == 0, result.output
         assert f"warning: the site is {size / 1000:,.0f} KB, and GitHub Pages publishes sites of at most 1 GB" \
             in result.output, result.output
+        said = re.search(r"omit: can leave out (.*)\)\n", result.output)[1]
+        assert dict(re.findall(r"([a-z-]+) \(([\d,]+ KB)\)", said)) == saving, said
     catalog.paper("paper-9", id="p9", title="One more paper", body="Text.")
     grown = papersite.cache.build(config, out)
     assert grown.size == sum(path.stat().st_size for path in out.rglob("*") if path.is_file()) > size
