@@ -195,11 +195,12 @@ def test_a_site_github_pages_would_not_publish_is_a_warning(catalog, tmp_path, m
         return f"{sum(p.stat().st_size for p in out.rglob('*') if re.fullmatch(pattern, p.relative_to(out).as_posix())) / 1000:,.0f} KB"
     saving = {"author-feeds": kb(r"authors/[^/]+/feed\.xml"), "citation-files": kb(r"papers/[^/]+/cite\.(ris|json)"),
               "author-bibtex": kb(r"papers/[^/]+/cite\.bib|authors/[^/]+/papers\.bib")}
-    for args in (["build"], ["build", "--clean"]):  # nothing to do; everything kept
+    for args in (["build", "--clean"], ["build"]):  # everything built; then nothing to do
         result = CliRunner().invoke(cli, [*args, "--config", str(config), "-o", str(out)])
         assert result.exit_code == 0, result.output
         assert f"warning: the site is {size / 1000:,.0f} KB, and GitHub Pages publishes sites of at most 1 GB" \
             in result.output, result.output
+        assert ("no input changed" in result.output) == (args == ["build"]), result.output
         said = re.search(r"omit: can leave out (.*)\)\n", result.output)[1]
         assert dict(re.findall(r"([a-z-]+) \(([\d,]+ KB)\)", said)) == saving, said
     catalog.paper("paper-9", id="p9", title="One more paper", body="Text.")
