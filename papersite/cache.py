@@ -507,7 +507,7 @@ PAGES_LIMIT = 10 ** 9  # bytes: GitHub Pages publishes no site larger than 1 GB
 
 def too_big_for_pages(size: int, optional: dict[str, int]) -> str | None:
     """What to say of a site of `size` bytes that GitHub Pages would not publish (None: it would);
-    `optional`: the bytes of the files each name site.yaml's `omit:` takes stands for (optional_bytes)."""
+    `optional`: how many of those bytes each name `omit:` takes would save (optional_bytes)."""
     if size <= PAGES_LIMIT:
         return None
     saving = [f"{name} ({in_megabytes(bytes_)})" for name, bytes_ in sorted(optional.items(), key=lambda kv: -kv[1])
@@ -583,8 +583,9 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
             ahead.stop()
     summary = {"papers": len(result.catalog.papers), "pages": result.pages, "total": report.total,
                "content_dir": str(config.content_dir), "size": report.size}
-    # only for the warning: a pass over every path costs an edit build at 50,000 papers 0.1 s
-    optional = optional_bytes((path, stat[0]) for path, stat in report.stats.items()) if report.size > PAGES_LIMIT else {}
+    optional = {}  # only for the warning: a pass over every path costs an edit build at 50,000 papers 0.1 s
+    if report.size > PAGES_LIMIT:
+        optional = optional_bytes((path, stat[0]) for path, stat in report.stats.items())
     warnings = _size_warnings(report.size, optional)
     try:
         write_record(root, output, now, summary, optional)
