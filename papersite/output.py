@@ -216,8 +216,8 @@ class Staging:
         if not changed and not stale and self.out_dir.is_dir():
             if held.recorded != len(stored):  # first build with a manifest: record what is there
                 _write_manifest(self.out_dir, stored, self.on_disk, [], required=False)
-            stats = {path: self.on_disk[path] for path in stored}
-            return WriteReport(0, 0, len(stored), sum(stat[0] for stat in stats.values()), stats)
+            # nothing written, nothing stale: the output holds exactly the stored files
+            return WriteReport(0, 0, len(stored), sum(stat[0] for stat in self.on_disk.values()), self.on_disk)
         try:
             if not self.on_disk:  # a new or empty folder: the staging folder holds the whole site
                 stats = {path: _stat(os.path.join(self.folder, path)) for path in stored}
