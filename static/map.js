@@ -4,6 +4,7 @@
 // Hover (or focus a list entry) shows a title; a click opens the paper; a drag
 // draws a box that selects the papers inside it; the wheel zooms, Shift+drag
 // pans; on the focused canvas the arrow keys pan, + and - zoom and 0 resets.
+// On a touch screen a finger pans, two pinch to zoom, and a tap opens a paper.
 // The list below the map holds the same papers as links (those in view, or
 // the selection, or what is highlighted), so everything is reachable by
 // keyboard. Titles are drawn with textContent only: they are content.
@@ -27,6 +28,7 @@
   var PAGE = 100; // list entries shown at a time
   var CELL = 64; // spatial index cell, in grid units
   var HIT = 8; // px: how near the pointer a dot must be to be hovered
+  var TAP = 16; // px: how near a finger must land (a fingertip covers several dots' worth)
   var NONE = "#8c8c8c";
 
   var data = null, count = 0, xs, ys, venueOf, colours = [], groups = [], groupOf = [];
@@ -142,13 +144,14 @@
     return found.sort(function (a, b) { return a - b; });
   }
 
-  // The paper drawn nearest to a screen point, within HIT pixels; a highlighted one first.
-  function nearestTo(px, py) {
+  // The paper drawn nearest to a screen point, within `reach` (HIT) pixels; a highlighted one first.
+  function nearestTo(px, py, reach) {
+    var r = reach || HIT;
     var best = -1, bestRank = Infinity;
-    within(px - HIT, py - HIT, px + HIT, py + HIT).forEach(function (n) {
+    within(px - r, py - r, px + r, py + r).forEach(function (n) {
       var dx = screenX(n) - px, dy = screenY(n) - py, d = dx * dx + dy * dy;
-      if (d > HIT * HIT) return;
-      var rank = d + (highlight && !highlight[n] ? 4 * HIT * HIT : 0);
+      if (d > r * r) return;
+      var rank = d + (highlight && !highlight[n] ? 4 * r * r : 0);
       if (rank < bestRank) { best = n; bestRank = rank; }
     });
     return best;
@@ -317,16 +320,47 @@
   }
 
   var drag = null;
+  var fingers = {}; // pointerId -> where each finger on the canvas is now
+  var pinch = null; // while two fingers are down: their distance and midpoint last time
+
+  function twoFingers() {
+    var ids = Object.keys(fingers);
+    if (ids.length !== 2) return null;
+    var a = fingers[ids[0]], b = fingers[ids[1]];
+    return { distance: Math.max(1, Math.hypot(a.x - b.x, a.y - b.y)), x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+  }
+
   canvas.addEventListener("pointerdown", function (event) {
     if (!data || event.button !== 0) return;
     canvas.setPointerCapture(event.pointerId);
     var at = pointer(event);
-    drag = { x: at.x, y: at.y, pan: event.shiftKey, moved: false, viewX: view.x, viewY: view.y };
+    var touch = event.pointerType === "touch";
+    if (touch) {
+      fingers[event.pointerId] = at;
+      pinch = twoFingers();
+      if (pinch || Object.keys(fingers).length > 1) {
+        drag = null; // a second finger turns the gesture into a pinch: no tap, no pan of its own
+        return;
+      }
+    }
+    drag = { x: at.x, y: at.y, pan: touch || event.shiftKey, touch: touch, moved: false,
+             viewX: view.x, viewY: view.y };
   });
 
   canvas.addEventListener("pointermove", function (event) {
     if (!data) return;
     var at = pointer(event);
+    if (fingers[event.pointerId]) {
+      fingers[event.pointerId] = at;
+      var now = twoFingers();
+      if (pinch && now) {
+        view.x += now.x - pinch.x;
+        view.y += now.y - pinch.y;
+        zoom(now.distance / pinch.distance, now.x, now.y);
+        pinch = now;
+        return;
+      }
+    }
     if (drag) {
       if (Math.abs(at.x - drag.x) + Math.abs(at.y - drag.y) > 4) drag.moved = true;
       if (!drag.moved) return;
@@ -341,6 +375,7 @@
       redraw();
       return;
     }
+    if (event.pointerType === "touch") return; // a finger hovers nothing
     var n = nearestTo(at.x, at.y);
     if (n !== hovered) {
       hovered = n;
@@ -350,11 +385,25 @@
     }
   });
 
+  function liftFinger(event) {
+    if (!fingers[event.pointerId]) return;
+    delete fingers[event.pointerId];
+    pinch = twoFingers(); // a third finger lifted leaves a pinch of two
+  }
+
+  canvas.addEventListener("pointercancel", function (event) {
+    liftFinger(event);
+    drag = null;
+    box = null;
+    redraw();
+  });
+
   canvas.addEventListener("pointerup", function (event) {
+    liftFinger(event);
     if (!drag) return;
     var at = pointer(event);
     if (!drag.moved) {
-      var n = nearestTo(at.x, at.y);
+      var n = nearestTo(at.x, at.y, drag.touch ? TAP : HIT);
       if (n >= 0) location.href = urlOf(n);
     } else if (box) {
       selection = within(box.x0, box.y0, box.x1, box.y1);

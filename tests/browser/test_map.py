@@ -158,3 +158,63 @@ def test_no_serious_axe_violations(page, served, scheme):
     page.fill("#map-find", "bandit")
     page.wait_for_function("() => document.getElementById('map-status').textContent.includes('highlighted')")
     assert serious(Axe().run(page)) == []
+
+
+@pytest.fixture
+def phone(browser):
+    """A touch screen the size of a phone's, and the DevTools session that puts fingers on it."""
+    context = browser.new_context(viewport={"width": 390, "height": 1200}, has_touch=True)
+    page = context.new_page()
+    page.console_errors = []
+    page.on("pageerror", lambda exc: page.console_errors.append(str(exc)))
+    page.fingers = context.new_cdp_session(page)
+    yield page
+    context.close()
+
+
+def touch(page, kind: str, *points: tuple[float, float]) -> None:
+    page.fingers.send("Input.dispatchTouchEvent", {
+        "type": kind, "touchPoints": [{"x": x, "y": y, "id": i} for i, (x, y) in enumerate(points)]})
+
+
+def gesture(page, start: list[tuple[float, float]], end: list[tuple[float, float]], steps: int = 6) -> None:
+    """Fingers put down at `start`, moved in steps to `end`, then lifted."""
+    touch(page, "touchStart", *start)
+    for step in range(1, steps + 1):
+        touch(page, "touchMove", *[(x0 + (x1 - x0) * step / steps, y0 + (y1 - y0) * step / steps)
+                                   for (x0, y0), (x1, y1) in zip(start, end)])
+    touch(page, "touchEnd")
+
+
+def test_a_finger_pans_two_pinch_to_zoom_and_a_tap_opens_the_paper(phone, served):
+    open_map(phone, served)
+    box = phone.locator("#map-canvas").bounding_box()
+    middle = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    a, b = number_of(served, "Bandit Paper 1"), number_of(served, "Diffusion Paper 2")
+    before = dot(phone, a), dot(phone, b)
+
+    # one finger drags the map along (it draws no box, and opens nothing)
+    gesture(phone, [middle], [(middle[0] + 40, middle[1] + 30)])
+    moved = dot(phone, a)
+    assert moved["x"] == pytest.approx(before[0]["x"] + 40, abs=1.5)
+    assert moved["y"] == pytest.approx(before[0]["y"] + 30, abs=1.5)
+    assert phone.is_hidden("#map-clear")
+    assert phone.url == served.url + "map/"
+
+    # two fingers spread from 60 to 180 px apart: three times closer in, papers out of view leave the list
+    x, y = middle
+    apart = dot(phone, b)["x"] - dot(phone, a)["x"], dot(phone, b)["y"] - dot(phone, a)["y"]
+    gesture(phone, [(x - 30, y), (x + 30, y)], [(x - 90, y), (x + 90, y)])
+    spread = dot(phone, b)["x"] - dot(phone, a)["x"], dot(phone, b)["y"] - dot(phone, a)["y"]
+    assert spread[0] == pytest.approx(3 * apart[0], rel=0.05, abs=2)
+    assert spread[1] == pytest.approx(3 * apart[1], rel=0.05, abs=2)
+    phone.wait_for_function("() => document.getElementById('map-status').textContent.includes('in view')")
+    assert len(listed(phone)) < len(served.data["title"])
+
+    # a tap a few pixels off a dot still opens its paper, as a fingertip lands
+    phone.click("#map-reset")
+    at = dot(phone, a)
+    with phone.expect_navigation():
+        phone.touchscreen.tap(at["x"] + 9, at["y"] + 8)
+    assert phone.url == served.url + "papers/bandit-1/"
+    assert phone.console_errors == []
