@@ -559,6 +559,23 @@ def test_titles_and_names_are_kept_as_the_record_gives_them(seeded):
     assert paper.title == title and paper.authors == ("Tim Rocktäschel",)
 
 
+def test_a_new_file_is_named_after_the_title_as_a_reader_sees_it(seeded):
+    """The file name is the paper's URL: its math reads as the page shows it, not as TeX commands,
+    and a Greek letter standing alone goes by its name."""
+    titles = {
+        "$\\bf{\\Phi}_\\textrm{Flow}$: Differentiable Simulations": "phiflow-differentiable-simulations",
+        "Regret of $\\mathcal{O}(T^{2/3})$ in Bandits": "regret-of-o-t-2-3-in-bandits",
+        "$\\epsilon$-Greedy Exploration and $\\alpha$-Divergences": "epsilon-greedy-exploration-and-alpha-divergences",
+        "Schrödinger Bridges: Über Alles": "schrodinger-bridges-uber-alles",
+        "$$": "paper",
+    }
+    records(seeded, *[record(n, title=title, abstract=f"Abstract number {n} about something else.")
+                      for n, title in enumerate(titles, 1)])
+    names = sorted(p.stem for p in (seeded.root / "content" / "icml-2024").glob("*.md"))
+    assert names == sorted(titles.values())
+    assert {paper.slug for paper in load_papers(seeded.config)} == set(titles.values())
+
+
 FRAC_BIB = """@inproceedings{half,
   title = {Rates of \\frac{1}{2} and \\frac Order},
   author = {Ada Lovelace},

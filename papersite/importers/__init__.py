@@ -17,6 +17,7 @@ import logging
 import os
 import re
 import stat
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -24,6 +25,7 @@ from typing import Iterable
 from ..config import ORCID, SiteConfig
 from ..content import DATE, MAX_ABSTRACT_CHARS, _normalise_link, find_content_files, slugify
 from ..errors import Problem, SiteError
+from ..markup import plain_title
 from ..model import LINK_KINDS, Venue
 from ..parallel import MapInBackground
 from ..yamlsource import FORBIDDEN_CHARACTERS
@@ -42,6 +44,7 @@ BATCH = 2000  # records derived at once: enough to pay for forking workers, few 
 TODAY_VARIABLE = "PAPERSITE_TODAY"  # YYYY-MM-DD: the day recorded as `added` (tests and reproducible runs)
 
 EDITED, DUPLICATE, NO_TITLE, NOT_A_PAPER = "edited by hand", "duplicate", "no title", "not a paper"
+_LONE_GREEK = re.compile("(?<![\u0370-\u03ff])[\u0370-\u03ff](?![\u0370-\u03ff])")
 
 
 @dataclass(frozen=True)
@@ -423,7 +426,7 @@ class _Importer:
     def _create(self, record: _Prepared, front: dict, venue: Venue, data: bytes, first: str) -> None:
         """A new file; remembered without its abstract (near-identical text is matched against the
         catalog as it was, so memory does not grow with the input)."""
-        words = slugify(front["title"]).split("-")[:SLUG_WORDS]
+        words = title_slug(front["title"]).split("-")[:SLUG_WORDS]
         base = "-".join(words) or "paper"
         folder = os.path.join(self.content, venue.slug)
         slug, n = base, 2
@@ -512,3 +515,18 @@ def _clean_data(value):
     if value is None or isinstance(value, (bool, int, float)):
         return value
     return FORBIDDEN_CHARACTERS.sub("", str(value))
+
+
+def title_slug(title: str) -> str:
+    """A new paper's file name (its URL) from its title, math read as the page shows it rather than
+    as TeX: "$\\mathcal{O}(n^2)$ Regret" -> "o-n-2-regret" (not "mathcal-o-n-2-regret"), and a
+    Greek letter standing alone by its name: "ΦFlow", "$\\epsilon$-Greedy" -> "phiflow", "epsilon-greedy"."""
+    text = unicodedata.normalize("NFKD", plain_title(title))  # mathematical alphanumerics: 𝛼 -> α
+    return slugify(_LONE_GREEK.sub(lambda m: _greek_name(m.group()), text))
+
+
+def _greek_name(letter: str) -> str:
+    """"α" -> "alpha", "Φ" -> "PHI", "ϑ" -> "THETA" (Unicode's name, without GREEK, LETTER and the like)."""
+    words = [w for w in unicodedata.name(letter, "").split()
+             if w not in ("GREEK", "SMALL", "CAPITAL", "LETTER", "SYMBOL", "FINAL")]
+    return words[0] if words else letter
