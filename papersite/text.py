@@ -8,6 +8,10 @@ Related papers and the paper map use `plural_stem` and `PROSE_STOP_WORDS`:
 with the Porter stemmer or lunr's stop list they scored no better on real
 papers (bench/text_toolkit.py), and the plural stemmer is the cheaper.
 
+`GREEK` names the Greek letters, which math in titles and abstracts is full of:
+the search index holds "ε-greedy" with the word "epsilon" too (lunr.js drops a
+lone "ε" as a non-word character), and new files are named "epsilon-greedy".
+
 `suffix_stem` is lighter, and topics keep it for a measured reason: derive's
 keyword matching (its thresholds were tuned with it) loses 4.7 points of
 precision at equal recall with the Porter stemmer on the held-out ICML 2024
@@ -23,10 +27,34 @@ from typing import NamedTuple, Sequence
 
 from lunr.stop_word_filter import WORDS as _LUNR_WORDS
 
-__all__ = ["PROSE_STOP_WORDS", "STOP_WORDS", "TITLE_STOP_WORDS", "TermNumbers", "plural_stem", "prose_term_counts",
-           "stem", "suffix_stem"]
+__all__ = ["GREEK", "PROSE_STOP_WORDS", "STOP_WORDS", "TITLE_STOP_WORDS", "TermNumbers", "plural_stem",
+           "prose_term_counts", "greek_words", "stem", "suffix_stem"]
 
 STOP_WORDS: frozenset[str] = frozenset(_LUNR_WORDS)  # lunr.js 2.3.9's stop words (lunr.py ships the same list)
+
+
+def _greek(letters: str) -> dict[str, str]:
+    """Each letter, and its capital, -> its name. search.js builds its table from the same string
+    the same way (tests/test_search_parity.py compares the two)."""
+    pairs = letters.split()
+    return {case: name for letter, name in zip(pairs[::2], pairs[1::2]) for case in (letter, letter.upper())}
+
+
+# α..ω and the variant forms math uses (ϵ, ϑ, ϕ ...)
+GREEK: dict[str, str] = _greek(
+    "α alpha β beta γ gamma δ delta ε epsilon ζ zeta η eta θ theta ι iota κ kappa λ lambda μ mu "
+    "ν nu ξ xi ο omicron π pi ρ rho ς sigma σ sigma τ tau υ upsilon φ phi χ chi ψ psi ω omega "
+    "ϐ beta ϑ theta ϕ phi ϖ pi ϰ kappa ϱ rho ϵ epsilon")
+_GREEK_LETTER = re.compile("[" + "".join(GREEK) + "]")
+
+
+def greek_words(text: str) -> str:
+    """The names of the Greek letters in the text, one for each: "ε-greedy in Φ(x), ε > 0" ->
+    "epsilon phi epsilon". Indexed besides the text: lunr.js drops a lone "ε" as a non-word
+    character, so "ε-greedy" alone would be found by "greedy" but never by "epsilon"."""
+    if text.isascii():
+        return ""
+    return " ".join(GREEK[letter] for letter in _GREEK_LETTER.findall(text))
 
 # Function words and the stock phrases of abstracts ("we propose a novel method"): what
 # related papers and the paper map leave out when they compare texts.

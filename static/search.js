@@ -36,12 +36,36 @@
     // so "rocktäschel" also finds papers that spell it "Rocktaschel".
     function bare(word) { return word.normalize("NFD").replace(/[\u0300-\u036f]/g, ""); }
 
+    // Greek letters spelt out, as titles and abstracts are indexed with the names of their letters
+    // (papersite/text.py's GREEK, made from the same string): "ε-greedy" searches "epsilon-greedy",
+    // "ΦFlow" "phi Flow", where lunr.js would drop a lone "ε".
+    var greek = {};
+    ("α alpha β beta γ gamma δ delta ε epsilon ζ zeta η eta θ theta ι iota κ kappa λ lambda μ mu " +
+     "ν nu ξ xi ο omicron π pi ρ rho ς sigma σ sigma τ tau υ upsilon φ phi χ chi ψ psi ω omega " +
+     "ϐ beta ϑ theta ϕ phi ϖ pi ϰ kappa ϱ rho ϵ epsilon").replace(/(\S+) (\S+)/g, function (_, letter, name) {
+      greek[letter] = greek[letter.toUpperCase()] = name;
+    });
+    var greekLetter = new RegExp("[" + Object.keys(greek).join("") + "]", "g");
+    var joinedBefore = /[^\s:]$/; // a field name ("title:") or a space keeps its place before a word
+    var wordStart = /(^|\s)[+\-]$/; // nor does "+" or "-" before a word: lunr's required, excluded
+    var joinedAfter = /^[^\s\-~^*]/; // lunr splits at "-"; "~1", "^2" and "*" belong to the word
+    // Each letter becomes its name, a word of its own, as the index has it: "ΦFlow" -> "phi Flow",
+    // "λ=0.5" -> "lambda =0.5", "ε-greedy" -> "epsilon-greedy", "title:ε" -> "title:epsilon".
+    function spellGreek(text) {
+      return text.replace(greekLetter, function (letter, at) {
+        var before = text.slice(0, at);
+        return (joinedBefore.test(before) && !wordStart.test(before) ? " " : "") + greek[letter] +
+          (joinedAfter.test(text.slice(at + 1)) ? " " : "");
+      });
+    }
+
     // The query as "groups": one per word the visitor typed. A plain word expands
     // into several lunr clauses (the whole word through the stemmer, boosted; the
     // stem as a prefix; the raw word as a prefix), so partial words match while
     // typing and "distill" finds "distillation" (indexed as "distil").
     // Words using lunr syntax (title:x, x~1, x^2, +x, -x, x*) keep their meaning.
     function parseQuery(text, fields) {
+      text = spellGreek(text);
       var clauses;
       try {
         var parsed = new lunr.Query(fields);
@@ -432,7 +456,8 @@
     return {
       trim: trim, stem: stem, parseQuery: parseQuery, needsOf: needsOf, expandPatterns: expandPatterns,
       shardsFor: shardsFor, wanted: wanted, buildIndex: buildIndex, search: search, wants: wants,
-      groupMatches: groupMatches, misspelt: misspelt, addTypos: addTypos, withinEdits: withinEdits
+      groupMatches: groupMatches, misspelt: misspelt, addTypos: addTypos, withinEdits: withinEdits,
+      greek: greek, spellGreek: spellGreek
     };
   }
 
@@ -893,7 +918,7 @@
     });
     var q = state.q.trim();
     var pending;
-    if (q.length === 1) { // one letter would match most of the vocabulary
+    if (lunrjs.spellGreek(q).length === 1) { // one letter would match most of the vocabulary (not "ε")
       pending = Promise.resolve({ results: [], groups: [], partial: false });
     } else if (q) {
       pending = query(q);

@@ -172,6 +172,16 @@ def test_math_is_indexed_as_text_not_tex(site):
     assert "\\" not in snippet and "$" not in snippet
 
 
+def test_greek_letters_are_indexed_by_name_too(site):
+    """"$\\epsilon$-greedy" reads "ε-greedy", which lunr.js would index as "greedy" alone."""
+    site.paper("p1", title="'$\\beta$-VAE Revisited'", body=r"An $\epsilon$-greedy policy with $\Phi(x)$ features.")
+    site.paper("p2", id="p2", title="Plain", body="Nothing Greek here: alpha-beta pruning is spelt out.")
+    build, _ = site.build()
+    for word, found in (("epsilon", ["p1"]), ("beta", ["p1", "p2"]), ("phi", ["p1"]), ("greedy", ["p1"])):
+        assert sorted(search(build.files, word)) == found, word
+    assert read_store(build.files)["p1"]["title"] == "β-VAE Revisited"  # shown as written
+
+
 def test_math_in_titles_is_stored_as_text(site):
     site.paper("p1", title="'Embedding Graphs into $\\ell_p$ Space'")
     build, _ = site.build()

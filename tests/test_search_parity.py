@@ -318,3 +318,29 @@ def test_exact_matches_rank_above_words_spelt_like_a_typo(sharded):
     assert grokking and diffusion and not grokking & diffusion
     assert set(found) == grokking | diffusion
     assert set(found[:len(grokking)]) == grokking
+
+
+@needs_node
+def test_a_greek_letter_typed_or_spelt_out_finds_the_text_that_has_it():
+    """search.js builds papersite.text's GREEK from the same string; every word it makes of a query
+    holding Greek letters, or of their names, is a term of the same text as indexed."""
+    from papersite.search.files import _with_greek
+    from papersite.text import GREEK
+    phrases = ["ε-greedy", "ΦFlow", "opt+ε", "μP transfer", "αβ pruning", "Σ-ϑ", "(ϵ, δ)-privacy", "λ=0.5",
+               "+ε", "title:ε"]
+    spelt = ["epsilon-greedy", "phi flow", "epsilon", "mu p transfer", "alpha beta pruning", "sigma theta",
+             "epsilon delta privacy", "lambda", "+epsilon", "epsilon"]
+    script = ("const lunr = require(process.argv[1]); const engine = require(process.argv[2])(lunr);"
+              "const groups = JSON.parse(process.argv[3]).map(q => engine.parseQuery(q, ['title', 'body']));"
+              "console.log(JSON.stringify({greek: engine.greek, terms: groups.map(gs => gs.map(g => engine.stem(g.term))),"
+              "  syntax: groups.map(gs => gs.map(g => [g.presence, g.fields]))}))")
+    proc = subprocess.run([NODE, "-e", script, str(LUNR_JS), str(SEARCH_JS), json.dumps(phrases + spelt)],
+                          capture_output=True, text=True, encoding="utf-8", timeout=60, check=True)
+    answer = json.loads(proc.stdout)
+    assert answer["greek"] == GREEK
+    for query, terms in zip(phrases + spelt, answer["terms"]):
+        indexed = field_terms(_with_greek(phrases[(phrases + spelt).index(query) % len(phrases)]))
+        assert terms and set(terms) <= set(indexed), (query, terms, indexed)
+    syntax = dict(zip(phrases, answer["syntax"]))
+    assert syntax["+ε"] == [[2, ["title", "body"]]]  # lunr.Query.presence.REQUIRED
+    assert syntax["title:ε"] == [[1, ["title"]]]  # OPTIONAL, in the title only

@@ -28,6 +28,7 @@ from ..errors import Problem, SiteError
 from ..markup import plain_title
 from ..model import LINK_KINDS, Venue
 from ..parallel import MapInBackground
+from ..text import GREEK
 from ..yamlsource import FORBIDDEN_CHARACTERS
 from .identity import TextIndex, family_name, identifiers, record_id, title_key
 from .records import Deferred, Record
@@ -522,11 +523,4 @@ def title_slug(title: str) -> str:
     as TeX: "$\\mathcal{O}(n^2)$ Regret" -> "o-n-2-regret" (not "mathcal-o-n-2-regret"), and a
     Greek letter standing alone by its name: "ΦFlow", "$\\epsilon$-Greedy" -> "phiflow", "epsilon-greedy"."""
     text = unicodedata.normalize("NFKD", plain_title(title))  # mathematical alphanumerics: 𝛼 -> α
-    return slugify(_LONE_GREEK.sub(lambda m: _greek_name(m.group()), text))
-
-
-def _greek_name(letter: str) -> str:
-    """"α" -> "alpha", "Φ" -> "PHI", "ϑ" -> "THETA" (Unicode's name, without GREEK, LETTER and the like)."""
-    words = [w for w in unicodedata.name(letter, "").split()
-             if w not in ("GREEK", "SMALL", "CAPITAL", "LETTER", "SYMBOL", "FINAL")]
-    return words[0] if words else letter
+    return slugify(_LONE_GREEK.sub(lambda m: GREEK.get(m.group(), m.group()), text))

@@ -18,6 +18,7 @@ from .. import urls
 from ..catalog import Catalog
 from ..markup import plain_title
 from ..model import Paper
+from ..text import greek_words
 from . import store as docstore
 from .shards import B, ShardedIndex, shard_name
 
@@ -115,8 +116,8 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
         record = docstore.record(paper.id, title, link.link(paper), paper.year, abstract.snippet,
                                  [[name, link.link(path)] for name, path in byline[:docstore.RESULT_AUTHORS]],
                                  len(byline))
-        return ((title, _author_text(paper.authors), " ".join(topics[t][1] for t in paper.topics),
-                 venue_names[paper.venue], abstract.text), record)
+        return ((_with_greek(title), _author_text(paper.authors), " ".join(topics[t][1] for t in paper.topics),
+                 venue_names[paper.venue], _with_greek(abstract.text)), record)
 
     def made_of(n: int) -> tuple[tuple, tuple]:
         """What paper number n's entry is made of now (or, before the cache is updated, was)."""
@@ -213,6 +214,13 @@ def _changed(catalog: Catalog, abstracts: dict[str, Abstract], bylines: dict,
     if any(n is None or papers[n].venue != p.venue for n, p in changed):
         return None
     return dict(changed)
+
+
+def _with_greek(text: str) -> str:
+    """The text and the names of its Greek letters: a visitor types "epsilon" for the ε math writes,
+    and search.js spells out an ε typed in a query."""
+    names = greek_words(text)
+    return f"{text} {names}" if names else text
 
 
 def _author_text(names: tuple[str, ...]) -> str:

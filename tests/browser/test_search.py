@@ -573,3 +573,15 @@ def test_query_latency(shared):
     print(f"\nsearch: median query {median:.2f} ms over {len(durations)}, load {load[0]:.0f} ms")
     assert median < 50
     assert shared.console_errors == []
+
+
+def test_greek_letters_are_found_typed_or_spelt_out(page, served, catalog):
+    """Math writes ε; a visitor types "epsilon" or "ε": both find the papers with either."""
+    abstracts = served.state.build.catalog.papers
+    expected = sorted(link_of(catalog, p) for p in abstracts
+                      if "\\epsilon" in p.abstract or "epsilon" in p.abstract.lower().replace("\\epsilon", ""))
+    assert len(expected) >= 3  # the bundled catalog's ε papers
+    open_search(page, served)
+    for query in ("epsilon", "ε", "Epsilon", "ϵ"):
+        assert sorted(href for href, _ in search(page, query)) == expected, query
+    assert page.console_errors == []
