@@ -8,6 +8,7 @@ Ctrl-C ends with status 130 and SIGTERM with 143, quietly.
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib
 import os
 import shlex
@@ -285,7 +286,10 @@ def serve(host, port, open_browser, base_url, config_path):
     try:
         preview = Preview(config_path, base_url, host, port, log=click.echo)
     except OSError as error:
-        raise click.ClickException(f"cannot listen on {host}:{port}: {error.strerror or error}")
+        hint = ""
+        if error.errno == errno.EADDRINUSE:  # most often a preview already running
+            hint = f" (another preview? --port {port + 1 if 0 < port < 65535 else 8001} or --port 0 picks another)"
+        raise click.ClickException(f"cannot listen on {host}:{port}: {error.strerror or error}{hint}")
     preview.serve_forever(open_browser)
 
 

@@ -690,7 +690,8 @@ def test_serve_on_a_port_in_use_says_so(tiny):
                                "--config", str(tiny.root / "site.yaml")],
                               capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "Traceback" not in done.stderr
-    assert done.stderr == f"Error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+    assert done.stderr == (f"Error: cannot listen on 127.0.0.1:{port}: Address already in use "
+                           f"(another preview? --port {port + 1} or --port 0 picks another)\n")
 
 
 def test_serve_without_a_site_yaml_says_so(tmp_path):
