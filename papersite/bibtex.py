@@ -312,6 +312,48 @@ def doi(paper: Paper) -> str:
     return ""
 
 
+@dataclass(frozen=True)
+class Printed:
+    """Where in its venue a paper appeared: volume, issue, pages and publisher, as text ("" unknown)."""
+
+    volume: str = ""
+    issue: str = ""
+    first_page: str = ""
+    last_page: str = ""
+    publisher: str = ""
+
+    @property
+    def pages(self) -> str:
+        """"12-34", or "12" (a paper that is one page, or numbered as an article: "e1001")."""
+        return f"{self.first_page}-{self.last_page}" if self.last_page else self.first_page
+
+
+_PAGE_RANGE = re.compile(r"\s*(?:-{1,3}|\u2013|\u2014)\s*")
+
+
+def printed(paper: Paper, venue: Venue) -> Printed:
+    """The paper's `extra:` fields that say where it appeared, under the names the importers keep
+    them by (BibTeX's volume, number, pages, publisher; CSL-JSON's issue and page; RIS's start_page
+    and end_page), for the citation exports and Google Scholar. A value that is not a short line
+    of text or a number is left out."""
+    def text(*names: str) -> str:
+        for name in names:
+            value = paper.extra.get(name)
+            if isinstance(value, int) and not isinstance(value, bool):
+                return str(value)
+            if isinstance(value, str) and value.strip() and len(value) <= 100:
+                return " ".join(value.split())
+        return ""
+
+    issue = text("issue", "number") if venue.kind == "journal" else text("issue")  # a proceedings' number is a series'
+    pages = text("pages", "page")
+    first, last = (_PAGE_RANGE.split(pages) + [""])[:2] if pages else (text("start_page"), text("end_page"))
+    if len(_PAGE_RANGE.split(pages)) > 2 or (last and not first):  # "12-15, 20-22": not one range
+        first, last = pages, ""
+    publisher = text("publisher") if venue.kind != "preprint" else ""  # a preprint's publisher is its server
+    return Printed(text("volume"), issue, first, last, publisher)
+
+
 def bibtex_entry(paper: Paper, venue: Venue, url: str, key: str | None = None) -> str:
     """One entry; `key` from assign_keys (the base key when a paper is shown alone)."""
     fields = [("title", "{" + escape(paper.title) + "}")]  # inner braces keep the title's capitals
@@ -327,6 +369,11 @@ def bibtex_entry(paper: Paper, venue: Venue, url: str, key: str | None = None) -
     elif not eprint:  # an arXiv preprint is identified by eprint; any other by where it was posted
         fields.append(("howpublished", venue_name))
     fields.append(("year", str(paper.year)))
+    where = printed(paper, venue)
+    fields += [(name, escape(value)) for name, value in (
+        ("volume", where.volume), ("number", where.issue),
+        ("pages", f"{where.first_page}--{where.last_page}" if where.last_page else where.first_page),
+        ("publisher", where.publisher)) if value]
     lines = [f"  {name} = {{{value}}}" for name, value in fields]
     if len(paper.date) >= 7:  # a macro, unquoted: each style prints the month in its own language
         lines.append(f"  month = {MONTHS[int(paper.date[5:7]) - 1]}")

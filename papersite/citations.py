@@ -15,7 +15,7 @@ import rispy
 from markupsafe import Markup
 
 from . import urls
-from .bibtex import arxiv_id, bibtex_entry, bibtex_file, doi, split_name
+from .bibtex import arxiv_id, bibtex_entry, bibtex_file, doi, printed, split_name
 from .catalog import Catalog
 from .model import Paper, Topic, Venue
 from .parallel import parallel_map
@@ -64,6 +64,11 @@ def ris(paper: Paper, venue: Venue, key: str, abstract: str, topics: Iterable[To
         ymd = paper.date.split("-") + ["", ""]
         reference["date"] = f"{ymd[0]}/{ymd[1]}/{ymd[2]}/"
     reference["secondary_title"] = venue.full_name or venue.name
+    where = printed(paper, venue)
+    for name, value in (("volume", where.volume), ("number", where.issue), ("start_page", where.first_page),
+                        ("end_page", where.last_page), ("publisher", where.publisher)):
+        if value:
+            reference[name] = value  # rispy's names for VL, IS, SP, EP and PB
     if abstract:
         reference["abstract"] = abstract
     if topics:
@@ -107,6 +112,11 @@ def csl_json(paper: Paper, venue: Venue, key: str, abstract: str, topics: Iterab
             item["number"] = "arXiv:" + arxiv_id(paper)
     else:
         item["container-title"] = venue.full_name or venue.name
+    where = printed(paper, venue)
+    for name, value in (("volume", where.volume), ("issue", where.issue), ("page", where.pages),
+                        ("publisher", where.publisher)):
+        if value:
+            item[name] = value
     if doi(paper):
         item["DOI"] = doi(paper)
     if abstract:
@@ -291,6 +301,10 @@ def scholar_tags(paper: Paper, venue: Venue, title: str) -> list[tuple[str, str]
     tags.append({"journal": ("citation_journal_title", venue_name),
                  "preprint": ("citation_publisher", venue_name)}.get(venue.kind,
                                                                       ("citation_conference_title", venue_name)))
+    where = printed(paper, venue)
+    tags += [(name, value) for name, value in (
+        ("citation_volume", where.volume), ("citation_issue", where.issue), ("citation_firstpage", where.first_page),
+        ("citation_lastpage", where.last_page), ("citation_publisher", where.publisher)) if value]
     if doi(paper):
         tags.append(("citation_doi", doi(paper)))
     if arxiv_id(paper):

@@ -293,7 +293,7 @@ def test_a_newline_in_a_field_cannot_start_a_ris_tag(tmp_path):
 
 # The CSL-JSON schema (csl-data.json, CSL 1.0.2) for the fields written.
 CSL_STRING_FIELDS = {"citation-key", "title", "container-title", "publisher", "DOI", "URL", "abstract", "keyword",
-                     "number"}
+                     "number", "volume", "issue", "page"}
 CSL_NAME_KEYS = {"family", "given", "dropping-particle", "non-dropping-particle", "suffix", "comma-suffix",
                  "static-ordering", "literal", "parse-names"}
 CSL_TYPES = {"article", "article-journal", "paper-conference"}  # of the schema's "type" enum
@@ -331,6 +331,73 @@ def test_csl_json_follows_the_schema(built):
     assert items["math"]["author"][:2] == [{"literal": "OpenAI"}, {"literal": "The ATLAS Collaboration"}]
     assert items["preprint"]["type"] == "article" and items["preprint"]["number"] == "arXiv:2303.01234"
     assert items["preprint"]["issued"] == {"date-parts": [[2023, 3]]} and "container-title" not in items["preprint"]
+
+
+# --- where a paper appeared: volume, issue, pages, publisher ----------------------------------
+
+# extra: as each importer keeps the fields (BibTeX, CSL-JSON, RIS), and values no format may carry
+PRINTED = {
+    "journal": {"id": "journal", "title": "A Journal Paper", "authors": ["Ada Lovelace"], "venue": "jmlr",
+                "year": 2023, "extra": {"volume": 24, "number": "3", "pages": "12–34", "publisher": "Microtome & Sons"}},
+    "proceedings": {"id": "proceedings", "title": "A Proceedings Paper", "authors": ["Alan Turing"],
+                    "venue": "icml-2024", "extra": {"volume": "235", "number": "7", "page": "e1001", "publisher": "PMLR"}},
+    "ris": {"id": "ris", "title": "A RIS Paper", "authors": ["Grace Hopper"], "venue": "jmlr", "year": 2022,
+            "extra": {"start_page": "3", "end_page": "9", "number": "2"}},
+    "unusable": {"id": "unusable", "title": "An Odd Paper", "authors": ["Kurt Gödel"], "venue": "jmlr", "year": 2022,
+                 "extra": {"volume": ["1"], "pages": True, "publisher": "x" * 200, "issue": {"a": 1}}},
+    "hostile": {"id": "hostile", "title": "A Hostile Paper", "authors": ["Eve"], "venue": "jmlr", "year": 2022,
+                "extra": {"volume": '} @comment{ \\input{/etc/passwd}', "publisher": '"><b id=x>bold</b>'}},
+}
+
+
+def test_volume_issue_pages_and_publisher_reach_every_format_and_the_page(tmp_path):
+    site = write_site(tmp_path / "site", PRINTED)
+    build, _ = site.build()
+    out, keys = site.root / "_site", build.catalog.citation_keys
+    entries = bib_entries(out)
+    assert {f: entries[keys["journal"]][f] for f in ("volume", "number", "pages")} == \
+        {"volume": "24", "number": "3", "pages": "12--34"}
+    assert decoded(entries[keys["journal"]]["publisher"]) == "Microtome & Sons"
+    proceedings = entries[keys["proceedings"]]
+    assert (proceedings["volume"], proceedings["pages"], proceedings["publisher"]) == ("235", "e1001", "PMLR")
+    assert "number" not in proceedings  # a proceedings' number is its series', not an issue
+    assert (entries[keys["ris"]]["pages"], entries[keys["ris"]]["number"]) == ("3--9", "2")
+    assert not {"volume", "number", "pages", "publisher"} & set(entries[keys["unusable"]])
+    assert decoded(entries[keys["hostile"]]["volume"]) == PRINTED["hostile"]["extra"]["volume"]
+
+    def ris_of(paper_id):
+        return rispy.loads((out / f"papers/{paper_id}/cite.ris").read_text(encoding="utf-8"))[0]
+    journal = ris_of("journal")
+    assert {f: journal[f] for f in ("volume", "number", "start_page", "end_page", "publisher")} == \
+        {"volume": "24", "number": "3", "start_page": "12", "end_page": "34", "publisher": "Microtome & Sons"}
+    assert "end_page" not in ris_of("proceedings") and ris_of("proceedings")["start_page"] == "e1001"
+    assert not {"volume", "number", "start_page", "publisher"} & set(ris_of("unusable"))
+
+    def csl_of(paper_id):
+        [item] = json.loads((out / f"papers/{paper_id}/cite.json").read_text(encoding="utf-8"))
+        check_csl_item(item)
+        return item
+    assert {f: csl_of("journal")[f] for f in ("volume", "issue", "page", "publisher")} == \
+        {"volume": "24", "issue": "3", "page": "12-34", "publisher": "Microtome & Sons"}
+    assert csl_of("ris")["page"] == "3-9" and "issue" not in csl_of("proceedings")
+
+    tags = dict(meta_tags(out, "journal"))
+    assert {n: tags[n] for n in ("citation_volume", "citation_issue", "citation_firstpage", "citation_lastpage",
+                                 "citation_publisher")} == {"citation_volume": "24", "citation_issue": "3",
+                                                            "citation_firstpage": "12", "citation_lastpage": "34",
+                                                            "citation_publisher": "Microtome & Sons"}
+    assert "citation_lastpage" not in dict(meta_tags(out, "proceedings"))
+    assert not [n for n, _ in meta_tags(out, "unusable") if n in ("citation_volume", "citation_firstpage")]
+
+    def meta_line(paper_id):
+        page = html5lib.parse((out / f"papers/{paper_id}/index.html").read_bytes(), namespaceHTMLElements=False)
+        [line] = [p for p in page.iter("p") if p.get("class") == "paper-meta"]
+        assert line.find(".//b") is None  # content is text, never markup
+        return " ".join("".join(line.itertext()).split())
+    assert meta_line("journal") == "Journal of Machine Learning Research, vol. 24, no. 3, pp. 12–34 · 2023"
+    assert meta_line("proceedings") == "International Conference on Machine Learning, vol. 235, p. e1001 · 2024"
+    assert meta_line("unusable") == "Journal of Machine Learning Research · 2022"
+    assert meta_line("hostile").startswith("Journal of Machine Learning Research, vol. } @comment{")
 
 
 # --- Scholar tags and JSON-LD -------------------------------------------------------------------
