@@ -83,7 +83,7 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
     if bytecode_cache is not None:
         # What the filters below read from the config, which compiled code depends on
         # (see TemplateCache): keep it in step with them.
-        bytecode_cache.use_for((config.base_url, config.venues, config.topics))
+        bytecode_cache.use_for((config.base_url, config.venues, config.topics, config.language))
     theme = jinja2.FileSystemLoader(THEME / "templates")
     env = jinja2.Environment(
         bytecode_cache=bytecode_cache,
@@ -124,10 +124,18 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
         bibtex=lambda paper, venue, key=None: bibtex_entry(paper, venue, link.absolute(paper), key or _key(paper)),
         scholar_tags=lambda paper, venue: scholar_tags(paper, venue, plain_title(paper.title)),
         printed=printed,  # (paper, venue) -> volume, issue, pages and publisher, from its extra:
+        number=number_format(config.language),  # 2596 -> '2,596'
         scholarly_article=lambda paper, venue, topics_, abstract: scholarly_article(
             paper, venue, topics_, plain_title(paper.title), abstract.text, link.absolute(paper)),
     )
     return env
+
+
+def number_format(language: str) -> Callable[[Any], Any]:
+    """A count with its thousands grouped: "2,596" in English; in other languages "2 596", with a
+    narrow no-break space (the SI style, read everywhere). search.js and map.js group the same way."""
+    separator = "," if language.lower().split("-")[0] == "en" else "\u202f"
+    return lambda n: f"{n:,}".replace(",", separator) if isinstance(n, int) and not isinstance(n, bool) else n
 
 
 def _cached_author_links(link: Callable[[str], str]) -> Callable[..., Markup]:

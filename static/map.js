@@ -30,6 +30,7 @@
   var HIT = 8; // px: how near the pointer a dot must be to be hovered
   var TAP = 16; // px: how near a finger must land (a fingertip covers several dots' worth)
   var NONE = "#8c8c8c";
+  var thousands = /^en\b/i.test(document.documentElement.lang || "en") ? "," : "\u202f";
 
   var data = null, count = 0, xs, ys, venueOf, colours = [], groups = [], groupOf = [];
   var cells = null, side = 0; // spatial index: cell -> paper numbers
@@ -96,7 +97,7 @@
       var li = el("li", "map-legend-item");
       var swatch = li.appendChild(el("span", "map-swatch"));
       swatch.style.backgroundColor = colours[i];
-      li.appendChild(document.createTextNode(name + " (" + groups[i].length + ")"));
+      li.appendChild(document.createTextNode(name + " (" + number(groups[i].length) + ")"));
       items.appendChild(li);
     });
     legend.replaceChildren(items);
@@ -238,14 +239,16 @@
     listTimer = setTimeout(paintList, 150); // after a pan or zoom settles
   }
 
-  function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
+  // Thousands grouped as the pages do (papersite/render.py's number_format): "2,596" in English.
+  function number(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, thousands); }
+  function plural(n, word) { return number(n) + " " + word + (n === 1 ? "" : "s"); }
 
   function paintList() {
     var numbers = listed();
     var where = selection ? " in the box you drew" : numbers.length === count ? "" : " in view";
     var what = highlight ? " highlighted (" + highlightLabel + ")" : "";
     status.textContent = plural(numbers.length, "paper") + what + where + "." +
-      (numbers.length > shown ? " The first " + shown + " are listed." : "");
+      (numbers.length > shown ? " The first " + number(shown) + " are listed." : "");
     clear.hidden = !selection;
     var items = document.createDocumentFragment();
     numbers.slice(0, shown).forEach(function (n) {

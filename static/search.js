@@ -470,6 +470,7 @@
 
   var app = document.getElementById("search-app");
   if (!app) return;
+  var thousands = /^en\b/i.test(document.documentElement.lang || "en") ? "," : "\u202f";
 
   var input = document.getElementById("search-input");
   var form = input.form;
@@ -846,7 +847,7 @@
         check.checked = state[facet.param].indexOf(slug) !== -1;
         label.appendChild(check);
         label.appendChild(el("span", "facet-name", names[slug]));
-        var count = el("span", "facet-count", String(counts[slug] || 0));
+        var count = el("span", "facet-count", number(counts[slug] || 0));
         count.setAttribute("aria-label", plural(counts[slug] || 0, "paper"));
         label.appendChild(count);
         box.appendChild(label);
@@ -863,7 +864,9 @@
     }
   }
 
-  function plural(n, word) { return n + " " + (n === 1 ? word : word + "s"); }
+  // Thousands grouped as the pages do (papersite/render.py's number_format): "2,596" in English.
+  function number(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, thousands); }
+  function plural(n, word) { return number(n) + " " + (n === 1 ? word : word + "s"); }
 
   function quoted(text) { return "\u201c" + text + "\u201d"; }
 
