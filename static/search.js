@@ -49,9 +49,11 @@
     var joinedBefore = /[^\s:]$/; // a field name ("title:") or a space keeps its place before a word
     var wordStart = /(^|\s)[+\-]$/; // nor does "+" or "-" before a word: lunr's required, excluded
     var joinedAfter = /^[^\s\-~^*]/; // lunr splits at "-"; "~1", "^2" and "*" belong to the word
-    // Each letter becomes its name, a word of its own, as the index has it: "ΦFlow" -> "phi Flow",
-    // "λ=0.5" -> "lambda =0.5", "ε-greedy" -> "epsilon-greedy", "title:ε" -> "title:epsilon".
-    function spellGreek(text) {
+    // The query as titles and abstracts are indexed: compatibility forms folded as their plain text
+    // has them ("ℓ1" -> "l1", "𝑥" -> "x"), and each Greek letter its name, a word of its own:
+    // "ΦFlow" -> "phi Flow", "λ=0.5" -> "lambda =0.5", "ε-greedy" -> "epsilon-greedy", "title:ε" -> "title:epsilon".
+    function asIndexed(query) {
+      var text = query.normalize("NFKC");
       return text.replace(greekLetter, function (letter, at) {
         var before = text.slice(0, at);
         return (joinedBefore.test(before) && !wordStart.test(before) ? " " : "") + greek[letter] +
@@ -65,7 +67,7 @@
     // typing and "distill" finds "distillation" (indexed as "distil").
     // Words using lunr syntax (title:x, x~1, x^2, +x, -x, x*) keep their meaning.
     function parseQuery(text, fields) {
-      text = spellGreek(text);
+      text = asIndexed(text);
       var clauses;
       try {
         var parsed = new lunr.Query(fields);
@@ -457,7 +459,7 @@
       trim: trim, stem: stem, parseQuery: parseQuery, needsOf: needsOf, expandPatterns: expandPatterns,
       shardsFor: shardsFor, wanted: wanted, buildIndex: buildIndex, search: search, wants: wants,
       groupMatches: groupMatches, misspelt: misspelt, addTypos: addTypos, withinEdits: withinEdits,
-      greek: greek, spellGreek: spellGreek
+      greek: greek, asIndexed: asIndexed
     };
   }
 
@@ -921,7 +923,7 @@
     });
     var q = state.q.trim();
     var pending;
-    if (lunrjs.spellGreek(q).length === 1) { // one letter would match most of the vocabulary (not "ε")
+    if (lunrjs.asIndexed(q).length === 1) { // one letter would match most of the vocabulary (not "ε")
       pending = Promise.resolve({ results: [], groups: [], partial: false });
     } else if (q) {
       pending = query(q);

@@ -324,12 +324,12 @@ def test_exact_matches_rank_above_words_spelt_like_a_typo(sharded):
 def test_a_greek_letter_typed_or_spelt_out_finds_the_text_that_has_it():
     """search.js builds papersite.text's GREEK from the same string; every word it makes of a query
     holding Greek letters, or of their names, is a term of the same text as indexed."""
-    from papersite.search.files import _with_greek
+    from papersite.search.files import searchable
     from papersite.text import GREEK
     phrases = ["ε-greedy", "ΦFlow", "opt+ε", "μP transfer", "αβ pruning", "Σ-ϑ", "(ϵ, δ)-privacy", "λ=0.5",
-               "+ε", "title:ε"]
+               "+ε", "title:ε", "l1 and 𝑥 terms"]
     spelt = ["epsilon-greedy", "phi flow", "epsilon", "mu p transfer", "alpha beta pruning", "sigma theta",
-             "epsilon delta privacy", "lambda", "+epsilon", "epsilon"]
+             "epsilon delta privacy", "lambda", "+epsilon", "epsilon", "ℓ1 and x terms"]  # ℓ: plain text has "l"
     script = ("const lunr = require(process.argv[1]); const engine = require(process.argv[2])(lunr);"
               "const groups = JSON.parse(process.argv[3]).map(q => engine.parseQuery(q, ['title', 'body']));"
               "console.log(JSON.stringify({greek: engine.greek, terms: groups.map(gs => gs.map(g => engine.stem(g.term))),"
@@ -339,7 +339,7 @@ def test_a_greek_letter_typed_or_spelt_out_finds_the_text_that_has_it():
     answer = json.loads(proc.stdout)
     assert answer["greek"] == GREEK
     for query, terms in zip(phrases + spelt, answer["terms"]):
-        indexed = field_terms(_with_greek(phrases[(phrases + spelt).index(query) % len(phrases)]))
+        indexed = field_terms(searchable(phrases[(phrases + spelt).index(query) % len(phrases)]))
         assert terms and set(terms) <= set(indexed), (query, terms, indexed)
     syntax = dict(zip(phrases, answer["syntax"]))
     assert syntax["+ε"] == [[2, ["title", "body"]]]  # lunr.Query.presence.REQUIRED

@@ -116,8 +116,8 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
         record = docstore.record(paper.id, title, link.link(paper), paper.year, abstract.snippet,
                                  [[name, link.link(path)] for name, path in byline[:docstore.RESULT_AUTHORS]],
                                  len(byline))
-        return ((_with_greek(title), _author_text(paper.authors), " ".join(topics[t][1] for t in paper.topics),
-                 venue_names[paper.venue], _with_greek(abstract.text)), record)
+        return ((searchable(title), _author_text(paper.authors), " ".join(topics[t][1] for t in paper.topics),
+                 venue_names[paper.venue], searchable(abstract.text)), record)
 
     def made_of(n: int) -> tuple[tuple, tuple]:
         """What paper number n's entry is made of now (or, before the cache is updated, was)."""
@@ -216,9 +216,13 @@ def _changed(catalog: Catalog, abstracts: dict[str, Abstract], bylines: dict,
     return dict(changed)
 
 
-def _with_greek(text: str) -> str:
-    """The text and the names of its Greek letters: a visitor types "epsilon" for the ε math writes,
-    and search.js spells out an ε typed in a query."""
+def searchable(text: str) -> str:
+    """A title or abstract as indexed: compatibility forms folded (NFKC: "ﬁ" -> "fi", "𝑥²" -> "x2"),
+    and the names of its Greek letters after it, since a visitor types "epsilon" for the ε math
+    writes (search.js's asIndexed folds and spells out a query the same way)."""
+    if text.isascii():
+        return text
+    text = unicodedata.normalize("NFKC", text)
     names = greek_words(text)
     return f"{text} {names}" if names else text
 

@@ -584,4 +584,7 @@ def test_greek_letters_are_found_typed_or_spelt_out(page, served, catalog):
     open_search(page, served)
     for query in ("epsilon", "ε", "Epsilon", "ϵ"):
         assert sorted(href for href, _ in search(page, query)) == expected, query
+    # "ℓ1" as a visitor may paste it: the abstracts' plain text says "l1" ($\ell_1$)
+    l1 = search(page, "l1 regularization")
+    assert l1 and search(page, "ℓ1 regularization") == l1
     assert page.console_errors == []
