@@ -7,8 +7,11 @@ Small jobs run inline: forking costs ~20 ms, which a one-paper rebuild cannot
 afford and does not need.
 
 `in_background` runs one serial job (the search index) in a forked process
-while the parent goes on with other stages, so neither core waits for it;
-`Background` runs one that nobody waits for (the preview's map layout).
+while the parent goes on with other stages, so neither core waits for it; a
+`Detachable` job goes to a fresh interpreter instead, which starts small (a forked
+one copies every page of the parent's memory its work reads: at 50,000 papers
+the search index's grew to 800 MB). `Background` runs one that nobody waits
+for (the preview's map layout).
 """
 from __future__ import annotations
 
@@ -16,8 +19,13 @@ import contextlib
 import gc
 import multiprocessing
 import os
+import pickle
 import signal
+import subprocess
+import sys
 import threading
+import time
+from dataclasses import dataclass
 from multiprocessing.pool import AsyncResult
 from typing import Callable, Iterator, Sequence, TypeVar
 
@@ -104,11 +112,23 @@ class MapInBackground:
         self.stop()
 
 
+@dataclass(frozen=True)
+class Detachable:
+    """A job that runs here as `inline()`, or from scratch in a fresh process as the (func, args)
+    that `detach()` makes (both picklable; made only when the job does go to such a process)."""
+
+    inline: Callable[[], R]
+    detach: Callable[[], tuple[Callable[..., R], tuple]]
+
+    def __call__(self) -> R:
+        return self.inline()
+
+
 @contextlib.contextmanager
 def in_background(func: Callable[[], R], size: int) -> Iterator[Callable[[], R]]:
-    """Start func() in a forked process; inside the block, the function given
-    waits for its result (and raises what func raised). Leaving the block early
-    stops the process.
+    """Start func() in a forked process (a Detachable, in a fresh one); inside the
+    block, the function given waits for its result (and raises what func raised).
+    Leaving the block early stops the process.
 
     For a job of `size` items worth a process; a smaller one runs inline,
     when waited for. What func changes in memory stays in its process: use
@@ -116,6 +136,10 @@ def in_background(func: Callable[[], R], size: int) -> Iterator[Callable[[], R]]
     """
     if not worth_forking(size):
         yield func  # inline, when waited for
+        return
+    if isinstance(func, Detachable):
+        with _Fresh(*func.detach()) as fresh:
+            yield fresh.result
         return
     global _job
     previous, _job = _job, (func, ())
@@ -129,6 +153,82 @@ def in_background(func: Callable[[], R], size: int) -> Iterator[Callable[[], R]]
         yield lambda: waited(result)
     finally:
         end_pool(pool)  # done by now, unless the block failed
+
+
+# A fresh interpreter running one job: (func, args) pickled on stdin, ("ok", result) or ("error",
+# exception) pickled on stdout (the job's own prints go to stderr). A new interpreter rather than
+# multiprocessing's "spawn", which imports the caller's __main__ again: a script calling the build
+# without an `if __name__ == "__main__"` guard would start a second build, and wait for it for ever.
+_FRESH = """
+import gc, os, pickle, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to answer: it ends this process
+gc.disable()  # one job's objects, all alive until it ends
+answer = os.fdopen(os.dup(1), "wb")
+os.dup2(2, 1)
+from papersite.parallel import run_fresh
+pickle.dump(run_fresh(pickle.load(sys.stdin.buffer)), answer, protocol=pickle.HIGHEST_PROTOCOL)
+answer.close()
+"""
+
+
+def run_fresh(job: tuple[Callable[..., R], tuple]) -> tuple[str, object]:
+    """What _FRESH sends back for the job (func, args)."""
+    try:
+        return "ok", job[0](*job[1])
+    except BaseException as error:  # noqa: BLE001  every failure goes back to the parent, which raises it
+        try:
+            pickle.dumps(error)
+            return "error", error
+        except Exception:
+            return "error", RuntimeError(f"{type(error).__name__}: {error}")
+
+
+class _Fresh:
+    """func(*args) in a fresh interpreter; result() waits for it (waking as waited() does)."""
+
+    def __init__(self, func: Callable[..., R], args: tuple):
+        package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        path = os.environ.get("PYTHONPATH")
+        env = {**os.environ, "PYTHONPATH": package_root + (os.pathsep + path if path else "")}
+        self.process = subprocess.Popen([sys.executable, "-c", _FRESH], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, env=env)
+        self.answer: list[bytes] = []
+        job = pickle.dumps((func, args), protocol=pickle.HIGHEST_PROTOCOL)
+        # Written and read by threads: the job and its answer are tens of megabytes, more than a
+        # pipe holds, and the caller goes on meanwhile.
+        self.sender = threading.Thread(target=self._send, args=(job,), name="fresh-send", daemon=True)
+        self.reader = threading.Thread(target=self._read, name="fresh-read", daemon=True)
+        self.sender.start()
+        self.reader.start()
+
+    def _send(self, job: bytes) -> None:
+        with contextlib.suppress(OSError):  # the process is gone: result() says why
+            self.process.stdin.write(job)
+            self.process.stdin.close()
+
+    def _read(self) -> None:
+        self.answer.append(self.process.stdout.read())
+        self.process.wait()
+
+    def result(self) -> R:
+        while self.reader.is_alive():
+            self.reader.join(WAKE_EVERY)
+        if self.process.returncode != 0 or not self.answer[0]:
+            raise RuntimeError(f"the background process ended with exit status {self.process.returncode}")
+        outcome, value = pickle.loads(self.answer[0])
+        if outcome == "error":
+            raise value
+        return value
+
+    def __enter__(self) -> "_Fresh":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.reader.join(STOP_WAIT)
+        self.sender.join(STOP_WAIT)
+        self.answer.clear()
 
 
 class Background:
@@ -212,6 +312,12 @@ def _passed_on(func: Callable[[], R]) -> R:
 
 def _run_job():
     return _passed_on(_job[0])
+
+
+def timed_call(func: Callable[..., R], args: tuple) -> tuple[R, float]:
+    """func(*args), and the seconds it took (a Detachable's own time, in its process)."""
+    start = time.perf_counter()
+    return func(*args), time.perf_counter() - start
 
 
 def _start_worker() -> None:

@@ -26,7 +26,7 @@ from .map_data import map_files, map_texts
 from .markup import MarkupError, cut_snippet, render_abstract
 from .output import Receipt, Staging, WriteReport
 from .pages import Abstract, plan_pages
-from .parallel import parallel_map
+from .parallel import Detachable, parallel_map, timed_call
 from .render import make_env, render_pages
 from .sources import unreadable
 from .static_files import static_files
@@ -107,10 +107,12 @@ class Stopwatch:
 
     @staticmethod
     def timed(func: Callable[[], R]) -> Callable[[], tuple[R, float]]:
-        """func, returning its own time too (wherever it runs: in a forked process too)."""
+        """func, returning its own time too (wherever it runs: in another process too)."""
         def job() -> tuple[R, float]:
             start = time.perf_counter()
             return func(), time.perf_counter() - start
+        if isinstance(func, Detachable):
+            return Detachable(job, lambda: (timed_call, func.detach()))
         return job
 
     def waited(self, name: str, result: Callable[[], tuple[R, float]]) -> R:

@@ -1,6 +1,7 @@
 """Work on both cores gives the same results, in the same order, and the same errors."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import time
@@ -48,9 +49,9 @@ def test_a_build_on_two_workers_equals_one_on_one(bundled, forked, monkeypatch):
 
 
 def test_a_one_shot_build_on_two_workers_writes_the_in_memory_site(bundled, forked, tmp_path):
-    """Pages and each paper's RIS and CSL-JSON are written by the workers that make them, the
-    search index by a process of its own, each .bib as soon as it is made (the map's data comes
-    back whole: its points are kept for the next build): the folder must hold exactly the
+    """Pages and each paper's RIS and CSL-JSON are written by the workers that make them, each
+    .bib as soon as it is made; the search index, made in a fresh process, comes back whole, as
+    the map's data does (both are kept for the next build): the folder must hold exactly the
     bytes of an in-memory build."""
     root, _, _ = bundled
     config = load_config(root / "site.yaml")
@@ -58,8 +59,10 @@ def test_a_one_shot_build_on_two_workers_writes_the_in_memory_site(bundled, fork
     build, report = build_and_write(config, out)
     streamed = set(build.stored)
     assert all(isinstance(entry, str) for entry in build.stored.values())  # receipts: digests
-    assert streamed == {path for path in build.paths if path.endswith(".html") or path.startswith("search/")
+    assert streamed == {path for path in build.paths if path.endswith(".html")
                         or path.endswith((".xml", ".txt", "/cite.ris", "/cite.json", ".bib"))}
+    assert {path for path in build.files if path.startswith("search/")} == \
+        {path for path in build.paths if path.startswith("search/") and not path.endswith(".html")}
     assert streamed.isdisjoint(build.files)
     on_disk = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert on_disk == build_site(config).files
@@ -74,11 +77,13 @@ def test_an_error_in_a_forked_stage_leaves_the_previous_site(bundled, forked, tm
     build_and_write(config, out)
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
 
-    def broken_search(*args, **kwargs):
-        raise SiteError(Problem("search", None, "broken in the background"))
+    made = search_module._Fields.of
 
-    monkeypatch.setattr(search_module, "search_files", broken_search)  # what SearchCache.job runs
-    with pytest.raises(SiteError, match="broken in the background"):
+    def no_venues(catalog, abstracts):  # what the search index's fresh process is sent: no paper's venue is there
+        return dataclasses.replace(made(catalog, abstracts), venues=())
+
+    monkeypatch.setattr(search_module._Fields, "of", staticmethod(no_venues))
+    with pytest.raises(KeyError, match="icml-2024|iclr-2024"):
         build_and_write(config, out)
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["._site.manifest.json", "_site"]  # no staging left
@@ -90,6 +95,42 @@ def test_a_background_job_returns_its_result_or_its_error(forked):
     with parallel.in_background(lambda: square_or_fail(13), size=1) as result:
         with pytest.raises(SiteError, match="thirteen"):
             result()
+
+
+def test_a_detachable_job_runs_in_a_fresh_interpreter_and_gives_its_result_its_error_or_its_end(forked):
+    """A fresh interpreter rather than a fork: it starts without the parent's memory, and what
+    the job sends back (its result, its exception, or how its process ended) reaches the caller.
+    Stdlib functions stand for jobs: a fresh interpreter imports a job by its module's name."""
+    def fresh(func, *args):
+        return parallel.Detachable(lambda: func(*args), lambda: (func, args))
+
+    with parallel.in_background(fresh(os.getpid), size=1) as result:
+        assert result() != os.getpid()
+    with parallel.in_background(fresh(eval, "'pytest' in __import__('sys').modules"), size=1) as result:
+        assert result() is False  # a forked process would have the parent's modules
+    with parallel.in_background(fresh(divmod, 17, 5), size=1) as result:
+        assert result() == (3, 2)
+    with parallel.in_background(fresh(int, "thirteen"), size=1) as result:
+        with pytest.raises(ValueError, match="thirteen"):
+            result()
+    with parallel.in_background(fresh(os._exit, 3), size=1) as result:
+        with pytest.raises(RuntimeError, match="exit status 3"):
+            result()
+    with parallel.in_background(fresh(bytes, 30_000_000), size=1) as result:  # more than a pipe holds
+        assert result() == bytes(30_000_000)
+
+    started = time.monotonic()
+    with parallel.in_background(fresh(time.sleep, 60), size=1) as result:
+        pass  # left without waiting: the process is stopped, not waited for
+    assert time.monotonic() - started < 10
+
+
+def test_a_small_detachable_job_runs_inline():
+    calls = []
+    job = parallel.Detachable(lambda: calls.append("inline") or os.getpid(), lambda: calls.append("detached"))
+    with parallel.in_background(job, size=1) as result:
+        assert result() == os.getpid()
+    assert calls == ["inline"]
 
 
 def exits(n: int) -> int:
