@@ -37,6 +37,7 @@ from array import array
 from itertools import chain, islice, repeat
 from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
+from .parallel import Detachable
 from .text import TermNumbers, prose_term_counts as term_counts
 
 # One BLAS thread: as fast for these small products, never oversubscribed on a busy machine
@@ -145,22 +146,22 @@ class LayoutCache:
             return counts(key, texts[key]) or term_counts(texts[key])
 
         def work() -> Laid:
-            if not keys:
-                return Laid(digest, [], [], None, {})
             made, among = _of_frame(ahead.result(), frame) if ahead is not None else (None, placed)
-            skeleton = known or made or fit(chosen, [counted(key) for key in chosen], frame)
-            new: dict[str, str] = {}  # text digest -> a key with that text, for those to place
-            for key, text_key in digests.items():
-                if text_key not in among:
-                    new.setdefault(text_key, key)
-            where = {d: among[d] for d in digests.values() if d in among}
-            where.update(zip(new, place(skeleton, map(counted, new.values()))))
-            points = [skeleton.own[key] if key in own else where[digests[key]] for key in keys]
-            return Laid(digest, keys, points, skeleton, where)
+            return _lay_out(digest, keys, chosen, digests, known or made, among, counted, frame)
 
         if ahead is not None:
             return work, 0  # here, once the build waits for it: the landmarks' layout is still being made
-        return work, sum(1 for d in set(digests.values()) if d not in placed) + (0 if known is not None else len(chosen))
+        size = sum(1 for d in set(digests.values()) if d not in placed) + (0 if known is not None else len(chosen))
+        if known is not None or placed:
+            return work, size
+
+        def detach() -> tuple[Callable[..., Laid], tuple]:
+            # All laid out anew, so perhaps in a fresh process: sent what it reads, each text's counts
+            # as related papers kept them (compact arrays), or the text where they did not
+            given = {key: counts(key, texts[key]) or texts[key] for key in chain(chosen, _to_place(digests, {}).values())}
+            return _lay_out_given, (digest, keys, chosen, digests, given, frame)
+
+        return Detachable(work, detach), size
 
     def keep(self, laid: Laid) -> list[Point]:
         self.digest, self.keys, self.points, self.skeleton, placed = laid
@@ -172,6 +173,37 @@ class LayoutCache:
     def where(self) -> dict[str, Point]:
         """Paper key -> its point in the last layout kept."""
         return dict(zip(self.keys, self.points))
+
+
+def _to_place(digests: dict[str, str], among: Mapping[str, Point]) -> dict[str, str]:
+    """Text digest -> the first key with that text, of the texts not placed `among` already."""
+    new: dict[str, str] = {}
+    for key, text_key in digests.items():
+        if text_key not in among:
+            new.setdefault(text_key, key)
+    return new
+
+
+def _lay_out(digest: str, keys: list[str], chosen: list[str], digests: dict[str, str], skeleton: Skeleton | None,
+             among: Mapping[str, Point], counted: Callable[[str], Counts], frame: str) -> Laid:
+    """The layout of `keys`: the landmarks `chosen` laid out (unless `skeleton` is theirs already),
+    every other text placed among them, or found `among` those placed before (by text digest)."""
+    if not keys:
+        return Laid(digest, [], [], None, {})
+    skeleton = skeleton or fit(chosen, [counted(key) for key in chosen], frame)
+    new = _to_place(digests, among)
+    where = {d: among[d] for d in digests.values() if d in among}
+    where.update(zip(new, place(skeleton, map(counted, new.values()))))
+    own = set(chosen)
+    return Laid(digest, keys, [skeleton.own[key] if key in own else where[digests[key]] for key in keys], skeleton, where)
+
+
+def _lay_out_given(digest: str, keys: list[str], chosen: list[str], digests: dict[str, str],
+                   given: dict[str, Counts | str], frame: str) -> Laid:
+    """_lay_out from nothing, given the counts (or the text) of each landmark and text to place."""
+    def counted(key: str) -> Counts:
+        return term_counts(given[key]) if isinstance(given[key], str) else given[key]
+    return _lay_out(digest, keys, chosen, digests, None, {}, counted, frame)
 
 
 @functools.cache

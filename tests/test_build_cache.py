@@ -416,6 +416,8 @@ def test_an_edit_to_a_landmark_is_laid_out_ahead(catalog, tmp_path, monkeypatch,
     monkeypatch.setattr(paper_map, "LANDMARKS", 3)
     monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
     monkeypatch.setattr(layout_ahead, "WORTH_FROM", 0)
+    # Laid out in a forked process rather than a fresh one, which would not count fits and places
+    monkeypatch.setattr(paper_map, "Detachable", lambda inline, detach: inline)
     config, out = catalog.root / "site.yaml", catalog.root / "_site"
     run("build", "--config", config, "-o", out)
     papersite.cache.wait_for_saver(catalog.root)

@@ -273,6 +273,30 @@ def test_counts_given_are_used_and_give_the_layout_counting_gives(monkeypatch):
     assert counted == [texts["p3"]]  # only the text whose counts were not given
 
 
+def test_a_layout_made_anew_in_a_fresh_interpreter_is_the_one_made_here(monkeypatch):
+    """A clean build lays the map out in a fresh process (it starts small), sent the counts
+    related papers keep of each text, or the text where they kept none: the same landmarks'
+    layout and the same points as made here."""
+    from papersite import parallel
+    from papersite.related import RelatedIndex
+    monkeypatch.setattr(paper_map, "LANDMARKS", 6)  # chosen here: the fresh process is sent them
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
+    monkeypatch.setenv("PAPERSITE_JOBS", "2")
+    texts = dict(zip([f"p{i}" for i in range(12)], DIFFUSION + BANDITS))
+    index = RelatedIndex()
+    index.update({key: (text,) for key, text in texts.items() if key not in ("p3", "p8")})
+    job, size = paper_map.LayoutCache().job(texts, counts=index.kept_counts)  # p3, p8: sent as texts
+    assert isinstance(job, parallel.Detachable) and size == len(texts)
+    here = job()
+    with parallel.in_background(job, size) as result:
+        fresh = result()
+    assert (fresh.digest, fresh.keys, fresh.points, fresh.placed) == (here.digest, here.keys, here.points, here.placed)
+    assert len(set(here.points)) > 6 and len(here.placed) == 6
+    assert fresh.skeleton.own == here.skeleton.own and fresh.skeleton.columns == here.skeleton.columns
+    for part in ("idf", "basis", "vectors", "points"):
+        assert (getattr(fresh.skeleton, part) == getattr(here.skeleton, part)).all()
+
+
 def test_a_text_placed_alone_lands_where_it_lands_among_hundreds():
     import random
     rng = random.Random(7)
