@@ -358,7 +358,8 @@ def bibtex_entry(paper: Paper, venue: Venue, url: str, key: str | None = None) -
     """One entry; `key` from assign_keys (the base key when a paper is shown alone)."""
     fields = [("title", "{" + escape(paper.title) + "}")]  # inner braces keep the title's capitals
     if paper.authors:
-        fields.append(("author", " and ".join(bibtex_name(a) for a in paper.authors)))
+        names = [bibtex_name(a) for a in paper.authors] + (["others"] if paper.et_al else [])  # BibTeX's "et al."
+        fields.append(("author", " and ".join(names)))
     venue_name = escape(venue.full_name or venue.name)
     eprint = arxiv_id(paper)
     kind = entry_type(venue)

@@ -30,7 +30,7 @@ from .sources import allowed_roots, read_source, walk_files
 from .validate import Checker
 from .yamlsource import load_yaml
 
-PAPER_KEYS = ("id", "title", "authors", "venue", "year", "date", "added", "status", "topics", "links",
+PAPER_KEYS = ("id", "title", "authors", "et_al", "venue", "year", "date", "added", "status", "topics", "links",
               "bibtex_key", "title_source", "extra")
 DATE = re.compile(r"^(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?$")
 BIBTEX_KEY = re.compile(r"^[A-Za-z0-9_:.+/-]+$")  # what BibTeX and biber accept unquoted
@@ -129,6 +129,7 @@ def _paper_from(data: Any, lines: dict, body: str, body_line: int, path: Path, s
         paper_id = check.field(data, (), "id", str, required=True)
     title = check.field(data, (), "title", str, required=True)
     people = _people(check, data)
+    et_al = check.field(data, (), "et_al", bool, False)
     venue_slug = check.field(data, (), "venue", str, required=True)
     year = check.field(data, (), "year", int)
     date = _date(check, data, "date")
@@ -172,7 +173,7 @@ def _paper_from(data: Any, lines: dict, body: str, body_line: int, path: Path, s
         return Parsed(None, check.problems)
     return Parsed(Paper(
         id=paper_id, slug=slug, title=title, venue=venue.slug, year=year if year is not None else venue.year,
-        abstract=abstract, authors=tuple(p.name for p in people), topics=tuple(topics), links=links,
+        abstract=abstract, authors=tuple(p.name for p in people), et_al=et_al, topics=tuple(topics), links=links,
         people=people, date=date, added=added, status=status, bibtex_key=bibtex_key,
         title_source=title_source, extra=extra, source=path,
     ), [])

@@ -51,6 +51,7 @@ class Paper:
     year: int
     abstract: str  # Markdown source with $TeX$
     authors: tuple[str, ...] = ()  # names as written in the content file
+    et_al: bool = False  # the authors named are some of them (BibTeX's "and others"): shown as "et al."
     topics: tuple[str, ...] = ()  # topic slugs, most relevant first
     links: tuple[tuple[str, str], ...] = ()  # (kind, url) in LINK_KINDS order
     people: tuple[Person, ...] = ()  # one per author, with ORCID/affiliation/homepage when given

@@ -142,25 +142,28 @@ def _cached_author_links(link: Callable[[str], str]) -> Callable[..., Markup]:
     """The author_links filter, made once per byline and build: listings and author pages
     show each paper's eight times or more."""
     @functools.lru_cache(maxsize=None)
-    def cached(byline: tuple, limit: int | None) -> Markup:
-        return _author_links(link, byline, limit)
+    def cached(byline: tuple, limit: int | None, et_al: bool) -> Markup:
+        return _author_links(link, byline, limit, et_al)
 
-    def author_links(byline, limit: int | None = None) -> Markup:
+    def author_links(byline, limit: int | None = None, et_al: bool = False) -> Markup:
         try:
-            return cached(byline, limit)
+            return cached(byline, limit, bool(et_al))
         except TypeError:  # a list a template made: not hashable, and rarely repeated
-            return _author_links(link, byline, limit)
+            return _author_links(link, byline, limit, bool(et_al))
     return author_links
 
 
-def _author_links(link: Callable[[str], str], byline, limit: int | None) -> Markup:
+def _author_links(link: Callable[[str], str], byline, limit: int | None, et_al: bool = False) -> Markup:
     """(name, author page path) pairs as linked names, comma-separated; past `limit`
-    names, "and N more". In Python: listings show it for every paper, and a macro
-    call costs as much as the rest of the paper's entry."""
+    names, "and N more"; "et al." after them where the paper names some of its authors
+    (et_al). In Python: listings show it for every paper, and a macro call costs as much
+    as the rest of the paper's entry."""
     shown = byline if limit is None else byline[:limit]
     # no class: the stylesheet finds the names by their paragraph, and a listing holds thousands
     html = ", ".join(f'<a href="{escape(link(path))}">{escape(name)}</a>' for name, path in shown)
-    if len(byline) > len(shown):
+    if et_al:
+        html += ", et al."  # how many more is not known
+    elif len(byline) > len(shown):
         html += f" and {len(byline) - len(shown)} more"
     return Markup(html)
 

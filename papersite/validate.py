@@ -11,7 +11,7 @@ from .yamlsource import Lines, line_of
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
-_TYPE_NAMES = {str: "a string", int: "a whole number", list: "a list", dict: "a mapping"}
+_TYPE_NAMES = {str: "a string", int: "a whole number", list: "a list", dict: "a mapping", bool: "true or false"}
 
 
 class Checker:

@@ -791,7 +791,8 @@
         name.appendChild(highlighted(author[0], terms, marked));
         byline.appendChild(name);
       });
-      if (doc.more) byline.appendChild(document.createTextNode(" and " + doc.more + " more"));
+      if (doc.etal) byline.appendChild(document.createTextNode(", et al."));
+      else if (doc.more) byline.appendChild(document.createTextNode(" and " + doc.more + " more"));
     }
     item.appendChild(el("p", "paper-item-snippet")).appendChild(highlighted(doc.snippet, terms, marked));
     var unseen = groups.length ? unseenWords(result, groups, marked) : [];

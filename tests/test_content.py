@@ -64,6 +64,7 @@ CASES = {
                   ":4: 'orcid' must look like 0000-0002-1825-0097"),
     "author not a name": (paper_text().replace("[Ada Lovelace]", "[[Ada]]"), ":4: each author must be a name"),
     "bad bibtex key": (paper_text(extra="bibtex_key: 'a b'\n"), ":8: 'bibtex_key' may hold letters"),
+    "et_al not true or false": (paper_text(extra="et_al: yes please\n"), ":8: 'et_al' must be true or false, not a string"),
     "python tag": (paper_text(extra="extra: !!python/object/apply:os.system ['touch pwned']\n"),
                    ":8: invalid YAML: could not determine a constructor"),
     "not utf-8": (paper_text(body="caf\xe9").encode("latin-1"), ":9: not UTF-8 text (byte 0xe9)"),

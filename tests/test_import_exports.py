@@ -9,7 +9,7 @@ import re
 import pytest
 
 from papersite.content import load_papers
-from tests.test_import import build_pages, content_files, fixed_today, front, run_import, snapshot, squash  # noqa: F401
+from tests.test_import import Page, build_pages, content_files, fixed_today, front, run, run_import, snapshot, squash  # noqa: F401
 
 BIB = r"""@string{icml = {Proceedings of the 41st International Conference on Machine Learning}}
 
@@ -74,6 +74,41 @@ def test_bibtex_imports_builds_and_shows_exact_titles_authors_abstracts(catalog,
     assert squash(page.text["authors"]) == "Ada Lovelace, Tim Rochtäschel, OpenAI"
     assert "A second paragraph." in page.text["abstract"]
     assert "No abstract is available" in pages[turing.slug].text["abstract"]
+
+
+def test_an_author_list_ending_in_and_others_is_shown_and_exported_as_et_al(catalog, tmp_path):
+    """Google Scholar's BibTeX ends a long author list with "and others": the names given are
+    some of the authors, and the pages and the citation file say so rather than drop it."""
+    bib = tmp_path / "scholar.bib"
+    bib.write_text(r"""@inproceedings{brown2024,
+  title = {Few-Shot Learners, Again},
+  author = {Brown, Tom and Mann, Benjamin and others},
+  booktitle = {Proceedings of the 41st International Conference on Machine Learning},
+  year = {2024},
+  abstract = {We scale language models.},
+}
+@inproceedings{turing24,
+  title = {Computing Machinery and Intelligence, Again},
+  author = {Turing, Alan},
+  booktitle = {Proceedings of the 41st International Conference on Machine Learning},
+  year = {2024},
+}
+""")
+    assert run_import(catalog, bib).exit_code == 0
+    fronts = {front(path)["title"]: front(path) for path in content_files(catalog)}
+    slugs = {front(path)["title"]: path.stem for path in content_files(catalog)}
+    brown = fronts["Few-Shot Learners, Again"]
+    assert brown["authors"] == ["Tom Brown", "Benjamin Mann"] and brown["et_al"] is True
+    assert "et_al" not in fronts["Computing Machinery and Intelligence, Again"]
+    out = tmp_path / "out"
+    assert run("build", "-q", "--config", catalog.root / "site.yaml", "-o", out).exit_code == 0
+    brown_page = out / "papers" / slugs["Few-Shot Learners, Again"]
+    assert squash(Page((brown_page / "index.html").read_text()).text["authors"]) == "Tom Brown, Benjamin Mann, et al."
+    assert "author = {Brown, Tom and Mann, Benjamin and others}" in (brown_page / "cite.bib").read_text()
+    listing = squash(re.sub(r"<[^>]+>", "", (out / "index.html").read_text() + (out / "venues/icml-2024/index.html").read_text()))
+    assert "Tom Brown, Benjamin Mann, et al." in listing and "Alan Turing, et al." not in listing
+    turing_page = out / "papers" / slugs["Computing Machinery and Intelligence, Again"]
+    assert "author = {Turing, Alan}," in (turing_page / "cite.bib").read_text()
 
 
 def test_a_second_import_of_every_format_changes_nothing(catalog, tmp_path):

@@ -99,6 +99,7 @@ class _Prepared:
     abstract: str  # cleaned
     topics: list[str] = field(default_factory=list)
     authors: list[str | dict] = field(default_factory=list)  # as front matter holds them
+    et_al: bool = False
     first: str = ""  # the first author's family name, folded
     status: str = ""
     links: dict[str, str] = field(default_factory=dict)
@@ -271,6 +272,7 @@ class _Importer:
         authors = [a for a in record.authors if one_line(a.name)]
         ready.authors = [_author(a) for a in authors]
         ready.first = family_name(one_line(authors[0].name)) if authors else ""
+        ready.et_al = record.et_al and bool(authors)
         ready.status = one_line(record.status)
         ready.links, ready.unusable = _links(record)
         ready.identifiers = identifiers(record.ids, ready.links)
@@ -367,6 +369,8 @@ class _Importer:
         if seed:
             front.update(title_mark(title))
         front["authors"] = record.authors
+        if record.et_al:
+            front["et_al"] = True
         front["venue"] = venue.slug
         front["year"] = year
         if date:

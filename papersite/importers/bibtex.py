@@ -191,7 +191,7 @@ def _record(entry: Entry, fields: dict, parent: dict, path: Path, line: int | No
     kind = entry.entry_type.lower()
     record = Record(source=path, line=line, number=number, title=plain("title"),
                     abstract=paragraphs(latex_to_text(raw("abstract"), markdown=True)),
-                    authors=_names(fields.get("author", [])))
+                    authors=_names(fields.get("author", [])), et_al=_and_others(fields.get("author", [])))
     record.ids["key"] = entry.key
     if kind == "proceedings":
         record.skip_reason = "a @proceedings entry describes a volume, not a paper"
@@ -241,18 +241,22 @@ def _server(text: str) -> str:
 
 
 def _names(value) -> list[Author]:
-    if not isinstance(value, list):
-        return []
-    authors = []
-    for parts in value:
-        if not isinstance(parts, middlewares.NameParts):
-            continue
-        words = [inline(latex_to_text(word)) for word in (*parts.first, *parts.von, *parts.last)]
-        jr = [inline(latex_to_text(word)) for word in parts.jr]
-        name = DBLP_HOMONYM.sub("", inline(" ".join(words + jr)))
-        if name and name.lower() != "others":
-            authors.append(Author(name))
-    return authors
+    """The names of a name list, without BibTeX's closing "others" (see _and_others)."""
+    names = [_name(parts) for parts in value if isinstance(parts, middlewares.NameParts)] if isinstance(value, list) else []
+    return [Author(name) for name in names if name and name.lower() != "others"]
+
+
+def _and_others(value) -> bool:
+    """The list ends in "and others": it names some of the authors (Google Scholar's exports cut
+    long lists so)."""
+    return isinstance(value, list) and any(isinstance(parts, middlewares.NameParts) and _name(parts).lower() == "others"
+                                           for parts in value)
+
+
+def _name(parts) -> str:
+    words = [inline(latex_to_text(word)) for word in (*parts.first, *parts.von, *parts.last)]
+    jr = [inline(latex_to_text(word)) for word in parts.jr]
+    return DBLP_HOMONYM.sub("", inline(" ".join(words + jr)))
 
 
 def _dates(record: Record, raw) -> None:

@@ -31,6 +31,7 @@ class Record:
     title: str = ""  # plain text; $...$ math kept as is; "" when the format has none (seed text)
     abstract: str = ""  # Markdown; paragraphs separated by a blank line; $...$ kept
     authors: list[Author] = field(default_factory=list)
+    et_al: bool = False  # the source names only some of the authors (BibTeX's "and others")
     year: int | None = None
     date: str = ""  # "2024-07-21", "2024-07" or "2024"
     venue: str = ""  # as the source names it: booktitle, journal, container-title, venueid, header line

@@ -108,7 +108,7 @@ class _Fields:
     topics: tuple[Topic, ...]
     venues: tuple[Venue, ...]
     venue_sizes: dict[str, int]
-    # per paper: id, slug, title, venue, year, authors, topics, status, text, snippet, byline
+    # per paper: id, slug, title, venue, year, authors, topics, status, text, snippet, byline, et_al
     rows: list[tuple]
 
     @classmethod
@@ -117,7 +117,7 @@ class _Fields:
         return cls(catalog.config.base_url, catalog.topics, catalog.venues,
                    {slug: len(papers) for slug, papers in catalog.venue_papers.items()},
                    [(p.id, p.slug, p.title, p.venue, p.year, p.authors, p.topics, p.status,
-                     abstracts[p.id].text, abstracts[p.id].snippet, bylines[p.id]) for p in catalog.papers])
+                     abstracts[p.id].text, abstracts[p.id].snippet, bylines[p.id], p.et_al) for p in catalog.papers])
 
 
 @dataclass(frozen=True)
@@ -137,7 +137,8 @@ def _index_anew(fields: _Fields, field_names: list[str], shard_bytes: int) -> tu
     SearchCache.job does (the cache without the papers, which SearchCache.keep puts back)."""
     from ..pages import Abstract  # here: pages imports this module
 
-    papers = [Paper(row[0], row[1], row[2], row[3], row[4], "", row[5], row[6], status=row[7]) for row in fields.rows]
+    papers = [Paper(row[0], row[1], row[2], row[3], row[4], "", authors=row[5], topics=row[6], status=row[7],
+                    et_al=row[11]) for row in fields.rows]
     abstracts = {row[0]: Abstract("", row[8], row[9]) for row in fields.rows}
     catalog = _Catalog(SimpleNamespace(base_url=fields.base_url), fields.topics, fields.venues,
                        {slug: range(size) for slug, size in fields.venue_sizes.items()}, papers,
@@ -170,7 +171,7 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
         title = plain_title(paper.title)
         record = docstore.record(paper.id, title, link.link(paper), paper.year, abstract.snippet,
                                  [[name, link.link(path)] for name, path in byline[:docstore.RESULT_AUTHORS]],
-                                 len(byline))
+                                 len(byline), paper.et_al)
         return ((searchable(title), _author_text(paper.authors), " ".join(topics[t][1] for t in paper.topics),
                  venue_names[paper.venue], searchable(abstract.text)), record)
 

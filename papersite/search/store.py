@@ -12,18 +12,20 @@ from collections.abc import Iterable, Sequence
 from .shards import inert
 
 DOCS_PER_FILE = 4  # a result page of 50 spread-out papers fetches ~50 files of this many
-RESULT_AUTHORS = 10  # names a result shows (and its record holds); past them, "and N more"
+RESULT_AUTHORS = 10  # names a result shows (and its record holds); past them, "and N more" (or "et al.")
 DOC_FILES = "search/d/"
 ORDER = "search/order.json"
-_RECORD_KEYS = ("id", "title", "url", "year", "snippet", "authors", "more")
+_RECORD_KEYS = ("id", "title", "url", "year", "snippet", "authors", "more", "etal")
 
 
 def record(paper_id: str, title: str, url: str, year, snippet: str, authors: list[list[str]],
-           author_count: int) -> tuple:
+           author_count: int, et_al: bool = False) -> tuple:
     """One paper's record: `authors` holds [name, author page URL] of the first
-    RESULT_AUTHORS of its `author_count` authors."""
+    RESULT_AUTHORS of its `author_count` authors; `etal`: 1 where those are some of them."""
     made = (paper_id, title, url, year, snippet, authors)
-    if author_count > RESULT_AUTHORS:
+    if et_al:
+        made += (0, 1)  # "et al." stands for any more
+    elif author_count > RESULT_AUTHORS:
         made += (author_count - RESULT_AUTHORS,)
     return made
 

@@ -26,6 +26,7 @@ PAPERS = [  # name, venue, authors, status
     ("delta", "icml-2023", "[Grace Hopper]", "<img src=x onerror=alert(1)>"),
     ("epsilon", "icml-2024", "[Alan Turing]", ""),
 ]
+ET_AL = {"epsilon"}  # its authors are some of them ("and others" in BibTeX)
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +36,7 @@ def served_people(tmp_path_factory, browser):
     site = TinySite(tmp_path_factory.mktemp("people") / "site")
     site.write("site.yaml", SITE)
     for name, venue, authors, badge in PAPERS:
-        extra = f'status: "{badge}"\n' if badge else ""
+        extra = (f'status: "{badge}"\n' if badge else "") + ("et_al: true\n" if name in ET_AL else "")
         site.write(f"content/{venue}/{name}.md", f"---\nid: {name}\ntitle: {name.title()} bounds\n"
                    f"authors: {authors}\nvenue: {venue}\n{extra}topics: [learning-theory]\n---\n"
                    f"Generalization bounds, {name}.\n")
@@ -66,6 +67,19 @@ def test_author_names_are_found_and_shown_as_links(page, served_people):
     first.locator(".paper-item-authors a", has_text="Grace Hopper").click()
     page.wait_for_url("**/catalog/authors/grace-hopper/")
     assert page.text_content("h1") == "Grace Hopper"
+    assert page.console_errors == []
+
+
+def test_a_paper_naming_some_of_its_authors_says_et_al_in_search_and_on_its_pages(page, served_people):
+    open_search(page, served_people, "?q=turing")
+    wait_rendered(page, "turing")
+    assert [" ".join(t.split()) for t in page.locator("#search-results .paper-item-authors").all_text_contents()] \
+        == ["Alan Turing, et al."]
+    page.goto(served_people.url + "papers/epsilon/")
+    assert " ".join(page.text_content("p.authors").split()) == "Alan Turing, et al."
+    page.goto(served_people.url + "venues/icml-2024/")
+    bylines = [" ".join(t.split()) for t in page.locator(".paper-item-authors").all_text_contents()]
+    assert "Alan Turing, et al." in bylines and "Ada Lovelace, Grace Hopper" in bylines
     assert page.console_errors == []
 
 
