@@ -452,6 +452,34 @@ def test_venues_match_by_name_alias_and_year_and_new_ones_are_declared(seeded):
     assert snapshot(seeded) == before
 
 
+def test_a_conference_under_its_long_name_is_named_as_the_field_names_it(seeded):
+    """Google Scholar's BibTeX names NeurIPS "Advances in Neural Information Processing Systems",
+    in any case, with a volume number, as a journal @article: the venue is NeurIPS of that year,
+    a conference with the long name as its full_name, and a venue site.yaml already declares
+    under the short name takes the record. The year is in every new venue's slug."""
+    seeded.write("site.yaml", seeded_config() + "  - slug: neurips-2023\n    name: NeurIPS 2023\n    year: 2023\n")
+    long = "Advances in Neural Information Processing Systems"
+    report = records(seeded,
+                     record(1, title="A", venue=long, year=2020),
+                     record(2, title="B", venue="Advances in neural information processing systems 30",
+                            venue_kind="journal", year=2017),
+                     record(3, title="C", venue=long, year=2023),
+                     record(4, title="D", venue="Proceedings of the 38th International Conference on Machine Learning",
+                            year=2021),
+                     record(5, title="E", venue="Symposium on the Theory of Everything Under the Sun", year=2019),
+                     record(6, title="F", venue="Symposium on the Theory of Everything Under the Sun", year=2021))
+    assert not report.problems, report.problems
+    papers = {p.title: p for p in load_papers(seeded.config)}
+    assert {t: papers[t].venue for t in "ABCDEF"} == {
+        "A": "neurips-2020", "B": "neurips-2017", "C": "neurips-2023", "D": "icml-2021",
+        "E": "symposium-on-the-theory-of-everything-2019", "F": "symposium-on-the-theory-of-everything-2021"}
+    venues = {v.slug: v for v in seeded.config.venues}
+    assert [(v.name, v.year, v.kind, v.full_name) for v in (venues["neurips-2020"], venues["neurips-2017"])] == [
+        ("NeurIPS 2020", 2020, "conference", long), ("NeurIPS 2017", 2017, "conference", long)]
+    assert venues["icml-2021"].full_name == "Proceedings of the 38th International Conference on Machine Learning"
+    assert "neurips-2023" not in report.venues_added
+
+
 def test_venue_option_assigns_every_record_and_must_exist(seeded, tmp_path):
     report = records(seeded, record(1, title="A", venue="Somewhere Else 1999", year=1999), venue="icml-2024")
     [path] = report.created

@@ -23,11 +23,48 @@ from ..model import VENUE_KINDS, Venue
 from .identity import fold
 from .writer import one_line, write_atomically
 
-SLUG_WORDS = 6
+SLUG_WORDS = 6  # of a new venue's name in its slug, then its year
 # "Proceedings of the 41st International Conference on Machine Learning": the venue is what follows
 PROCEEDINGS = re.compile(r"^(?:(?:the\s+)?proceedings\s+of\s+(?:the\s+)?)?(?:\d+(?:st|nd|rd|th)\s+)(?=\w)|"
                          r"^(?:the\s+)?proceedings\s+of\s+(?:the\s+)?", re.IGNORECASE)
 OPENREVIEW_VENUEID = re.compile(r"^(?P<org>[A-Za-z][\w-]*)\.[a-z]{2,4}/(?P<year>(?:19|20)\d\d)(?:/(?P<rest>.*))?$")
+
+
+# What the field calls its main venues, by the long names exports give (Google Scholar's BibTeX:
+# "Advances in Neural Information Processing Systems"): a new venue is named "NeurIPS 2020", and
+# the record also finds a venue site.yaml declares so. Keys are folded, without "Proceedings of
+# the 41st", a year or a closing "(ACRONYM)".
+KNOWN_CONFERENCES = {fold(long): (short, long) for long, short in [
+    ("Advances in Neural Information Processing Systems", "NeurIPS"),
+    ("Neural Information Processing Systems", "NeurIPS"),
+    ("International Conference on Machine Learning", "ICML"),
+    ("International Conference on Learning Representations", "ICLR"),
+    ("International Conference on Artificial Intelligence and Statistics", "AISTATS"),
+    ("Conference on Learning Theory", "COLT"),
+    ("Conference on Uncertainty in Artificial Intelligence", "UAI"),
+    ("Conference on Robot Learning", "CoRL"),
+    ("AAAI Conference on Artificial Intelligence", "AAAI"),
+    ("International Joint Conference on Artificial Intelligence", "IJCAI"),
+    ("IEEE/CVF Conference on Computer Vision and Pattern Recognition", "CVPR"),
+    ("IEEE Conference on Computer Vision and Pattern Recognition", "CVPR"),
+    ("Conference on Computer Vision and Pattern Recognition", "CVPR"),
+    ("IEEE/CVF International Conference on Computer Vision", "ICCV"),
+    ("International Conference on Computer Vision", "ICCV"),
+    ("European Conference on Computer Vision", "ECCV"),
+    ("Annual Meeting of the Association for Computational Linguistics", "ACL"),
+    ("Conference on Empirical Methods in Natural Language Processing", "EMNLP"),
+    ("ACM SIGKDD International Conference on Knowledge Discovery and Data Mining", "KDD"),
+    ("ACM SIGKDD Conference on Knowledge Discovery and Data Mining", "KDD"),
+    ("The Web Conference", "WWW"),
+]}
+# a year or an ordinal anywhere, a volume number at the end ("... Processing Systems 33")
+NUMBERS = re.compile(r"\b(?:(?:19|20)\d\d|\d+(?:st|nd|rd|th))\b|\b\d{1,3}$")
+
+
+def known_conference(name: str) -> tuple[str, str] | None:
+    """(the short name the field uses, the long name) of a conference named so, if known."""
+    bare = re.sub(r"\([^()]*\)\s*$", "", PROCEEDINGS.sub("", name.strip()))
+    return KNOWN_CONFERENCES.get(" ".join(NUMBERS.sub(" ", fold(bare)).split()))
 
 
 # The last part of a venueid that says where a submission stands, not where it appeared: its
@@ -119,6 +156,8 @@ class Venues:
         plain = PROCEEDINGS.sub("", name)
         if plain != name:
             candidates.append(plain)
+        if known_conference(name):
+            candidates.append(known_conference(name)[0])
         if year:
             candidates += [f"{c} {year}" for c in candidates if str(year) not in c]
         for candidate in candidates:
@@ -128,6 +167,9 @@ class Venues:
         return self._declare(name, year, kind, openreview)
 
     def _declare(self, name: str, year: int | None, kind: str, openreview, slug: str = "") -> Venue | str:
+        known = known_conference(name)
+        if known and kind != "workshop":
+            kind = "conference"  # also where Google Scholar exports its papers as journal @articles
         kind = kind if kind in VENUE_KINDS else guess_kind(name)
         dated = kind in ("conference", "workshop")
         if dated and year is None:
@@ -137,15 +179,18 @@ class Venues:
             year = int(found.group())
         if openreview:
             short, full = openreview[0], ""
+        elif known:  # the long name as the proceedings give it ("of the 41st"), else as it is known
+            short, full = f"{known[0]} {year}", name if PROCEEDINGS.match(name) else known[1]
         else:
             # "Proceedings of ... Machine Learning (ICML)" -> "ICML 2024", with the long form as full_name
-            acronym = re.search(r"\(([A-Z][A-Za-z]*[A-Z][A-Za-z-]*)[^()]*\)\s*$", name)
-            short = acronym.group(1) if acronym and len(name) > 40 else PROCEEDINGS.sub("", name)
+            given = re.search(r"\(([A-Z][A-Za-z]*[A-Z][A-Za-z-]*)[^()]*\)\s*$", name)
+            short = given.group(1) if given and len(name) > 40 else PROCEEDINGS.sub("", name)
             if dated and str(year) not in short:
                 short = f"{short} {year}"
             same = (fold(short), fold(f"{short} {year}"), fold(short).removesuffix(f" {year}"))
             full = name if fold(name) not in same else ""
-        venue = Venue(slug or self._new_slug(short), short, year if dated else None, full, kind=kind)
+        venue = Venue(slug or self._new_slug(short, year if dated else None), short, year if dated else None, full,
+                      kind=kind)
         if not openreview and not any(fold(c) in (fold(venue.name), fold(full)) for c in (name, f"{name} {year}")):
             venue = replace(venue, aliases=(name,))
         self.added.append(venue)
@@ -172,8 +217,14 @@ class Venues:
         self.to_declare = ""
         return venue
 
-    def _new_slug(self, name: str) -> str:
-        base = "-".join(slugify(name).split("-")[:SLUG_WORDS]) or "venue"
+    def _new_slug(self, name: str, year: int | None = None) -> str:
+        """The first words of the name, and the year: a venue's years must not read alike."""
+        words = [word for word in slugify(name).split("-") if word]
+        if year is None or str(year) in words[:SLUG_WORDS]:
+            words = words[:SLUG_WORDS]
+        else:  # a long name: its first words, then its year
+            words = [word for word in words if word != str(year)][:SLUG_WORDS] + [str(year)]
+        base = "-".join(words) or "venue"
         taken = {v.slug for v in self.declared + self.added}
         slug, n = base, 2
         while slug in taken:
