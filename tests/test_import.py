@@ -480,6 +480,28 @@ def test_a_conference_under_its_long_name_is_named_as_the_field_names_it(seeded)
     assert "neurips-2023" not in report.venues_added
 
 
+def test_a_dblp_booktitle_is_named_by_the_short_name_it_holds(seeded):
+    """DBLP's booktitles hold the short name as one of their parts: the record finds the ICML 2024
+    site.yaml declares, and a new venue is named by that part, the booktitle its full name; a
+    workshop's name ending in the conference's is not the conference."""
+    icml = "Forty-first International Conference on Machine Learning, ICML 2024, Vienna, Austria, July 21-27, 2024"
+    neurips = ("Advances in Neural Information Processing Systems 33: Annual Conference on Neural Information "
+               "Processing Systems 2020, NeurIPS 2020, December 6-12, 2020, virtual")
+    eccv = "Computer Vision - ECCV 2020 - 16th European Conference, Glasgow, UK, August 23-28, 2020, Proceedings, Part I"
+    workshop = "Workshop on Generative Biology, ICML 2024, Vienna, Austria"
+    report = records(seeded, record(1, title="A", venue=icml), record(2, title="B", venue=neurips, year=2020),
+                     record(3, title="C", venue=eccv, year=2020), record(4, title="D", venue=workshop))
+    assert not report.problems, report.problems
+    papers = {p.title: p for p in load_papers(seeded.config)}
+    assert {t: papers[t].venue for t in "ABCD"} == {"A": "icml-2024", "B": "neurips-2020", "C": "eccv-2020",
+                                                   "D": "workshop-on-generative-biology-icml-2024"}
+    venues = {v.slug: v for v in seeded.config.venues}
+    assert (venues["neurips-2020"].name, venues["neurips-2020"].full_name, venues["neurips-2020"].kind) == \
+        ("NeurIPS 2020", neurips, "conference")
+    assert (venues["eccv-2020"].name, venues["eccv-2020"].full_name) == ("ECCV 2020", eccv)
+    assert venues["workshop-on-generative-biology-icml-2024"].kind == "workshop"
+
+
 def test_venue_option_assigns_every_record_and_must_exist(seeded, tmp_path):
     report = records(seeded, record(1, title="A", venue="Somewhere Else 1999", year=1999), venue="icml-2024")
     [path] = report.created

@@ -61,10 +61,25 @@ KNOWN_CONFERENCES = {fold(long): (short, long) for long, short in [
 NUMBERS = re.compile(r"\b(?:(?:19|20)\d\d|\d+(?:st|nd|rd|th))\b|\b\d{1,3}$")
 
 
-def known_conference(name: str) -> tuple[str, str] | None:
-    """(the short name the field uses, the long name) of a conference named so, if known."""
+# A part of DBLP's booktitles: "Forty-first International Conference on Machine Learning, {ICML} 2024,
+# Vienna, Austria, July 21-27, 2024"; "Computer Vision - {ECCV} 2020 - 16th European Conference, ..."
+DATED_SHORT = re.compile(r"([A-Z][A-Za-z]*[A-Z][A-Za-z-]*) ((?:19|20)\d\d)")
+PARTS = re.compile(r",\s*|\s+[-\u2013\u2014]+\s+")
+
+
+def short_name(name: str, year: int | None) -> tuple[str, str]:
+    """The name the field uses for the conference named `name` ("ICML 2024", or "NeurIPS" where
+    the year is not in it), and its long name where `name` is the long name and no more (else "");
+    ("", "") when neither is known."""
+    if guess_kind(name) == "workshop":  # "..., ICML 2024" may close a workshop's name: not ICML's
+        return "", ""
+    for part in PARTS.split(name)[1:]:
+        found = DATED_SHORT.fullmatch(part.strip())
+        if found and (year is None or int(found[2]) == year):
+            return found[0], ""
     bare = re.sub(r"\([^()]*\)\s*$", "", PROCEEDINGS.sub("", name.strip()))
-    return KNOWN_CONFERENCES.get(" ".join(NUMBERS.sub(" ", fold(bare)).split()))
+    short, long = KNOWN_CONFERENCES.get(" ".join(NUMBERS.sub(" ", fold(bare)).split()), ("", ""))
+    return short, "" if PROCEEDINGS.match(name) else long  # "Proceedings of the 41st ...": as given
 
 
 # The last part of a venueid that says where a submission stands, not where it appeared: its
@@ -156,8 +171,9 @@ class Venues:
         plain = PROCEEDINGS.sub("", name)
         if plain != name:
             candidates.append(plain)
-        if known_conference(name):
-            candidates.append(known_conference(name)[0])
+        short = short_name(name, year)[0]
+        if short:
+            candidates.append(short)
         if year:
             candidates += [f"{c} {year}" for c in candidates if str(year) not in c]
         for candidate in candidates:
@@ -167,8 +183,8 @@ class Venues:
         return self._declare(name, year, kind, openreview)
 
     def _declare(self, name: str, year: int | None, kind: str, openreview, slug: str = "") -> Venue | str:
-        known = known_conference(name)
-        if known and kind != "workshop":
+        short, long = short_name(name, year)
+        if short and kind != "workshop":
             kind = "conference"  # also where Google Scholar exports its papers as journal @articles
         kind = kind if kind in VENUE_KINDS else guess_kind(name)
         dated = kind in ("conference", "workshop")
@@ -179,8 +195,8 @@ class Venues:
             year = int(found.group())
         if openreview:
             short, full = openreview[0], ""
-        elif known:  # the long name as the proceedings give it ("of the 41st"), else as it is known
-            short, full = f"{known[0]} {year}", name if PROCEEDINGS.match(name) else known[1]
+        elif short:
+            short, full = short if str(year) in short else f"{short} {year}", long or name
         else:
             # "Proceedings of ... Machine Learning (ICML)" -> "ICML 2024", with the long form as full_name
             given = re.search(r"\(([A-Z][A-Za-z]*[A-Z][A-Za-z-]*)[^()]*\)\s*$", name)
