@@ -165,9 +165,11 @@
       }
       var heading = doc.querySelector("h1");
       var date = tags("citation_publication_date")[0] || "";
+      var entry = doc.getElementById("bibtex"); // Scholar's tags cannot say the names are some of the authors
       return {
         title: tags("citation_title")[0] || (heading && heading.textContent.trim()),
         authors: tags("citation_author"),
+        etAl: !!entry && /^\s*author = \{.* and others\},?$/m.test(entry.textContent),
         venue: tags("citation_conference_title").concat(tags("citation_journal_title"), tags("citation_publisher"))[0],
         year: date.split("/")[0]
       };
@@ -181,7 +183,8 @@
     return node;
   }
 
-  function names(people) {
+  function names(people, etAl) {
+    if (etAl) return people.slice(0, 6).join(", ") + ", et al.";
     return people.length > 6 ? people.slice(0, 6).join(", ") + " and " + (people.length - 6) + " more" : people.join(", ");
   }
 
@@ -197,7 +200,7 @@
       link.href = papers + slug + "/";
       var meta = [item.venue, item.year].filter(Boolean).join(" · ");
       if (meta) li.appendChild(el("p", "paper-item-meta", meta));
-      if (item.authors.length) li.appendChild(el("p", "paper-item-authors", names(item.authors)));
+      if (item.authors.length) li.appendChild(el("p", "paper-item-authors", names(item.authors, item.etAl)));
     }
     if (!sharedSlugs) {
       var drop = li.appendChild(el("button", "reading-remove", "Remove"));

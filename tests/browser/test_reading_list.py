@@ -164,19 +164,22 @@ def test_the_list_shows_papers_as_their_pages_do_and_offers_the_files_the_site_h
     site.write("content/icml-2024/grokking.md",
                "---\nid: g\ntitle: Grokking on $p$-Norm Balls\nauthors: [Ada Lovelace, 'Turing, Alan']\n"
                "venue: icml-2024\nyear: 2024\n---\nDelayed generalization, explained.\n")
+    site.write("content/icml-2024/scaling.md", "---\nid: s\ntitle: Scaling and others\nauthors: [Jared Kaplan]\n"
+               "et_al: true\nvenue: icml-2024\nyear: 2024\n---\nSome of its authors.\n")
     site.paper("hostile", id="h", title=f"'{HOSTILE}'", body="A hostile title.")
     build = build_site(site.config.with_base_url(BASE_URL))
     assert any(path.endswith("cite.json") for path in build.files) != omit
     served = serve_build(build)
-    for slug in ("grokking", "hostile"):
+    for slug in ("grokking", "hostile", "scaling"):
         save_on_paper_page(page, served, slug)
     page.goto(served.url + "reading-list/")
-    assert items(page) == ["Grokking on p-Norm Balls", HOSTILE]
+    assert items(page) == ["Grokking on p-Norm Balls", HOSTILE, "Scaling and others"]
     assert page.evaluate("typeof window.__pwned") == "undefined"
     first = "#reading-items li:first-child"
     assert page.text_content(f"{first} .paper-item-meta") == "International Conference on Machine Learning · 2024"
     assert page.text_content(f"{first} .paper-item-authors") == "Ada Lovelace, Turing, Alan"
+    assert page.text_content("#reading-items li:last-child .paper-item-authors") == "Jared Kaplan, et al."
     offered = page.eval_on_selector_all("button[data-export]", "bs => bs.map(b => b.dataset.export)")
     assert offered == (["bib"] if omit else ["bib", "ris", "json"])
-    assert download(page, "bib") == page_entry(build.files, "grokking") + "\n\n" + page_entry(build.files, "hostile") + "\n"
+    assert download(page, "bib") == "\n\n".join(page_entry(build.files, slug) for slug in ("grokking", "hostile", "scaling")) + "\n"
     assert page.console_errors == []
