@@ -109,8 +109,7 @@ class Stopwatch:
     def timed(func: Callable[[], R]) -> Callable[[], tuple[R, float]]:
         """func, returning its own time too (wherever it runs: in another process too)."""
         def job() -> tuple[R, float]:
-            start = time.perf_counter()
-            return func(), time.perf_counter() - start
+            return timed_call(func, ())
         if isinstance(func, Detachable):
             return Detachable(job, lambda: (timed_call, func.detach()))
         return job
