@@ -502,6 +502,42 @@ def test_a_dblp_booktitle_is_named_by_the_short_name_it_holds(seeded):
     assert venues["workshop-on-generative-biology-icml-2024"].kind == "workshop"
 
 
+def test_a_preprint_and_its_published_version_are_one_paper_in_the_published_venue(seeded):
+    """DBLP and Zotero list a paper's arXiv preprint beside its conference version: the catalog
+    has one paper, in the conference, whichever comes first; a preprint never takes the paper
+    back to arXiv. Known by a shared arXiv id, else by the same title and first author."""
+    def published(number, title, **ids):
+        return record(number, title=title, venue="ICML 2024", ids=ids)
+
+    def preprint(number, title, authors=("Ada Lovelace", "Alan Turing"), **ids):
+        return record(number, title=title, venue="arXiv", venue_kind="preprint", authors=authors, ids=ids)
+
+    first = records(seeded, published(1, "Sparse Graphs", arxiv="2401.00001"), published(2, "Dense Graphs"),
+                    preprint(3, "Sparse graphs", arxiv="2401.00001"), preprint(4, "DENSE GRAPHS", arxiv="2402.00002"),
+                    preprint(5, "Dense Graphs", authors=("Grace Hopper",)))
+    assert [s.reason for s in first.skipped] == ["duplicate", "duplicate"]
+    assert "skipped: a preprint of" in str(first.skipped[0].where)
+    assert sorted((p.title, p.venue, p.authors[0]) for p in load_papers(seeded.config)) == [
+        ("Dense Graphs", "arxiv", "Grace Hopper"),  # another first author: another paper
+        ("Dense Graphs", "icml-2024", "Ada Lovelace"), ("Sparse Graphs", "icml-2024", "Ada Lovelace")]
+    before = snapshot(seeded)
+    records(seeded, preprint(3, "Sparse graphs", arxiv="2401.00001"), published(1, "Sparse Graphs", arxiv="2401.00001"))
+    assert snapshot(seeded) == before
+
+
+def test_a_published_version_imported_after_its_preprint_takes_its_place(seeded):
+    report = records(seeded, record(1, title="Sparse Graphs", venue="arXiv", venue_kind="preprint"))
+    [path] = report.created
+    assert front(path)["venue"] == "arxiv"
+    later = records(seeded, record(2, title="Sparse graphs", venue="ICML 2024"))  # DBLP: no arXiv id given
+    assert later.updated == [path] and not later.created
+    assert front(path)["venue"] == "icml-2024"
+    before = snapshot(seeded)
+    again = records(seeded, record(1, title="Sparse Graphs", venue="arXiv", venue_kind="preprint"),
+                    record(2, title="Sparse graphs", venue="ICML 2024"))
+    assert snapshot(seeded) == before and len(again.skipped) == 1
+
+
 def test_venue_option_assigns_every_record_and_must_exist(seeded, tmp_path):
     report = records(seeded, record(1, title="A", venue="Somewhere Else 1999", year=1999), venue="icml-2024")
     [path] = report.created

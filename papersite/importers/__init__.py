@@ -200,6 +200,7 @@ class _Importer:
         self.by_id: dict[str, Existing] = {}
         self.by_identifier: dict[tuple[str, str], Existing] = {}
         self.by_title: dict[tuple[str, str, str], Existing] = {}
+        self.by_work: dict[tuple[str, str], Existing] = {}  # (title, first author), in any venue
         self.taken: set[str] = set()
         self.no_venue: dict[str, list[Problem]] = {}  # reason -> the records of this file it stopped
         self.pending: list[tuple[Record | Deferred | Problem, bool]] = []
@@ -217,6 +218,7 @@ class _Importer:
             self.by_identifier.setdefault(identifier, paper)
         if not paper.title_derived and paper.title_key:
             self.by_title.setdefault((paper.venue, paper.title_key, paper.first_author), paper)
+            self.by_work.setdefault((paper.title_key, paper.first_author), paper)
 
     def shown(self, path: Path) -> str:
         try:
@@ -353,10 +355,19 @@ class _Importer:
         new_id = record_id(record.ids, links, "" if seed else title, abstract, venue.slug, first, record.identifiers)
 
         paper, how = self._match(record, new_id, links, title, abstract, venue, first)
+        preprint = venue.kind == "preprint"
+        if paper is None and title and not seed:  # a preprint and its published version: one paper
+            other = self.by_work.get((title_key(title), first))
+            if other is not None and preprint != (self.venues.kind(other.venue) == "preprint"):
+                paper, how = other, "same title and first author"
+        if paper is not None and preprint and self.venues.kind(paper.venue) not in ("preprint", ""):
+            # its published version is the paper: a preprint does not take its venue from it
+            return self._skip(_at(record, f"skipped: a preprint of {self.shown(paper.path)}, published in "
+                                          f"'{paper.venue}' ({how})"), DUPLICATE)
         if paper is not None:
             if paper.claimed:
                 return self._skip(_at(record, f"skipped: duplicate of {paper.claimed} ({how})"), DUPLICATE)
-            if how == "same title and first author" and not paper.created:
+            if how == "same title and first author" and not paper.created and paper.venue == venue.slug:
                 return self._skip(_at(record, f"skipped: duplicate of {self.shown(paper.path)} ({how}, another "
                                               f"id: '{paper.id}')"), DUPLICATE)
             paper.claimed = _where(record)

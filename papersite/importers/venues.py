@@ -139,6 +139,10 @@ class Venues:
                                                       f"and dashes, such as '{slugify(forced) or 'icml-2024'}'"))
             self.to_declare = forced  # declared in site.yaml by the first record that takes it
 
+    def kind(self, slug: str) -> str:
+        """The kind of the venue of that slug, declared or added by this import ("" if neither)."""
+        return next((v.kind for v in (*self.declared, *self.added) if v.slug == slug), "")
+
     def _index(self, venue: Venue) -> None:
         for key in {fold(venue.slug), fold(venue.name), fold(venue.full_name), *map(fold, venue.aliases)}:
             if key:
