@@ -525,6 +525,15 @@ def test_a_preprint_and_its_published_version_are_one_paper_in_the_published_ven
     assert snapshot(seeded) == before
 
 
+def test_a_venue_no_imported_paper_is_in_is_not_added(seeded):
+    """The venue of a record skipped as a preprint of a paper (or as any duplicate) goes
+    nowhere: site.yaml is not given a venue to check that holds nothing."""
+    report = records(seeded, record(1, title="Sparse Graphs", venue="ICML 2024"),
+                     record(2, title="Sparse graphs", venue="arXiv", venue_kind="preprint"))
+    assert len(report.skipped) == 1 and report.venues_added == []
+    assert [v.slug for v in seeded.config.venues] == ["icml-2024"]
+
+
 def test_a_published_version_imported_after_its_preprint_takes_its_place(seeded):
     report = records(seeded, record(1, title="Sparse Graphs", venue="arXiv", venue_kind="preprint"))
     [path] = report.created

@@ -192,6 +192,7 @@ class _Importer:
     def __init__(self, config: SiteConfig, site_yaml: Path, venue: str | None, today: str):
         self.config, self.site_yaml, self.today = config, site_yaml, today
         self.venues = Venues(config.venues, venue)
+        self.venues_used: set[str] = set()  # by a paper this import wrote or found: a new one of them goes to site.yaml
         self.content = config.content_dir
         self.manifest = read_manifest(self.content)
         self.owned_hashes = set(self.manifest.values())
@@ -307,9 +308,10 @@ class _Importer:
         if self.deriving is not None:
             self.deriving[1].stop()
         try:
-            if self.venues.added:
-                append_venues(self.site_yaml, self.venues.added)
-                self.report.venues_added = [v.slug for v in self.venues.added]
+            added = [v for v in self.venues.added if v.slug in self.venues_used]  # not a skipped record's
+            if added:
+                append_venues(self.site_yaml, added)
+                self.report.venues_added = [v.slug for v in added]
             kept = {key: value for key, value in self.manifest.items() if (self.content / key).is_file()}
             if kept or (self.content / MANIFEST).exists():
                 write_manifest(self.content, kept)
@@ -395,6 +397,7 @@ class _Importer:
         if extra:
             front["extra"] = extra
         data = render(front, abstract, derived=seed)
+        self.venues_used.add(venue.slug)
         if paper is not None:
             return self._update(record, paper, data)
         self._create(record, front, venue, data, first)
