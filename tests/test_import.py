@@ -504,47 +504,66 @@ def test_a_dblp_booktitle_is_named_by_the_short_name_it_holds(seeded):
 
 def test_a_preprint_and_its_published_version_are_one_paper_in_the_published_venue(seeded):
     """DBLP and Zotero list a paper's arXiv preprint beside its conference version: the catalog
-    has one paper, in the conference, whichever comes first; a preprint never takes the paper
-    back to arXiv. Known by a shared arXiv id, else by the same title and first author."""
-    def published(number, title, **ids):
-        return record(number, title=title, venue="ICML 2024", ids=ids)
+    has one paper, in the conference; the preprint gives it what it lacks (DBLP's entries have
+    no abstract, and no arXiv link) and takes nothing. Known by a shared arXiv id, else by the
+    same title and first author. A second import changes nothing."""
+    def published(number, title, **fields):
+        return record(number, title=title, venue="ICML 2024", **fields)
 
-    def preprint(number, title, authors=("Ada Lovelace", "Alan Turing"), **ids):
-        return record(number, title=title, venue="arXiv", venue_kind="preprint", authors=authors, ids=ids)
+    def preprint(number, title, authors=("Ada Lovelace", "Alan Turing"), **fields):
+        return record(number, title=title, venue="arXiv", venue_kind="preprint", authors=authors, **fields)
 
-    first = records(seeded, published(1, "Sparse Graphs", arxiv="2401.00001"), published(2, "Dense Graphs"),
-                    preprint(3, "Sparse graphs", arxiv="2401.00001"), preprint(4, "DENSE GRAPHS", arxiv="2402.00002"),
-                    preprint(5, "Dense Graphs", authors=("Grace Hopper",)))
-    assert [s.reason for s in first.skipped] == ["duplicate", "duplicate"]
-    assert "skipped: a preprint of" in str(first.skipped[0].where)
-    assert sorted((p.title, p.venue, p.authors[0]) for p in load_papers(seeded.config)) == [
+    imports = [published(1, "Sparse Graphs", ids={"arxiv": "2401.00001"}), published(2, "Dense Graphs", abstract=""),
+               preprint(3, "Sparse graphs", ids={"arxiv": "2401.00001"}, abstract="The preprint's own words."),
+               preprint(4, "DENSE GRAPHS", ids={"arxiv": "2402.00002"}, abstract="Dense graphs, as preprinted."),
+               preprint(5, "Dense Graphs", authors=("Grace Hopper",))]
+    report = records(seeded, *imports)
+    assert report.skipped == [] and len(report.created) == 3
+    papers = sorted(load_papers(seeded.config), key=lambda p: (p.title, p.venue))
+    assert [(p.title, p.venue, p.authors[0]) for p in papers] == [
         ("Dense Graphs", "arxiv", "Grace Hopper"),  # another first author: another paper
         ("Dense Graphs", "icml-2024", "Ada Lovelace"), ("Sparse Graphs", "icml-2024", "Ada Lovelace")]
+    dense, sparse = papers[1], papers[2]
+    assert dense.abstract == "Dense graphs, as preprinted." and dict(dense.links) == {
+        "arxiv": "https://arxiv.org/abs/2402.00002"}
+    assert sparse.abstract == "We study sparse graphs and their spectra."  # its own, kept
     before = snapshot(seeded)
-    records(seeded, preprint(3, "Sparse graphs", arxiv="2401.00001"), published(1, "Sparse Graphs", arxiv="2401.00001"))
-    assert snapshot(seeded) == before
-
-
-def test_a_venue_no_imported_paper_is_in_is_not_added(seeded):
-    """The venue of a record skipped as a preprint of a paper (or as any duplicate) goes
-    nowhere: site.yaml is not given a venue to check that holds nothing."""
-    report = records(seeded, record(1, title="Sparse Graphs", venue="ICML 2024"),
-                     record(2, title="Sparse graphs", venue="arXiv", venue_kind="preprint"))
-    assert len(report.skipped) == 1 and report.venues_added == []
-    assert [v.slug for v in seeded.config.venues] == ["icml-2024"]
+    again = records(seeded, *reversed(imports))
+    assert snapshot(seeded) == before and again.skipped == [] and len(again.unchanged) == 5
 
 
 def test_a_published_version_imported_after_its_preprint_takes_its_place(seeded):
     report = records(seeded, record(1, title="Sparse Graphs", venue="arXiv", venue_kind="preprint"))
     [path] = report.created
     assert front(path)["venue"] == "arxiv"
-    later = records(seeded, record(2, title="Sparse graphs", venue="ICML 2024"))  # DBLP: no arXiv id given
+    later = records(seeded, record(2, title="Sparse graphs", venue="ICML 2024", abstract=""))  # DBLP: no abstract
     assert later.updated == [path] and not later.created
-    assert front(path)["venue"] == "icml-2024"
+    assert front(path)["venue"] == "icml-2024" and front(path)["title"] == "Sparse graphs"
+    assert load_papers(seeded.config)[0].abstract == "We study sparse graphs and their spectra."  # the preprint's
     before = snapshot(seeded)
     again = records(seeded, record(1, title="Sparse Graphs", venue="arXiv", venue_kind="preprint"),
-                    record(2, title="Sparse graphs", venue="ICML 2024"))
-    assert snapshot(seeded) == before and len(again.skipped) == 1
+                    record(2, title="Sparse graphs", venue="ICML 2024", abstract=""))
+    assert snapshot(seeded) == before and again.skipped == []
+
+
+def test_a_preprint_leaves_a_published_paper_a_person_edited_alone(seeded):
+    [path] = records(seeded, record(1, title="Sparse Graphs", venue="ICML 2024", abstract="")).created
+    path.write_text(path.read_text() + "My own summary.\n")
+    edited = path.read_bytes()
+    report = records(seeded, record(2, title="Sparse graphs", venue="arXiv", venue_kind="preprint",
+                                    ids={"arxiv": "2401.00001"}))
+    assert path.read_bytes() == edited
+    assert [s.reason for s in report.skipped] == ["duplicate"] and "a preprint of" in str(report.skipped[0].where)
+
+
+def test_a_venue_no_imported_paper_is_in_is_not_added(seeded):
+    """The venue of a record that made no paper of its own (a preprint of a paper, a duplicate)
+    goes nowhere: site.yaml is not given a venue to check that holds nothing."""
+    report = records(seeded, record(1, title="Sparse Graphs", venue="ICML 2024", ids={"arxiv": "2401.00001"}),
+                     record(2, title="Sparse graphs", venue="arXiv", venue_kind="preprint"),
+                     record(3, title="Sparse Graphs", venue="Somewhere Else 2024", ids={"arxiv": "2401.00001"}))
+    assert len(report.created) == 1 and len(report.skipped) == 1 and report.venues_added == []
+    assert [v.slug for v in seeded.config.venues] == ["icml-2024"]
 
 
 def test_venue_option_assigns_every_record_and_must_exist(seeded, tmp_path):

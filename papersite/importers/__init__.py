@@ -22,8 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+import yaml
+
 from ..config import ORCID, SiteConfig
-from ..content import DATE, MAX_ABSTRACT_CHARS, _normalise_link, find_content_files, slugify
+from ..content import DATE, MAX_ABSTRACT_CHARS, _normalise_link, find_content_files, slugify, split_front_matter
 from ..errors import Problem, SiteError
 from ..markup import plain_title
 from ..model import LINK_KINDS, Venue
@@ -35,8 +37,8 @@ from .records import Deferred, Record
 from .titles import derive_title, title_mark
 from .topics import Topics
 from .venues import Venues, append_venues
-from .writer import (MANIFEST, Existing, file_hash, one_line, read_manifest, render, scan_catalog, write_atomically,
-                     write_manifest)
+from .writer import (DERIVED_HEADER, MANIFEST, Existing, file_hash, one_line, read_manifest, render, scan_catalog,
+                     write_atomically, write_manifest)
 
 __all__ = ["import_files", "import_records", "ImportReport", "Skipped", "TODAY_VARIABLE"]
 
@@ -106,6 +108,23 @@ class _Prepared:
     unusable: dict[str, str] = field(default_factory=dict)  # links the build cannot take: to extra['links']
     extra: dict = field(default_factory=dict)  # cleaned
     identifiers: list[tuple[str, str]] = field(default_factory=list)  # identity.identifiers(ids, links)
+
+
+@dataclass
+class Kept:
+    """A content file the importer wrote, read back."""
+
+    front: dict
+    abstract: str
+    derived: bool  # written with the header of seed text
+
+
+def _with_arxiv(links: dict, other: dict | None) -> dict:
+    """links, with the arXiv link of `other` where links have none, in LINK_KINDS order."""
+    if "arxiv" in links or not isinstance(other, dict) or not isinstance(other.get("arxiv"), str):
+        return links
+    merged = {**links, "arxiv": other["arxiv"]}
+    return {kind: merged[kind] for kind in LINK_KINDS if kind in merged}
 
 
 def today_from_environment() -> str:
@@ -363,11 +382,11 @@ class _Importer:
             if other is not None and preprint != (self.venues.kind(other.venue) == "preprint"):
                 paper, how = other, "same title and first author"
         if paper is not None and preprint and self.venues.kind(paper.venue) not in ("preprint", ""):
-            # its published version is the paper: a preprint does not take its venue from it
-            return self._skip(_at(record, f"skipped: a preprint of {self.shown(paper.path)}, published in "
-                                          f"'{paper.venue}' ({how})"), DUPLICATE)
+            # its published version is the paper: a preprint adds what it lacks, and takes nothing
+            return self._add_preprint(record, paper, how, abstract, links)
+        published = paper is not None and not preprint and self.venues.kind(paper.venue) == "preprint"
         if paper is not None:
-            if paper.claimed:
+            if paper.claimed and not published:  # a preprint of this import gives way to its published version
                 return self._skip(_at(record, f"skipped: duplicate of {paper.claimed} ({how})"), DUPLICATE)
             if how == "same title and first author" and not paper.created and paper.venue == venue.slug:
                 return self._skip(_at(record, f"skipped: duplicate of {self.shown(paper.path)} ({how}, another "
@@ -378,6 +397,15 @@ class _Importer:
                 return self._skip(_at(record, f"skipped: duplicate of {self.shown(paper.path)} ({how}), which "
                                               "has a title of its own"), DUPLICATE)
 
+        has_arxiv = paper is not None and any(kind == "arxiv" for kind, _ in paper.identifiers)
+        if paper is not None and (not abstract and (paper.abstract or paper.created) or
+                                  "arxiv" not in links and has_arxiv):
+            kept = self._kept(paper)  # what its preprint gave it, which this record does not have
+            if kept is not None:
+                abstract = abstract or kept.abstract
+                links = _with_arxiv(links, kept.front.get("links"))
+        if published:  # the paper is now the published version: its id too, so its record finds it again
+            paper.venue, paper.id = venue.slug, new_id
         front = {"id": paper.id if paper else new_id, "title": title}
         if seed:
             front.update(title_mark(title))
@@ -434,13 +462,50 @@ class _Importer:
             self.manifest[key] = file_hash(data)
             self.report.unchanged.append(paper.path)
             return
-        ours = self.manifest.get(key) == file_hash(current) or file_hash(current) in self.owned_hashes
-        if not ours:
+        if not self._ours(paper.path, current):
             return self._skip(Problem(self.shown(paper.path), None, f"skipped: edited by hand, not overwritten "
                                                                     f"(the record at {_where(record)})"), EDITED)
         write_atomically(paper.path, data)
         self.manifest[key] = file_hash(data)
         self.report.updated.append(paper.path)
+
+    def _add_preprint(self, record: _Prepared, paper: Existing, how: str, abstract: str, links: dict) -> None:
+        """The preprint of a published paper: its abstract, if the paper has none, and its arXiv
+        link go to the paper's file (if this importer wrote it as it is); nothing else does."""
+        kept = self._kept(paper)
+        if kept is None:
+            return self._skip(_at(record, f"skipped: a preprint of {self.shown(paper.path)}, published in "
+                                          f"'{paper.venue}' ({how})"), DUPLICATE)
+        front = dict(kept.front)
+        merged = _with_arxiv(front.get("links") or {}, links)
+        if merged != (front.get("links") or {}):  # links where an import writes them: before extra, if any
+            front = {**{k: v for k, v in front.items() if k != "extra"}, "links": merged,
+                     **({"extra": front["extra"]} if "extra" in front else {})}
+        for identifier in identifiers({}, merged):  # a later record lacking the arXiv link keeps it (see _record)
+            if identifier not in paper.identifiers:
+                paper.identifiers.append(identifier)
+                self.by_identifier.setdefault(identifier, paper)
+        paper.abstract = kept.abstract or abstract
+        self._update(record, paper, render(front, paper.abstract, kept.derived))  # claims it not
+
+    def _ours(self, path: Path, data: bytes) -> bool:
+        """The file holds what this importer wrote (a person who edits it makes it theirs)."""
+        digest = file_hash(data)
+        return self.manifest.get(path.relative_to(self.content).as_posix()) == digest or digest in self.owned_hashes
+
+    def _kept(self, paper: Existing) -> Kept | None:
+        """The paper's file as this importer wrote it (None if a person edited it, or it cannot be read)."""
+        try:
+            data = paper.path.read_bytes()
+            front_text, body, _ = split_front_matter(data.decode("utf-8"))
+            front = yaml.safe_load(front_text)
+        except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError):
+            return None
+        if not isinstance(front, dict) or not self._ours(paper.path, data):
+            return None
+        kept = Kept(front, body.removesuffix("\n"), data.startswith(b"---\n" + DERIVED_HEADER.encode()))
+        # rendered again, it must be the very file: else it is not one an import wrote as it is
+        return kept if render(kept.front, kept.abstract, kept.derived) == data else None
 
     def _create(self, record: _Prepared, front: dict, venue: Venue, data: bytes, first: str) -> None:
         """A new file; remembered without its abstract (near-identical text is matched against the
