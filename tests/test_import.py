@@ -546,6 +546,17 @@ def test_a_published_version_imported_after_its_preprint_takes_its_place(seeded)
     assert snapshot(seeded) == before and again.skipped == []
 
 
+def test_one_import_of_a_preprint_and_two_exports_of_its_published_version_makes_one_paper(seeded):
+    """Zotero's arXiv entry, DBLP's conference entry, Google Scholar's: the second takes the
+    first's place, the third is its duplicate in the conference."""
+    report = records(seeded, record(1, title="Sparse Graphs", venue="arXiv", venue_kind="preprint"),
+                     record(2, title="Sparse graphs", venue="ICML 2024", abstract="", ids={"key": "DBLP:x"}),
+                     record(3, title="Sparse Graphs", venue="ICML 2024", ids={"key": "scholar"}))
+    assert len(report.created) == 1 and [s.reason for s in report.skipped] == ["duplicate"]
+    [paper] = load_papers(seeded.config)
+    assert paper.venue == "icml-2024" and paper.abstract == "We study sparse graphs and their spectra."
+
+
 def test_a_preprint_leaves_a_published_paper_a_person_edited_alone(seeded):
     [path] = records(seeded, record(1, title="Sparse Graphs", venue="ICML 2024", abstract="")).created
     path.write_text(path.read_text() + "My own summary.\n")

@@ -405,7 +405,8 @@ class _Importer:
                 abstract = abstract or kept.abstract
                 links = _with_arxiv(links, kept.front.get("links"))
         if published:  # the paper is now the published version: its id too, so its record finds it again
-            paper.venue, paper.id = venue.slug, new_id
+            paper.venue, paper.id, paper.title = venue.slug, new_id, title
+            self._remember(paper)  # and so does another record of it in the published venue
         front = {"id": paper.id if paper else new_id, "title": title}
         if seed:
             front.update(title_mark(title))
