@@ -138,9 +138,14 @@ def in_background(func: Callable[[], R], size: int) -> Iterator[Callable[[], R]]
         yield func  # inline, when waited for
         return
     if isinstance(func, Detachable):
-        with _Fresh(*func.detach()) as fresh:
-            yield fresh.result
-        return
+        try:
+            fresh = _Fresh(*func.detach())
+        except OSError:  # no interpreter to start (sys.executable is empty in an embedded Python): forked
+            pass
+        else:
+            with fresh:
+                yield fresh.result
+            return
     global _job
     previous, _job = _job, (func, ())
     try:

@@ -125,6 +125,13 @@ def test_a_detachable_job_runs_in_a_fresh_interpreter_and_gives_its_result_its_e
     assert time.monotonic() - started < 10
 
 
+def test_a_detachable_job_without_an_interpreter_to_start_is_forked(forked, monkeypatch):
+    monkeypatch.setattr(parallel.sys, "executable", "/nonexistent/python")
+    job = parallel.Detachable(lambda: os.getpid(), lambda: (os.getpid, ()))
+    with parallel.in_background(job, size=1) as result:
+        assert result() != os.getpid()
+
+
 def test_a_small_detachable_job_runs_inline():
     calls = []
     job = parallel.Detachable(lambda: calls.append("inline") or os.getpid(), lambda: calls.append("detached"))
