@@ -111,7 +111,7 @@ class _Prepared:
 
 
 @dataclass
-class Kept:
+class _Kept:
     """A content file the importer wrote, read back."""
 
     front: dict
@@ -377,10 +377,6 @@ class _Importer:
 
         paper, how = self._match(record, new_id, links, title, abstract, venue, first)
         preprint = venue.kind == "preprint"
-        if paper is None and title and not seed:  # a preprint and its published version: one paper
-            other = self.by_work.get((title_key(title), first))
-            if other is not None and preprint != (self.venues.kind(other.venue) == "preprint"):
-                paper, how = other, "same title and first author"
         if paper is not None and preprint and self.venues.kind(paper.venue) not in ("preprint", ""):
             # its published version is the paper: a preprint adds what it lacks, and takes nothing
             return self._add_preprint(record, paper, how, abstract, links)
@@ -452,6 +448,11 @@ class _Importer:
                 return paper, "near-identical abstract"
         if title:
             paper = self.by_title.get((venue.slug, title_key(title), first))
+            if paper is None:  # a preprint and its published version, in another venue: one paper
+                paper = self.by_work.get((title_key(title), first))
+                preprint = venue.kind == "preprint"
+                if paper is not None and preprint == (self.venues.kind(paper.venue) == "preprint"):
+                    paper = None
             if paper is not None:
                 return paper, "same title and first author"
         return None, ""
@@ -494,7 +495,7 @@ class _Importer:
         digest = file_hash(data)
         return self.manifest.get(path.relative_to(self.content).as_posix()) == digest or digest in self.owned_hashes
 
-    def _kept(self, paper: Existing) -> Kept | None:
+    def _kept(self, paper: Existing) -> _Kept | None:
         """The paper's file as this importer wrote it (None if a person edited it, or it cannot be read)."""
         try:
             data = paper.path.read_bytes()
@@ -504,7 +505,7 @@ class _Importer:
             return None
         if not isinstance(front, dict) or not self._ours(paper.path, data):
             return None
-        kept = Kept(front, body.removesuffix("\n"), data.startswith(b"---\n" + DERIVED_HEADER.encode()))
+        kept = _Kept(front, body.removesuffix("\n"), data.startswith(b"---\n" + DERIVED_HEADER.encode()))
         # rendered again, it must be the very file: else it is not one an import wrote as it is
         return kept if render(kept.front, kept.abstract, kept.derived) == data else None
 

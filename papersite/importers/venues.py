@@ -120,6 +120,7 @@ class Venues:
         self.declared = list(venues)
         self.added: list[Venue] = []
         self._keys: dict[str, list[Venue]] = {}
+        self._kinds: dict[str, str] = {}  # slug -> kind
         self._resolved: dict[tuple[str, int | None, str], Venue | str] = {}
         for venue in venues:
             self._index(venue)
@@ -141,9 +142,10 @@ class Venues:
 
     def kind(self, slug: str) -> str:
         """The kind of the venue of that slug, declared or added by this import ("" if neither)."""
-        return next((v.kind for v in (*self.declared, *self.added) if v.slug == slug), "")
+        return self._kinds.get(slug, "")
 
     def _index(self, venue: Venue) -> None:
+        self._kinds.setdefault(venue.slug, venue.kind)
         for key in {fold(venue.slug), fold(venue.name), fold(venue.full_name), *map(fold, venue.aliases)}:
             if key:
                 self._keys.setdefault(key, []).append(venue)
