@@ -234,7 +234,7 @@ def _links(check: Checker, data: dict) -> tuple[tuple[str, str], ...]:
         if not isinstance(value, str) or not value.strip():
             check.problem(("links", kind), f"link '{kind}' must be a URL string")
             continue
-        url = _normalise_link(kind, value.strip())
+        url = normalise_link(kind, value.strip())
         if not re.match(r"^https?://[^\s/]+", url, re.IGNORECASE) or re.search(r"\s", url):
             check.problem(("links", kind), f"link '{kind}' must be an http(s) URL, not '{value[:60]}'")
             continue
@@ -242,7 +242,7 @@ def _links(check: Checker, data: dict) -> tuple[tuple[str, str], ...]:
     return tuple(found)
 
 
-def _normalise_link(kind: str, value: str) -> str:
+def normalise_link(kind: str, value: str) -> str:
     """Accept bare identifiers where they are unambiguous: a DOI or an arXiv id."""
     if kind == "doi" and re.match(r"^10\.\d{4,9}/\S+$", value):
         return "https://doi.org/" + value

@@ -25,7 +25,7 @@ from typing import Iterable
 import yaml
 
 from ..config import ORCID, SiteConfig
-from ..content import DATE, MAX_ABSTRACT_CHARS, _normalise_link, find_content_files, slugify, split_front_matter
+from ..content import DATE, MAX_ABSTRACT_CHARS, find_content_files, normalise_link, slugify, split_front_matter
 from ..errors import Problem, SiteError
 from ..markup import plain_title
 from ..model import LINK_KINDS, Venue
@@ -543,6 +543,7 @@ class _Importer:
             extra["date"], date = date, ""
         return venue.year, date
 
+
 def _links(record: Record) -> tuple[dict[str, str], dict[str, str]]:
     """Links as the build accepts them, in LINK_KINDS order, and the others (for extra['links'])."""
     given = {kind: one_line(str(value)) for kind, value in record.links.items() if one_line(str(value))}
@@ -550,7 +551,7 @@ def _links(record: Record) -> tuple[dict[str, str], dict[str, str]]:
         given.setdefault(kind, f"https://openreview.net/forum?id={value}" if kind == "openreview" else value)
     links, unusable = {}, {}
     for kind, value in given.items():
-        url = _normalise_link(kind, value) if kind in LINK_KINDS else value
+        url = normalise_link(kind, value) if kind in LINK_KINDS else value
         if kind in LINK_KINDS and re.match(r"^https?://[^\s/]+\S*$", url, re.IGNORECASE):
             links[kind] = url
         else:
