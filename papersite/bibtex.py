@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Iterable
 
-from .model import Paper, Venue
+from .model import ISSUER_KINDS, Paper, Venue
 
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 # Title words a key never starts with, as in Google Scholar's keys ("vaswani2017attention").
@@ -273,12 +273,21 @@ _last_assignment: tuple[list, dict[str, str], dict] | None = None  # the last ca
 
 # --- entries --------------------------------------------------------------------------------------
 
-def entry_type(venue: Venue) -> str:
-    if venue.kind == "journal":
-        return "article"
-    if venue.kind == "preprint":
-        return "misc"
-    return "inproceedings"
+# Each venue kind's entry type, and the field that names the venue.
+ENTRY_FORMS = {"conference": ("inproceedings", "booktitle"), "workshop": ("inproceedings", "booktitle"),
+               "journal": ("article", "journal"), "preprint": ("misc", "howpublished"),
+               "thesis": ("phdthesis", "school"), "report": ("techreport", "institution"),
+               "book": ("book", "publisher")}
+_MASTERS = re.compile(r"\bmaster", re.IGNORECASE)
+
+
+def entry_form(paper: Paper, venue: Venue) -> tuple[str, str]:
+    """The paper's BibTeX entry type and the field naming its venue; a thesis that says it is a
+    master's (in BibTeX's `type` or CSL's `genre`) is a @mastersthesis."""
+    kind, field_name = ENTRY_FORMS[venue.kind]
+    if kind == "phdthesis" and _MASTERS.search(f"{paper.extra.get('type', '')} {paper.extra.get('genre', '')}"):
+        kind = "mastersthesis"
+    return kind, field_name
 
 
 _ARXIV = re.compile(r"arxiv\.org/(?:abs|pdf)/([a-z.-]+/\d{7}|\d{4}\.\d{4,5})(?:v\d+)?", re.IGNORECASE)
@@ -345,12 +354,13 @@ def printed(paper: Paper, venue: Venue) -> Printed:
                 return " ".join(value.split())
         return ""
 
-    issue = text("issue", "number") if venue.kind == "journal" else text("issue")  # a proceedings' number is a series'
+    # a journal's number is its issue, a report's its own number; a proceedings' is a series'
+    issue = text("issue", "number") if venue.kind in ("journal", "report") else text("issue")
     pages = text("pages", "page")
     first, last = (_PAGE_RANGE.split(pages) + [""])[:2] if pages else (text("start_page"), text("end_page"))
     if len(_PAGE_RANGE.split(pages)) > 2 or (last and not first):  # "12-15, 20-22": not one range
         first, last = pages, ""
-    publisher = text("publisher") if venue.kind != "preprint" else ""  # a preprint's publisher is its server
+    publisher = text("publisher") if venue.kind not in ISSUER_KINDS else ""  # the venue is its publisher
     return Printed(text("volume"), issue, first, last, publisher)
 
 
@@ -362,13 +372,9 @@ def bibtex_entry(paper: Paper, venue: Venue, url: str, key: str | None = None) -
         fields.append(("author", " and ".join(names)))
     venue_name = escape(venue.full_name or venue.name)
     eprint = arxiv_id(paper)
-    kind = entry_type(venue)
-    if kind == "inproceedings":
-        fields.append(("booktitle", venue_name))
-    elif kind == "article":
-        fields.append(("journal", venue_name))
-    elif not eprint:  # an arXiv preprint is identified by eprint; any other by where it was posted
-        fields.append(("howpublished", venue_name))
+    kind, venue_field = entry_form(paper, venue)
+    if not (kind == "misc" and eprint):  # an arXiv preprint is identified by eprint; any other by where it was posted
+        fields.append((venue_field, venue_name))
     fields.append(("year", str(paper.year)))
     where = printed(paper, venue)
     fields += [(name, escape(value)) for name, value in (

@@ -17,12 +17,19 @@ from markupsafe import Markup
 from . import urls
 from .bibtex import arxiv_id, bibtex_entry, bibtex_file, doi, printed, split_name
 from .catalog import Catalog
-from .model import Paper, Topic, Venue
+from .model import ISSUER_KINDS, Paper, Topic, Venue
 from .parallel import parallel_map
 
-RIS_TYPES = {"conference": "CPAPER", "workshop": "CPAPER", "journal": "JOUR", "preprint": "UNPB"}
+RIS_TYPES = {"conference": "CPAPER", "workshop": "CPAPER", "journal": "JOUR", "preprint": "UNPB",
+             "thesis": "THES", "report": "RPRT", "book": "BOOK"}
 CSL_TYPES = {"conference": "paper-conference", "workshop": "paper-conference", "journal": "article-journal",
-             "preprint": "article"}  # CSL 1.0.2: "article" is a preprint or working paper
+             "preprint": "article",  # CSL 1.0.2: "article" is a preprint or working paper
+             "thesis": "thesis", "report": "report", "book": "book"}
+# Google Scholar's tag for the venue, by kind (its inclusion guidelines); a conference's otherwise.
+SCHOLAR_VENUE_TAGS = {"journal": "citation_journal_title", "preprint": "citation_publisher",
+                      "thesis": "citation_dissertation_institution",
+                      "report": "citation_technical_report_institution", "book": "citation_publisher"}
+SCHEMA_TYPES = {"thesis": "Thesis", "report": "Report", "book": "Book"}  # schema.org; else ScholarlyArticle
 _IDENTIFYING_LINKS = {"doi", "arxiv", "openreview"}  # links that identify the paper itself
 
 
@@ -63,9 +70,13 @@ def ris(paper: Paper, venue: Venue, key: str, abstract: str, topics: Iterable[To
     if paper.date:
         ymd = paper.date.split("-") + ["", ""]
         reference["date"] = f"{ymd[0]}/{ymd[1]}/{ymd[2]}/"
-    reference["secondary_title"] = venue.full_name or venue.name
     where = printed(paper, venue)
-    for name, value in (("volume", where.volume), ("number", where.issue), ("start_page", where.first_page),
+    if venue.kind in ("thesis", "report", "book"):  # the university, institution or publisher
+        reference["publisher"] = venue.full_name or venue.name
+    else:
+        reference["secondary_title"] = venue.full_name or venue.name
+    for name, value in (("volume", where.volume), ("number", where.issue if venue.kind != "report" else ""),
+                        ("start_page", where.first_page),
                         ("end_page", where.last_page), ("publisher", where.publisher)):
         if value:
             reference[name] = value  # rispy's names for VL, IS, SP, EP and PB
@@ -106,14 +117,17 @@ def csl_json(paper: Paper, venue: Venue, key: str, abstract: str, topics: Iterab
     }
     if paper.authors:
         item["author"] = [csl_name(name) for name in paper.authors]
-    if venue.kind == "preprint":
+    where = printed(paper, venue)
+    if venue.kind in ISSUER_KINDS:
         item["publisher"] = venue.full_name or venue.name
-        if arxiv_id(paper):
+        if venue.kind == "preprint" and arxiv_id(paper):
             item["number"] = "arXiv:" + arxiv_id(paper)
+        if venue.kind == "report" and where.issue:
+            item["number"] = where.issue  # CSL's number of a report is the report's
     else:
         item["container-title"] = venue.full_name or venue.name
-    where = printed(paper, venue)
-    for name, value in (("volume", where.volume), ("issue", where.issue), ("page", where.pages),
+    for name, value in (("volume", where.volume), ("issue", where.issue if venue.kind != "report" else ""),
+                        ("page", where.pages),
                         ("publisher", where.publisher)):
         if value:
             item[name] = value
@@ -298,12 +312,12 @@ def scholar_tags(paper: Paper, venue: Venue, title: str) -> list[tuple[str, str]
             tags.append(("citation_author_orcid", person.orcid))
     tags.append(("citation_publication_date", paper.date.replace("-", "/") if paper.date else str(paper.year)))
     venue_name = venue.full_name or venue.name
-    tags.append({"journal": ("citation_journal_title", venue_name),
-                 "preprint": ("citation_publisher", venue_name)}.get(venue.kind,
-                                                                      ("citation_conference_title", venue_name)))
+    tags.append((SCHOLAR_VENUE_TAGS.get(venue.kind, "citation_conference_title"), venue_name))
     where = printed(paper, venue)
     tags += [(name, value) for name, value in (
-        ("citation_volume", where.volume), ("citation_issue", where.issue), ("citation_firstpage", where.first_page),
+        ("citation_volume", where.volume),
+        ("citation_technical_report_number" if venue.kind == "report" else "citation_issue", where.issue),
+        ("citation_firstpage", where.first_page),
         ("citation_lastpage", where.last_page), ("citation_publisher", where.publisher)) if value]
     if doi(paper):
         tags.append(("citation_doi", doi(paper)))
@@ -327,12 +341,12 @@ def scholarly_article(paper: Paper, venue: Venue, topics: list[Topic], title: st
             author["affiliation"] = {"@type": "Organization", "name": person.affiliation}
         authors.append(author)
     venue_name = venue.full_name or venue.name
-    where = {"journal": ("isPartOf", {"@type": "Periodical", "name": venue_name}),
-             "preprint": ("publisher", {"@type": "Organization", "name": venue_name})}.get(
-        venue.kind, ("publication", {"@type": "PublicationEvent", "name": venue_name}))
+    where = ("isPartOf", {"@type": "Periodical", "name": venue_name}) if venue.kind == "journal" else \
+        ("publisher", {"@type": "Organization", "name": venue_name}) if venue.kind in ISSUER_KINDS else \
+        ("publication", {"@type": "PublicationEvent", "name": venue_name})
     article: dict[str, Any] = {
         "@context": "https://schema.org",
-        "@type": "ScholarlyArticle",
+        "@type": SCHEMA_TYPES.get(venue.kind, "ScholarlyArticle"),
         "headline": title,
         "name": title,
         "url": url,

@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .errors import Problem, SiteError
-from .model import VENUE_KINDS, Person, Topic, Venue
+from .model import DATED_KINDS, VENUE_KINDS, Person, Topic, Venue
 from .sources import read_source
 from .validate import Checker
 from .yamlsource import line_of, load_yaml
@@ -258,8 +258,8 @@ def _venues(check: Checker, data: dict):
         if kind not in VENUE_KINDS:
             check.problem(key + ("kind",), f"'kind' must be one of {', '.join(VENUE_KINDS)}, not '{kind[:40]}'")
             kind = "conference"
-        # A journal or a preprint series spans years: its papers say theirs.
-        year = check.field(entry, key, "year", int, required=kind in ("conference", "workshop"))
+        # A journal, a preprint server, a university or a publisher spans years: its papers say theirs.
+        year = check.field(entry, key, "year", int, required=kind in DATED_KINDS)
         if year is not None and not MIN_YEAR <= year <= MAX_YEAR:
             check.problem(key + ("year",), f"'year' must be a year from {MIN_YEAR} to {MAX_YEAR}, not {year}")
             year = None
@@ -271,7 +271,7 @@ def _venues(check: Checker, data: dict):
         aliases = tuple(check.field(entry, key, "aliases", list, []))
         if slug in seen:
             check.problem(key + ("slug",), f"duplicate venue slug '{slug}'")
-        elif slug and name and (year is not None or kind in ("journal", "preprint")):
+        elif slug and name and (year is not None or kind not in DATED_KINDS):
             seen.add(slug)
             yield Venue(slug, name, year, full_name, url, kind, aliases)
 

@@ -296,7 +296,7 @@ CSL_STRING_FIELDS = {"citation-key", "title", "container-title", "publisher", "D
                      "number", "volume", "issue", "page"}
 CSL_NAME_KEYS = {"family", "given", "dropping-particle", "non-dropping-particle", "suffix", "comma-suffix",
                  "static-ordering", "literal", "parse-names"}
-CSL_TYPES = {"article", "article-journal", "paper-conference"}  # of the schema's "type" enum
+CSL_TYPES = {"article", "article-journal", "paper-conference", "thesis", "report", "book"}  # of the schema's "type" enum
 
 
 def check_csl_item(item: dict) -> None:
@@ -503,3 +503,68 @@ def test_the_readme_bibtex_example_is_what_a_build_writes(tmp_path):
                                         "arxiv": "2402.07207"}}}, MINIMAL_CONFIG)
     site.build()
     assert (site.root / "_site/papers.bib").read_text(encoding="utf-8") == example
+
+
+# --- theses, reports and books: the venue is who issued them ----------------------------------
+
+ISSUERS = """\
+  - slug: stanford
+    name: Stanford University
+    kind: thesis
+  - slug: google-research
+    name: Google Research
+    kind: report
+  - slug: mit-press
+    name: MIT Press
+    kind: book
+"""
+ISSUED = {
+    "phd": {"id": "phd", "title": "Learning from Few Examples", "authors": ["Jane Smith"], "venue": "stanford",
+            "year": 2020},
+    "masters": {"id": "masters", "title": "Graphs, Briefly", "authors": ["Kim Lee"], "venue": "stanford",
+                "year": 2018, "extra": {"type": "Master's thesis"}},
+    "report": {"id": "report", "title": "A Report on Trees", "authors": ["Ann Park"], "venue": "google-research",
+               "year": 2019, "extra": {"number": "TR-123"}},
+    "book": {"id": "book", "title": "Deep Learning", "authors": ["Ian Goodfellow", "Yoshua Bengio"],
+             "venue": "mit-press", "year": 2016, "extra": {"publisher": "Not the venue"}},
+}
+
+
+def test_a_thesis_a_report_and_a_book_are_cited_as_such_in_every_format(tmp_path):
+    site = write_site(tmp_path / "site", ISSUED, MINIMAL_CONFIG + ISSUERS)
+    build, _ = site.build()
+    out, keys = site.root / "_site", build.catalog.citation_keys
+    entries = bib_entries(out)
+    assert {paper_id: entries[keys[paper_id]]["ENTRYTYPE"] for paper_id in ISSUED} == {
+        "phd": "phdthesis", "masters": "mastersthesis", "report": "techreport", "book": "book"}
+    assert entries[keys["phd"]]["school"] == "Stanford University" and "booktitle" not in entries[keys["phd"]]
+    assert (entries[keys["report"]]["institution"], entries[keys["report"]]["number"]) == ("Google Research", "TR-123")
+    assert entries[keys["book"]]["publisher"] == "MIT Press"  # the venue, once: not extra's publisher too
+    assert (out / "papers/book/cite.bib").read_text(encoding="utf-8").count("publisher") == 1
+
+    def ris_of(paper_id):
+        return rispy.loads((out / f"papers/{paper_id}/cite.ris").read_text(encoding="utf-8"))[0]
+    assert {paper_id: (ris_of(paper_id)["type_of_reference"], ris_of(paper_id)["publisher"]) for paper_id in ISSUED} == {
+        "phd": ("THES", "Stanford University"), "masters": ("THES", "Stanford University"),
+        "report": ("RPRT", "Google Research"), "book": ("BOOK", "MIT Press")}
+    assert not any("secondary_title" in ris_of(paper_id) for paper_id in ISSUED)
+
+    def csl_of(paper_id):
+        [item] = json.loads((out / f"papers/{paper_id}/cite.json").read_text(encoding="utf-8"))
+        check_csl_item(item)
+        return item
+    assert {paper_id: (csl_of(paper_id)["type"], csl_of(paper_id)["publisher"]) for paper_id in ISSUED} == {
+        "phd": ("thesis", "Stanford University"), "masters": ("thesis", "Stanford University"),
+        "report": ("report", "Google Research"), "book": ("book", "MIT Press")}
+    assert csl_of("report")["number"] == "TR-123" and "issue" not in csl_of("report")
+    assert not any("container-title" in csl_of(paper_id) for paper_id in ISSUED)
+
+    assert dict(meta_tags(out, "phd"))["citation_dissertation_institution"] == "Stanford University"
+    report = dict(meta_tags(out, "report"))
+    assert report["citation_technical_report_institution"] == "Google Research"
+    assert report["citation_technical_report_number"] == "TR-123" and "citation_issue" not in report
+    assert [c for n, c in meta_tags(out, "book") if n == "citation_publisher"] == ["MIT Press"]
+    assert not [n for paper_id in ISSUED for n, _ in meta_tags(out, paper_id) if n == "citation_conference_title"]
+    assert {paper_id: (json_ld_of(out, paper_id)["@type"], json_ld_of(out, paper_id)["publisher"]["name"])
+            for paper_id in ("phd", "report", "book")} == {
+        "phd": ("Thesis", "Stanford University"), "report": ("Report", "Google Research"), "book": ("Book", "MIT Press")}

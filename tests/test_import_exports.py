@@ -111,6 +111,98 @@ def test_an_author_list_ending_in_and_others_is_shown_and_exported_as_et_al(cata
     assert "author = {Turing, Alan}," in (turing_page / "cite.bib").read_text()
 
 
+ZOTERO_LIBRARY = r"""@phdthesis{smith_learning_2020,
+	type = {{PhD} {Thesis}},
+	title = {Learning to {Learn} from {Few} {Examples}},
+	school = {Stanford University},
+	author = {Smith, Jane},
+	year = {2020},
+	abstract = {We study few-shot learning.},
+}
+@mastersthesis{lee_graphs_2018,
+	title = {Graphs, Briefly},
+	school = {Stanford University},
+	author = {Lee, Kim},
+	year = {2018},
+}
+@techreport{doe_report_2019,
+	title = {A {Technical} {Report} on {Trees}},
+	institution = {Google Research},
+	number = {TR-123},
+	author = {Doe, John},
+	year = {2019},
+}
+@techreport{roe_preprint_2023,
+	title = {A Report Posted to {arXiv}},
+	institution = {Somewhere University},
+	author = {Roe, Richard},
+	year = {2023},
+	eprint = {2301.00001},
+	archiveprefix = {arXiv},
+}
+@book{goodfellow_deep_2016,
+	address = {Cambridge, MA},
+	title = {Deep {Learning}},
+	publisher = {MIT Press},
+	author = {Goodfellow, Ian and Bengio, Yoshua},
+	year = {2016},
+}
+@misc{alammar_2018,
+	title = {The {Illustrated} {Transformer}},
+	url = {https://jalammar.github.io/illustrated-transformer/},
+	author = {Alammar, Jay},
+	year = {2018},
+}
+"""
+
+
+def test_theses_reports_and_books_of_a_zotero_library_import_with_who_issued_them_as_venue(catalog, tmp_path):
+    """A Zotero library holds more than papers. A thesis's venue is its university, a report's its
+    institution, a book's its publisher; a report posted to arXiv is a preprint; a web page names
+    no venue and is reported, not dropped."""
+    bib = tmp_path / "library.bib"
+    bib.write_text(ZOTERO_LIBRARY)
+    ris = tmp_path / "library.ris"
+    ris.write_text("TY  - THES\nTI  - A Thesis on Flows\nAU  - Noether, Emmy\nPY  - 2021\nPB  - Stanford University\n"
+                   "ER  - \n\nTY  - BOOK\nTI  - Pattern Recognition\nAU  - Bishop, Christopher\nPY  - 2006\n"
+                   "PB  - Springer\nER  - \n")
+    csl = tmp_path / "library.json"
+    csl.write_text(json.dumps([{"id": "k1", "type": "thesis", "genre": "Master's thesis", "title": "A CSL Thesis",
+                                "author": [{"family": "Ng", "given": "Al"}], "issued": {"date-parts": [[2019]]},
+                                "publisher": "Stanford University"}]))
+    result = run_import(catalog, bib, ris, csl)
+    assert result.exit_code == 1  # the web page
+    assert "library.bib:37: skipped: no venue" in result.output, result.output
+    assert "8 created" in result.output.splitlines()[-1]
+    fronts = {front(path)["title"]: front(path) for path in content_files(catalog)}
+    assert {title: data["venue"] for title, data in fronts.items()} == {
+        "Learning to Learn from Few Examples": "stanford-university", "Graphs, Briefly": "stanford-university",
+        "A Thesis on Flows": "stanford-university", "A CSL Thesis": "stanford-university", "A Technical Report on Trees": "google-research",
+        "A Report Posted to arXiv": "arxiv", "Deep Learning": "mit-press", "Pattern Recognition": "springer"}
+    assert fronts["A Technical Report on Trees"]["extra"] == {"number": "TR-123"}
+    assert "publisher" not in fronts["Deep Learning"].get("extra", {})  # it is the venue
+    declared = {v.slug: v for v in catalog.config.venues}
+    assert {slug: (declared[slug].kind, declared[slug].year) for slug in
+            ("stanford-university", "google-research", "mit-press", "springer", "arxiv")} == {
+        "stanford-university": ("thesis", None), "google-research": ("report", None), "mit-press": ("book", None),
+        "springer": ("book", None), "arxiv": ("preprint", None)}
+    before = snapshot(catalog)
+    assert "0 created, 0 updated, 8 unchanged" in run_import(catalog, bib, ris, csl).output
+    assert snapshot(catalog) == before
+
+    out = tmp_path / "out"
+    assert run("build", "-q", "--config", catalog.root / "site.yaml", "-o", out).exit_code == 0
+    slugs = {front(path)["title"]: path.stem for path in content_files(catalog)}
+    bibtex = {title: (out / "papers" / slug / "cite.bib").read_text() for title, slug in slugs.items()}
+    assert bibtex["Learning to Learn from Few Examples"].startswith("@phdthesis{")
+    assert "  school = {Stanford University},\n" in bibtex["Learning to Learn from Few Examples"]
+    assert bibtex["Graphs, Briefly"].startswith("@mastersthesis{") and bibtex["A CSL Thesis"].startswith("@mastersthesis{")
+    assert bibtex["A Technical Report on Trees"].startswith("@techreport{")
+    assert "  number = {TR-123},\n" in bibtex["A Technical Report on Trees"]
+    assert bibtex["Deep Learning"].startswith("@book{") and "  publisher = {MIT Press},\n" in bibtex["Deep Learning"]
+    assert bibtex["A Report Posted to arXiv"].startswith("@misc{") and "eprint = {2301.00001}" in bibtex["A Report Posted to arXiv"]
+
+
 def test_a_second_import_of_every_format_changes_nothing(catalog, tmp_path):
     bib = tmp_path / "papers.bib"
     bib.write_text(BIB)

@@ -50,6 +50,11 @@ DBLP_HOMONYM = re.compile(r"\s+\d{4}$")
 PRIVATE = {"file"}
 PREPRINT = re.compile(r"\barxiv\b|\bcorr\b|biorxiv|medrxiv|chemrxiv|preprint|ssrn", re.IGNORECASE)
 CONFERENCE_TYPES = {"inproceedings", "conference"}
+# Works issued by a university, an institution or a publisher, which is then their venue: the entry
+# type, the venue's kind and the fields that may name it, in order.
+ISSUED_TYPES = {"phdthesis": ("thesis", ("school", "institution")), "mastersthesis": ("thesis", ("school", "institution")),
+                "thesis": ("thesis", ("school", "institution")), "techreport": ("report", ("institution", "publisher")),
+                "report": ("report", ("institution", "publisher")), "book": ("book", ("publisher",))}
 PREPRINT_TYPES = {"misc", "unpublished", "online", "techreport", "report", "preprint", "electronic"}
 
 
@@ -189,6 +194,7 @@ def _record(entry: Entry, fields: dict, parent: dict, path: Path, line: int | No
         return inline(latex_to_text(raw(key)))
 
     kind = entry.entry_type.lower()
+    issuer = ""  # the field that named the venue of a thesis, report or book
     record = Record(source=path, line=line, number=number, title=plain("title"),
                     abstract=paragraphs(latex_to_text(raw("abstract"), markdown=True)),
                     authors=_names(fields.get("author", [])), et_al=_and_others(fields.get("author", [])))
@@ -213,6 +219,12 @@ def _record(entry: Entry, fields: dict, parent: dict, path: Path, line: int | No
         record.venue_kind = "preprint"
         if not record.venue or PREPRINT.search(journal):  # "arXiv preprint arXiv:2401.01234" names no venue
             record.venue = _server(signals)
+    elif kind in ISSUED_TYPES and not record.venue:
+        record.venue_kind, names = ISSUED_TYPES[kind]
+        issuer = next((name for name in names if plain(name)), "")
+        record.venue = plain(issuer) if issuer else ""
+        if kind == "mastersthesis" and not raw("type"):
+            record.extra["type"] = "Master's thesis"  # exported again as @mastersthesis
 
     _dates(record, raw)
     record.keywords = split_list(plain("keywords"))
@@ -220,7 +232,7 @@ def _record(entry: Entry, fields: dict, parent: dict, path: Path, line: int | No
     _links(record, raw, plain, kind)
 
     for key, value in fields.items():
-        if key in CONSUMED or key in PRIVATE or key in record.extra:
+        if key in CONSUMED or key in PRIVATE or key in record.extra or key == issuer:
             continue
         if isinstance(value, list):
             record.extra[key] = [name.name for name in _names(value)]

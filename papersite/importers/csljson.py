@@ -9,7 +9,9 @@ from .text import (arxiv_id, bare_doi, inline, light_latex, link_for, paragraphs
                    status_from)
 
 KINDS = {"paper-conference": "conference", "article-journal": "journal", "article-magazine": "journal",
-         "article-newspaper": "journal", "review": "journal"}
+         "article-newspaper": "journal", "review": "journal",
+         # issued by a university, an institution or a publisher, which is then the venue
+         "thesis": "thesis", "report": "report", "book": "book"}
 PREPRINT = re.compile(r"\barxiv\b|biorxiv|medrxiv|ssrn|preprint", re.IGNORECASE)
 CONSUMED = {"title", "author", "abstract", "issued", "container-title", "event-title", "event", "type", "DOI",
             "URL", "keyword", "id", "citation-key", "number", "publisher", "archive", "note"}
@@ -37,6 +39,9 @@ def record(item: dict, path: Path, line: int | None, number: int) -> Record | No
     if kind in ("article", "manuscript", "report", "") and PREPRINT.search(signals):
         rec.venue_kind = "preprint"
         rec.venue = rec.venue or ("arXiv" if re.search("arxiv", signals, re.I) else get("publisher"))
+    issuer = rec.venue_kind in ("thesis", "report", "book") and not rec.venue and get("publisher")
+    if issuer:
+        rec.venue = get("publisher")
     rec.keywords = split_list(get("keyword"))
     key = get("citation-key") or get("id")
     if key:
@@ -57,7 +62,7 @@ def record(item: dict, path: Path, line: int | None, number: int) -> Record | No
         rec.extra["note"] = note
         rec.status = status_from(note) if re.search(r"\b(oral|spotlight|poster)\b", note, re.I) else ""
     for key in ("number", "publisher", "archive"):
-        if get(key) and not (key == "number" and aid):
+        if get(key) and not (key == "number" and aid) and not (key == "publisher" and issuer):
             rec.extra[key] = get(key)
     for key, value in item.items():
         if key not in CONSUMED and value not in ("", [], None, {}):

@@ -16,7 +16,9 @@ from .text import (arxiv_id, bare_doi, inline, light_latex, link_for, name_first
                    status_from)
 
 KINDS = {"JOUR": "journal", "EJOUR": "journal", "JFULL": "journal", "MGZN": "journal",
-         "CONF": "conference", "CPAPER": "conference"}
+         "CONF": "conference", "CPAPER": "conference",
+         # issued by a university, an institution or a publisher (PB), which is then the venue
+         "THES": "thesis", "RPRT": "report", "BOOK": "book", "EBOOK": "book"}
 PREPRINT = re.compile(r"\barxiv\b|biorxiv|medrxiv|ssrn|preprint", re.IGNORECASE)
 TAG = re.compile(r"^([A-Z][A-Z0-9])  -(?: |$)")
 CONSUMED = {"type_of_reference", "title", "primary_title", "authors", "first_authors", "year", "date",
@@ -103,6 +105,9 @@ def _record(entry: dict, path: Path, line: int, number: int) -> Record:
         rec.venue_kind = "preprint"
         if not rec.venue or PREPRINT.search(rec.venue):
             rec.venue = "arXiv" if re.search("arxiv", signals, re.I) else rec.venue
+    issuer = rec.venue_kind in ("thesis", "report", "book") and not rec.venue and get("publisher")
+    if issuer:
+        rec.venue = get("publisher")
     keywords = entry.get("keywords") or []
     rec.keywords = [inline(k) for k in keywords if k.strip()]
     if get("id"):
@@ -127,7 +132,7 @@ def _record(entry: dict, path: Path, line: int, number: int) -> Record:
     if re.search(r"\b(oral|spotlight|poster)\b", notes, re.I):
         rec.status = status_from(notes)
     for key, value in entry.items():
-        if key not in CONSUMED and value:
+        if key not in CONSUMED and value and not (key == "publisher" and issuer):  # not the venue again
             rec.extra[key] = value
     for tag, values in (entry.get("unknown_tag") or {}).items():
         if tag != "BT":

@@ -19,7 +19,7 @@ import yaml
 
 from ..content import slugify
 from ..errors import Problem, SiteError
-from ..model import VENUE_KINDS, Venue
+from ..model import DATED_KINDS, VENUE_KINDS, Venue
 from .identity import fold
 from .writer import one_line, write_atomically
 
@@ -193,7 +193,7 @@ class Venues:
         if short and kind != "workshop":
             kind = "conference"  # also where Google Scholar exports its papers as journal @articles
         kind = kind if kind in VENUE_KINDS else guess_kind(name)
-        dated = kind in ("conference", "workshop")
+        dated = kind in DATED_KINDS
         if dated and year is None:
             found = re.search(r"\b(19|20)\d\d\b", name)
             if not found:
@@ -228,12 +228,12 @@ class Venues:
             words = slug.split("-")
             named = " ".join(w.upper() if len(w) <= 4 and w.isalpha() else w.capitalize() for w in words)
             kind = kind if kind in VENUE_KINDS else guess_kind(named)
-            if kind in ("conference", "workshop"):
+            if kind in DATED_KINDS:
                 year = int(words[-1]) if re.fullmatch(r"(19|20)\d\d", words[-1]) else year
                 if year is None:
                     return (f"no year: the new venue '{slug}' is a {kind}, which needs one; declare it under "
                             "'venues:' in site.yaml with its year")
-            venue = Venue(slug, named, year if kind in ("conference", "workshop") else None, kind=kind)
+            venue = Venue(slug, named, year if kind in DATED_KINDS else None, kind=kind)
             self.added.append(venue)
             self._index(venue)
         self.to_declare = ""
