@@ -290,6 +290,14 @@ def entry_form(paper: Paper, venue: Venue) -> tuple[str, str]:
     return kind, field_name
 
 
+_LABELS = {"phdthesis": "PhD thesis", "mastersthesis": "Master's thesis", "techreport": "Technical report"}
+
+
+def work_label(paper: Paper, venue: Venue) -> str:
+    """What a paper page calls a work that is not a paper of its venue ("" for a paper, or a book)."""
+    return _LABELS.get(entry_form(paper, venue)[0], "")
+
+
 _ARXIV = re.compile(r"arxiv\.org/(?:abs|pdf)/([a-z.-]+/\d{7}|\d{4}\.\d{4,5})(?:v\d+)?", re.IGNORECASE)
 _DOI = re.compile(r"^https?://(?:dx\.)?doi\.org/(10\..+)$", re.IGNORECASE)
 

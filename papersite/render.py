@@ -16,7 +16,7 @@ import jinja2.meta
 from markupsafe import Markup, escape
 
 from . import urls
-from .bibtex import base_key, bibtex_entry, printed
+from .bibtex import base_key, bibtex_entry, printed, work_label
 from .citations import json_ld, scholar_tags, scholarly_article
 from .config import SiteConfig
 from .errors import Problem, SiteError
@@ -124,6 +124,7 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
         bibtex=lambda paper, venue, key=None: bibtex_entry(paper, venue, link.absolute(paper), key or _key(paper)),
         scholar_tags=lambda paper, venue: scholar_tags(paper, venue, plain_title(paper.title)),
         printed=printed,  # (paper, venue) -> volume, issue, pages and publisher, from its extra:
+        work_label=work_label,  # (paper, venue) -> "PhD thesis", "Technical report", or "" for a paper
         number=number_format(config.language),  # 2596 -> '2,596'
         scholarly_article=lambda paper, venue, topics_, abstract: scholarly_article(
             paper, venue, topics_, plain_title(paper.title), abstract.text, link.absolute(paper)),

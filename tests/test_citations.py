@@ -565,6 +565,13 @@ def test_a_thesis_a_report_and_a_book_are_cited_as_such_in_every_format(tmp_path
     assert report["citation_technical_report_number"] == "TR-123" and "citation_issue" not in report
     assert [c for n, c in meta_tags(out, "book") if n == "citation_publisher"] == ["MIT Press"]
     assert not [n for paper_id in ISSUED for n, _ in meta_tags(out, paper_id) if n == "citation_conference_title"]
+    lines = {}
+    for paper_id in ISSUED:
+        page = html5lib.parse((out / f"papers/{paper_id}/index.html").read_bytes(), namespaceHTMLElements=False)
+        [line] = [p for p in page.iter("p") if p.get("class") == "paper-meta"]
+        lines[paper_id] = " ".join("".join(line.itertext()).split())
+    assert lines == {"phd": "PhD thesis, Stanford University · 2020", "masters": "Master's thesis, Stanford University · 2018",
+                     "report": "Technical report, Google Research, no. TR-123 · 2019", "book": "MIT Press · 2016"}
     assert {paper_id: (json_ld_of(out, paper_id)["@type"], json_ld_of(out, paper_id)["publisher"]["name"])
             for paper_id in ("phd", "report", "book")} == {
         "phd": ("Thesis", "Stanford University"), "report": ("Report", "Google Research"), "book": ("Book", "MIT Press")}
