@@ -277,7 +277,7 @@ _last_assignment: tuple[list, dict[str, str], dict] | None = None  # the last ca
 ENTRY_FORMS = {"conference": ("inproceedings", "booktitle"), "workshop": ("inproceedings", "booktitle"),
                "journal": ("article", "journal"), "preprint": ("misc", "howpublished"),
                "thesis": ("phdthesis", "school"), "report": ("techreport", "institution"),
-               "book": ("book", "publisher")}
+               "book": ("book", "publisher"), "collection": ("incollection", "booktitle")}
 _MASTERS = re.compile(r"\bmaster", re.IGNORECASE)
 
 

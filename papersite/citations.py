@@ -21,15 +21,17 @@ from .model import ISSUER_KINDS, Paper, Topic, Venue
 from .parallel import parallel_map
 
 RIS_TYPES = {"conference": "CPAPER", "workshop": "CPAPER", "journal": "JOUR", "preprint": "UNPB",
-             "thesis": "THES", "report": "RPRT", "book": "BOOK"}
+             "thesis": "THES", "report": "RPRT", "book": "BOOK", "collection": "CHAP"}
 CSL_TYPES = {"conference": "paper-conference", "workshop": "paper-conference", "journal": "article-journal",
              "preprint": "article",  # CSL 1.0.2: "article" is a preprint or working paper
-             "thesis": "thesis", "report": "report", "book": "book"}
+             "thesis": "thesis", "report": "report", "book": "book", "collection": "chapter"}
 # Google Scholar's tag for the venue, by kind (its inclusion guidelines); a conference's otherwise.
 SCHOLAR_VENUE_TAGS = {"journal": "citation_journal_title", "preprint": "citation_publisher",
                       "thesis": "citation_dissertation_institution",
-                      "report": "citation_technical_report_institution", "book": "citation_publisher"}
-SCHEMA_TYPES = {"thesis": "Thesis", "report": "Report", "book": "Book"}  # schema.org; else ScholarlyArticle
+                      "report": "citation_technical_report_institution", "book": "citation_publisher",
+                      "collection": "citation_inbook_title"}
+# schema.org; else ScholarlyArticle
+SCHEMA_TYPES = {"thesis": "Thesis", "report": "Report", "book": "Book", "collection": "Chapter"}
 _IDENTIFYING_LINKS = {"doi", "arxiv", "openreview"}  # links that identify the paper itself
 
 
@@ -342,6 +344,7 @@ def scholarly_article(paper: Paper, venue: Venue, topics: list[Topic], title: st
         authors.append(author)
     venue_name = venue.full_name or venue.name
     where = ("isPartOf", {"@type": "Periodical", "name": venue_name}) if venue.kind == "journal" else \
+        ("isPartOf", {"@type": "Book", "name": venue_name}) if venue.kind == "collection" else \
         ("publisher", {"@type": "Organization", "name": venue_name}) if venue.kind in ISSUER_KINDS else \
         ("publication", {"@type": "PublicationEvent", "name": venue_name})
     article: dict[str, Any] = {

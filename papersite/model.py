@@ -8,8 +8,8 @@ LINK_KINDS = ("pdf", "code", "openreview", "arxiv", "doi", "url",
               "slides", "video", "poster", "data", "project", "supplementary")
 # What a venue is decides its citation form: BibTeX entry type, RIS and CSL type, Scholar's tags.
 # A thesis's venue is the university that granted it, a report's the institution that issued it,
-# a book's its publisher.
-VENUE_KINDS = ("conference", "journal", "workshop", "preprint", "thesis", "report", "book")
+# a book's its publisher; a collection is a book of chapters by several authors (a handbook).
+VENUE_KINDS = ("conference", "journal", "workshop", "preprint", "thesis", "report", "book", "collection")
 DATED_KINDS = ("conference", "workshop")  # a venue of these kinds is one year's; the others span years
 ISSUER_KINDS = ("preprint", "thesis", "report", "book")  # the venue issued the work: it is its publisher
 

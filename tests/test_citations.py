@@ -296,7 +296,7 @@ CSL_STRING_FIELDS = {"citation-key", "title", "container-title", "publisher", "D
                      "number", "volume", "issue", "page"}
 CSL_NAME_KEYS = {"family", "given", "dropping-particle", "non-dropping-particle", "suffix", "comma-suffix",
                  "static-ordering", "literal", "parse-names"}
-CSL_TYPES = {"article", "article-journal", "paper-conference", "thesis", "report", "book"}  # of the schema's "type" enum
+CSL_TYPES = {"article", "article-journal", "paper-conference", "thesis", "report", "book", "chapter"}  # of the schema's "type" enum
 
 
 def check_csl_item(item: dict) -> None:
@@ -517,6 +517,9 @@ ISSUERS = """\
   - slug: mit-press
     name: MIT Press
     kind: book
+  - slug: handbook
+    name: Handbook of Learning
+    kind: collection
 """
 ISSUED = {
     "phd": {"id": "phd", "title": "Learning from Few Examples", "authors": ["Jane Smith"], "venue": "stanford",
@@ -527,16 +530,21 @@ ISSUED = {
                "year": 2019, "extra": {"number": "TR-123"}},
     "book": {"id": "book", "title": "Deep Learning", "authors": ["Ian Goodfellow", "Yoshua Bengio"],
              "venue": "mit-press", "year": 2016, "extra": {"publisher": "Not the venue"}},
+    "chapter": {"id": "chapter", "title": "Kernels", "authors": ["Bernhard Scholkopf"], "venue": "handbook",
+                "year": 2010, "extra": {"publisher": "Springer", "pages": "10-20"}},
 }
 
 
-def test_a_thesis_a_report_and_a_book_are_cited_as_such_in_every_format(tmp_path):
+def test_a_thesis_a_report_a_book_and_a_chapter_are_cited_as_such_in_every_format(tmp_path):
     site = write_site(tmp_path / "site", ISSUED, MINIMAL_CONFIG + ISSUERS)
     build, _ = site.build()
     out, keys = site.root / "_site", build.catalog.citation_keys
     entries = bib_entries(out)
     assert {paper_id: entries[keys[paper_id]]["ENTRYTYPE"] for paper_id in ISSUED} == {
-        "phd": "phdthesis", "masters": "mastersthesis", "report": "techreport", "book": "book"}
+        "phd": "phdthesis", "masters": "mastersthesis", "report": "techreport", "book": "book",
+        "chapter": "incollection"}
+    chapter = entries[keys["chapter"]]
+    assert (chapter["booktitle"], chapter["publisher"], chapter["pages"]) == ("Handbook of Learning", "Springer", "10--20")
     assert entries[keys["phd"]]["school"] == "Stanford University" and "booktitle" not in entries[keys["phd"]]
     assert (entries[keys["report"]]["institution"], entries[keys["report"]]["number"]) == ("Google Research", "TR-123")
     assert entries[keys["book"]]["publisher"] == "MIT Press"  # the venue, once: not extra's publisher too
@@ -544,20 +552,23 @@ def test_a_thesis_a_report_and_a_book_are_cited_as_such_in_every_format(tmp_path
 
     def ris_of(paper_id):
         return rispy.loads((out / f"papers/{paper_id}/cite.ris").read_text(encoding="utf-8"))[0]
-    assert {paper_id: (ris_of(paper_id)["type_of_reference"], ris_of(paper_id)["publisher"]) for paper_id in ISSUED} == {
+    assert (ris_of("chapter")["type_of_reference"], ris_of("chapter")["secondary_title"]) == ("CHAP", "Handbook of Learning")
+    issued = [paper_id for paper_id in ISSUED if paper_id != "chapter"]
+    assert {paper_id: (ris_of(paper_id)["type_of_reference"], ris_of(paper_id)["publisher"]) for paper_id in issued} == {
         "phd": ("THES", "Stanford University"), "masters": ("THES", "Stanford University"),
         "report": ("RPRT", "Google Research"), "book": ("BOOK", "MIT Press")}
-    assert not any("secondary_title" in ris_of(paper_id) for paper_id in ISSUED)
+    assert not any("secondary_title" in ris_of(paper_id) for paper_id in issued)
 
     def csl_of(paper_id):
         [item] = json.loads((out / f"papers/{paper_id}/cite.json").read_text(encoding="utf-8"))
         check_csl_item(item)
         return item
-    assert {paper_id: (csl_of(paper_id)["type"], csl_of(paper_id)["publisher"]) for paper_id in ISSUED} == {
+    assert (csl_of("chapter")["type"], csl_of("chapter")["container-title"]) == ("chapter", "Handbook of Learning")
+    assert {paper_id: (csl_of(paper_id)["type"], csl_of(paper_id)["publisher"]) for paper_id in issued} == {
         "phd": ("thesis", "Stanford University"), "masters": ("thesis", "Stanford University"),
         "report": ("report", "Google Research"), "book": ("book", "MIT Press")}
     assert csl_of("report")["number"] == "TR-123" and "issue" not in csl_of("report")
-    assert not any("container-title" in csl_of(paper_id) for paper_id in ISSUED)
+    assert not any("container-title" in csl_of(paper_id) for paper_id in issued)
 
     assert dict(meta_tags(out, "phd"))["citation_dissertation_institution"] == "Stanford University"
     report = dict(meta_tags(out, "report"))
@@ -571,7 +582,11 @@ def test_a_thesis_a_report_and_a_book_are_cited_as_such_in_every_format(tmp_path
         [line] = [p for p in page.iter("p") if p.get("class") == "paper-meta"]
         lines[paper_id] = " ".join("".join(line.itertext()).split())
     assert lines == {"phd": "PhD thesis, Stanford University · 2020", "masters": "Master's thesis, Stanford University · 2018",
-                     "report": "Technical report, Google Research, no. TR-123 · 2019", "book": "MIT Press · 2016"}
+                     "report": "Technical report, Google Research, no. TR-123 · 2019", "book": "MIT Press · 2016",
+                     "chapter": "Handbook of Learning, pp. 10–20 · 2010"}
+    assert dict(meta_tags(out, "chapter"))["citation_inbook_title"] == "Handbook of Learning"
+    assert json_ld_of(out, "chapter")["@type"] == "Chapter"
+    assert json_ld_of(out, "chapter")["isPartOf"] == {"@type": "Book", "name": "Handbook of Learning"}
     assert {paper_id: (json_ld_of(out, paper_id)["@type"], json_ld_of(out, paper_id)["publisher"]["name"])
             for paper_id in ("phd", "report", "book")} == {
         "phd": ("Thesis", "Stanford University"), "report": ("Report", "Google Research"), "book": ("Book", "MIT Press")}

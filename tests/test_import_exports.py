@@ -147,6 +147,14 @@ ZOTERO_LIBRARY = r"""@phdthesis{smith_learning_2020,
 	author = {Goodfellow, Ian and Bengio, Yoshua},
 	year = {2016},
 }
+@incollection{scholkopf_kernels_2010,
+	title = {Kernels},
+	booktitle = {Handbook of Learning},
+	publisher = {Springer},
+	pages = {10--20},
+	author = {Scholkopf, Bernhard},
+	year = {2010},
+}
 @misc{alammar_2018,
 	title = {The {Illustrated} {Transformer}},
 	url = {https://jalammar.github.io/illustrated-transformer/},
@@ -165,29 +173,31 @@ def test_theses_reports_and_books_of_a_zotero_library_import_with_who_issued_the
     ris = tmp_path / "library.ris"
     ris.write_text("TY  - THES\nTI  - A Thesis on Flows\nAU  - Noether, Emmy\nPY  - 2021\nPB  - Stanford University\n"
                    "ER  - \n\nTY  - BOOK\nTI  - Pattern Recognition\nAU  - Bishop, Christopher\nPY  - 2006\n"
-                   "PB  - Springer\nER  - \n")
+                   "PB  - Springer\nER  - \n\nTY  - CHAP\nTI  - Margins\nAU  - Vapnik, Vladimir\nPY  - 2011\n"
+                   "T2  - Handbook of Learning\nER  - \n")
     csl = tmp_path / "library.json"
     csl.write_text(json.dumps([{"id": "k1", "type": "thesis", "genre": "Master's thesis", "title": "A CSL Thesis",
                                 "author": [{"family": "Ng", "given": "Al"}], "issued": {"date-parts": [[2019]]},
                                 "publisher": "Stanford University"}]))
     result = run_import(catalog, bib, ris, csl)
     assert result.exit_code == 1  # the web page
-    assert "library.bib:37: skipped: no venue" in result.output, result.output
-    assert "8 created" in result.output.splitlines()[-1]
+    assert "library.bib:45: skipped: no venue" in result.output, result.output
+    assert "10 created" in result.output.splitlines()[-1]
     fronts = {front(path)["title"]: front(path) for path in content_files(catalog)}
     assert {title: data["venue"] for title, data in fronts.items()} == {
         "Learning to Learn from Few Examples": "stanford-university", "Graphs, Briefly": "stanford-university",
         "A Thesis on Flows": "stanford-university", "A CSL Thesis": "stanford-university", "A Technical Report on Trees": "google-research",
-        "A Report Posted to arXiv": "arxiv", "Deep Learning": "mit-press", "Pattern Recognition": "springer"}
+        "A Report Posted to arXiv": "arxiv", "Deep Learning": "mit-press", "Pattern Recognition": "springer",
+        "Kernels": "handbook-of-learning", "Margins": "handbook-of-learning"}
     assert fronts["A Technical Report on Trees"]["extra"] == {"number": "TR-123"}
     assert "publisher" not in fronts["Deep Learning"].get("extra", {})  # it is the venue
     declared = {v.slug: v for v in catalog.config.venues}
     assert {slug: (declared[slug].kind, declared[slug].year) for slug in
-            ("stanford-university", "google-research", "mit-press", "springer", "arxiv")} == {
+            ("stanford-university", "google-research", "mit-press", "springer", "arxiv", "handbook-of-learning")} == {
         "stanford-university": ("thesis", None), "google-research": ("report", None), "mit-press": ("book", None),
-        "springer": ("book", None), "arxiv": ("preprint", None)}
+        "springer": ("book", None), "arxiv": ("preprint", None), "handbook-of-learning": ("collection", None)}
     before = snapshot(catalog)
-    assert "0 created, 0 updated, 8 unchanged" in run_import(catalog, bib, ris, csl).output
+    assert "0 created, 0 updated, 10 unchanged" in run_import(catalog, bib, ris, csl).output
     assert snapshot(catalog) == before
 
     out = tmp_path / "out"
@@ -200,6 +210,7 @@ def test_theses_reports_and_books_of_a_zotero_library_import_with_who_issued_the
     assert bibtex["A Technical Report on Trees"].startswith("@techreport{")
     assert "  number = {TR-123},\n" in bibtex["A Technical Report on Trees"]
     assert bibtex["Deep Learning"].startswith("@book{") and "  publisher = {MIT Press},\n" in bibtex["Deep Learning"]
+    assert bibtex["Kernels"].startswith("@incollection{") and "  booktitle = {Handbook of Learning},\n" in bibtex["Kernels"]
     assert bibtex["A Report Posted to arXiv"].startswith("@misc{") and "eprint = {2301.00001}" in bibtex["A Report Posted to arXiv"]
 
 

@@ -209,6 +209,9 @@ def _record(entry: Entry, fields: dict, parent: dict, path: Path, line: int | No
     if kind == "article":
         record.venue = journal
         record.venue_kind = "journal"
+    elif kind in ("incollection", "inbook") and booktitle:  # a chapter: the book is its venue
+        record.venue = booktitle
+        record.venue_kind = "collection"
     elif kind in CONFERENCE_TYPES:
         record.venue = booktitle
         record.venue_kind = "workshop" if re.search(r"\bworkshops?\b", booktitle, re.I) else "conference"

@@ -11,7 +11,8 @@ from .text import (arxiv_id, bare_doi, inline, light_latex, link_for, paragraphs
 KINDS = {"paper-conference": "conference", "article-journal": "journal", "article-magazine": "journal",
          "article-newspaper": "journal", "review": "journal",
          # issued by a university, an institution or a publisher, which is then the venue
-         "thesis": "thesis", "report": "report", "book": "book"}
+         "thesis": "thesis", "report": "report", "book": "book",
+         "chapter": "collection"}  # a chapter: its book (container-title) is the venue
 PREPRINT = re.compile(r"\barxiv\b|biorxiv|medrxiv|ssrn|preprint", re.IGNORECASE)
 CONSUMED = {"title", "author", "abstract", "issued", "container-title", "event-title", "event", "type", "DOI",
             "URL", "keyword", "id", "citation-key", "number", "publisher", "archive", "note"}

@@ -18,7 +18,8 @@ from .text import (arxiv_id, bare_doi, inline, light_latex, link_for, name_first
 KINDS = {"JOUR": "journal", "EJOUR": "journal", "JFULL": "journal", "MGZN": "journal",
          "CONF": "conference", "CPAPER": "conference",
          # issued by a university, an institution or a publisher (PB), which is then the venue
-         "THES": "thesis", "RPRT": "report", "BOOK": "book", "EBOOK": "book"}
+         "THES": "thesis", "RPRT": "report", "BOOK": "book", "EBOOK": "book",
+         "CHAP": "collection", "ECHAP": "collection"}  # a chapter: its book (T2) is the venue
 PREPRINT = re.compile(r"\barxiv\b|biorxiv|medrxiv|ssrn|preprint", re.IGNORECASE)
 TAG = re.compile(r"^([A-Z][A-Z0-9])  -(?: |$)")
 CONSUMED = {"type_of_reference", "title", "primary_title", "authors", "first_authors", "year", "date",
