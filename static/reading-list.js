@@ -154,6 +154,10 @@
     });
   }
 
+  // The tags that name a paper's venue, by its kind (a book's publisher last: a paper's may follow its venue).
+  var VENUE_TAGS = ["citation_conference_title", "citation_journal_title", "citation_dissertation_institution",
+                    "citation_technical_report_institution", "citation_inbook_title", "citation_publisher"];
+
   // What the list shows of a paper, read from its page: the Google Scholar tags that every paper
   // page carries (the title as plain text, where cite.json has the TeX as written), else its <h1>.
   function described(slug) {
@@ -170,7 +174,7 @@
         title: tags("citation_title")[0] || (heading && heading.textContent.trim()),
         authors: tags("citation_author"),
         etAl: !!entry && /^\s*author = \{.* and others\},?$/m.test(entry.textContent),
-        venue: tags("citation_conference_title").concat(tags("citation_journal_title"), tags("citation_publisher"))[0],
+        venue: VENUE_TAGS.map(tags).reduce(function (all, found) { return all.concat(found); }, [])[0],
         year: date.split("/")[0]
       };
     });

@@ -183,3 +183,27 @@ def test_the_list_shows_papers_as_their_pages_do_and_offers_the_files_the_site_h
     assert offered == (["bib"] if omit else ["bib", "ris", "json"])
     assert download(page, "bib") == "\n\n".join(page_entry(build.files, slug) for slug in ("grokking", "hostile", "scaling")) + "\n"
     assert page.console_errors == []
+
+
+def test_a_thesis_a_report_and_a_chapter_are_listed_with_who_issued_them(page, serve_build, tmp_path):
+    """Their venue is named by Scholar tags of their own (a dissertation's institution, a report's,
+    a chapter's book): the list shows it as their pages do."""
+    site = TinySite(tmp_path / "site")
+    site.write("site.yaml", (site.root / "site.yaml").read_text(encoding="utf-8") + """\
+  - {slug: stanford, name: Stanford University, kind: thesis}
+  - {slug: google-research, name: Google Research, kind: report}
+  - {slug: handbook, name: Handbook of Learning, kind: collection}
+""")
+    for slug, venue, year in (("thesis", "stanford", 2020), ("report", "google-research", 2019),
+                              ("chapter", "handbook", 2010)):
+        site.write(f"content/{venue}/{slug}.md", f"---\nid: {slug}\ntitle: A {slug.title()}\nauthors: [Ada Lovelace]\n"
+                                                 f"venue: {venue}\nyear: {year}\n---\nAn abstract.\n")
+    build = build_site(site.config.with_base_url(BASE_URL))
+    served = serve_build(build)
+    for slug in ("thesis", "report", "chapter"):
+        save_on_paper_page(page, served, slug)
+    page.goto(served.url + "reading-list/")
+    assert items(page) == ["A Thesis", "A Report", "A Chapter"]
+    assert page.eval_on_selector_all("#reading-items .paper-item-meta", "ps => ps.map(p => p.textContent)") == [
+        "Stanford University · 2020", "Google Research · 2019", "Handbook of Learning · 2010"]
+    assert page.console_errors == []
