@@ -278,7 +278,7 @@ ENTRY_FORMS = {"conference": ("inproceedings", "booktitle"), "workshop": ("inpro
                "journal": ("article", "journal"), "preprint": ("misc", "howpublished"),
                "thesis": ("phdthesis", "school"), "report": ("techreport", "institution"),
                "book": ("book", "publisher"), "collection": ("incollection", "booktitle")}
-_MASTERS = re.compile(r"\bmaster", re.IGNORECASE)
+_MASTERS = re.compile(r"\bmaster|\bmathesis\b", re.IGNORECASE)  # biblatex's type for a master's thesis: mathesis
 
 
 def entry_form(paper: Paper, venue: Venue) -> tuple[str, str]:

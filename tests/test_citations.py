@@ -526,6 +526,8 @@ ISSUED = {
             "year": 2020},
     "masters": {"id": "masters", "title": "Graphs, Briefly", "authors": ["Kim Lee"], "venue": "stanford",
                 "year": 2018, "extra": {"type": "Master's thesis"}},
+    "biblatex": {"id": "biblatex", "title": "Sets, Briefly", "authors": ["Kim Lee"], "venue": "stanford",
+                 "year": 2017, "extra": {"type": "mathesis"}},
     "report": {"id": "report", "title": "A Report on Trees", "authors": ["Ann Park"], "venue": "google-research",
                "year": 2019, "extra": {"number": "TR-123"}},
     "book": {"id": "book", "title": "Deep Learning", "authors": ["Ian Goodfellow", "Yoshua Bengio"],
@@ -541,8 +543,8 @@ def test_a_thesis_a_report_a_book_and_a_chapter_are_cited_as_such_in_every_forma
     out, keys = site.root / "_site", build.catalog.citation_keys
     entries = bib_entries(out)
     assert {paper_id: entries[keys[paper_id]]["ENTRYTYPE"] for paper_id in ISSUED} == {
-        "phd": "phdthesis", "masters": "mastersthesis", "report": "techreport", "book": "book",
-        "chapter": "incollection"}
+        "phd": "phdthesis", "masters": "mastersthesis", "biblatex": "mastersthesis", "report": "techreport",
+        "book": "book", "chapter": "incollection"}
     chapter = entries[keys["chapter"]]
     assert (chapter["booktitle"], chapter["publisher"], chapter["pages"]) == ("Handbook of Learning", "Springer", "10--20")
     assert entries[keys["phd"]]["school"] == "Stanford University" and "booktitle" not in entries[keys["phd"]]
@@ -556,7 +558,7 @@ def test_a_thesis_a_report_a_book_and_a_chapter_are_cited_as_such_in_every_forma
     issued = [paper_id for paper_id in ISSUED if paper_id != "chapter"]
     assert {paper_id: (ris_of(paper_id)["type_of_reference"], ris_of(paper_id)["publisher"]) for paper_id in issued} == {
         "phd": ("THES", "Stanford University"), "masters": ("THES", "Stanford University"),
-        "report": ("RPRT", "Google Research"), "book": ("BOOK", "MIT Press")}
+        "biblatex": ("THES", "Stanford University"), "report": ("RPRT", "Google Research"), "book": ("BOOK", "MIT Press")}
     assert not any("secondary_title" in ris_of(paper_id) for paper_id in issued)
 
     def csl_of(paper_id):
@@ -566,7 +568,7 @@ def test_a_thesis_a_report_a_book_and_a_chapter_are_cited_as_such_in_every_forma
     assert (csl_of("chapter")["type"], csl_of("chapter")["container-title"]) == ("chapter", "Handbook of Learning")
     assert {paper_id: (csl_of(paper_id)["type"], csl_of(paper_id)["publisher"]) for paper_id in issued} == {
         "phd": ("thesis", "Stanford University"), "masters": ("thesis", "Stanford University"),
-        "report": ("report", "Google Research"), "book": ("book", "MIT Press")}
+        "biblatex": ("thesis", "Stanford University"), "report": ("report", "Google Research"), "book": ("book", "MIT Press")}
     assert csl_of("report")["number"] == "TR-123" and "issue" not in csl_of("report")
     assert not any("container-title" in csl_of(paper_id) for paper_id in issued)
 
@@ -582,6 +584,7 @@ def test_a_thesis_a_report_a_book_and_a_chapter_are_cited_as_such_in_every_forma
         [line] = [p for p in page.iter("p") if p.get("class") == "paper-meta"]
         lines[paper_id] = " ".join("".join(line.itertext()).split())
     assert lines == {"phd": "PhD thesis, Stanford University · 2020", "masters": "Master's thesis, Stanford University · 2018",
+                     "biblatex": "Master's thesis, Stanford University · 2017",
                      "report": "Technical report, Google Research, no. TR-123 · 2019", "book": "MIT Press · 2016",
                      "chapter": "Handbook of Learning, pp. 10–20 · 2010"}
     assert dict(meta_tags(out, "chapter"))["citation_inbook_title"] == "Handbook of Learning"
