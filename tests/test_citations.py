@@ -537,10 +537,16 @@ ISSUED = {
 }
 
 
-def test_a_thesis_a_report_a_book_and_a_chapter_are_cited_as_such_in_every_format(tmp_path):
-    site = write_site(tmp_path / "site", ISSUED, MINIMAL_CONFIG + ISSUERS)
+@pytest.fixture(scope="module")
+def issued(tmp_path_factory):
+    site = write_site(tmp_path_factory.mktemp("issued") / "site", ISSUED, MINIMAL_CONFIG + ISSUERS)
     build, _ = site.build()
-    out, keys = site.root / "_site", build.catalog.citation_keys
+    return site.root / "_site", build
+
+
+def test_a_thesis_a_report_a_book_and_a_chapter_are_cited_as_such_in_every_format(issued):
+    out, build = issued
+    keys = build.catalog.citation_keys
     entries = bib_entries(out)
     assert {paper_id: entries[keys[paper_id]]["ENTRYTYPE"] for paper_id in ISSUED} == {
         "phd": "phdthesis", "masters": "mastersthesis", "biblatex": "mastersthesis", "report": "techreport",
@@ -593,3 +599,21 @@ def test_a_thesis_a_report_a_book_and_a_chapter_are_cited_as_such_in_every_forma
     assert {paper_id: (json_ld_of(out, paper_id)["@type"], json_ld_of(out, paper_id)["publisher"]["name"])
             for paper_id in ("phd", "report", "book")} == {
         "phd": ("Thesis", "Stanford University"), "report": ("Report", "Google Research"), "book": ("Book", "MIT Press")}
+
+
+def test_venues_of_theses_reports_books_and_chapters_have_sections_and_one_of_no_year_shows_none(issued, built):
+    out = issued[0]
+    venues = html5lib.parse((out / "venues/index.html").read_bytes(), namespaceHTMLElements=False)
+    main = venues.find(".//main")
+    assert [(h.text, [a.find("span").text for a in grid.iter("a")]) for h, grid in zip(main.iter("h2"), main.iter("ul"))] == [
+        ("Theses", ["Stanford University"]), ("Reports", ["Google Research"]), ("Books", ["MIT Press"]),
+        ("Collections", ["Handbook of Learning"])]  # grouped after the venues of papers, here none: no empty list
+
+    def lead(out, slug):
+        page = html5lib.parse((out / f"venues/{slug}/index.html").read_bytes(), namespaceHTMLElements=False)
+        return " ".join("".join(page.find(".//p[@class='lead']").itertext()).split())
+    assert lead(out, "stanford") == "3 papers"  # a venue of no one year says none (it said "None")
+    assert lead(built[0], "jmlr") == "Journal of Machine Learning Research · 1 paper"
+    assert lead(built[0], "tml-2024") == "Workshop on Theory of Machine Learning · 2024 · 1 paper"
+    papers_only = html5lib.parse((built[0] / "venues/index.html").read_bytes(), namespaceHTMLElements=False).find(".//main")
+    assert not list(papers_only.iter("h2")) and len(list(papers_only.iter("ul"))) == 1  # as before: one list
