@@ -17,7 +17,7 @@ from markupsafe import Markup
 from . import urls
 from .bibtex import arxiv_id, bibtex_entry, bibtex_file, doi, printed, split_name
 from .catalog import Catalog
-from .model import ISSUER_KINDS, Paper, Topic, Venue
+from .model import ISSUED_KINDS, ISSUER_KINDS, Paper, Topic, Venue
 from .parallel import parallel_map
 
 RIS_TYPES = {"conference": "CPAPER", "workshop": "CPAPER", "journal": "JOUR", "preprint": "UNPB",
@@ -73,7 +73,7 @@ def ris(paper: Paper, venue: Venue, key: str, abstract: str, topics: Iterable[To
         ymd = paper.date.split("-") + ["", ""]
         reference["date"] = f"{ymd[0]}/{ymd[1]}/{ymd[2]}/"
     where = printed(paper, venue)
-    if venue.kind in ("thesis", "report", "book"):  # the university, institution or publisher
+    if venue.kind in ISSUED_KINDS:  # the university, institution or publisher
         reference["publisher"] = venue.full_name or venue.name
     else:
         reference["secondary_title"] = venue.full_name or venue.name

@@ -11,7 +11,8 @@ LINK_KINDS = ("pdf", "code", "openreview", "arxiv", "doi", "url",
 # a book's its publisher; a collection is a book of chapters by several authors (a handbook).
 VENUE_KINDS = ("conference", "journal", "workshop", "preprint", "thesis", "report", "book", "collection")
 DATED_KINDS = ("conference", "workshop")  # a venue of these kinds is one year's; the others span years
-ISSUER_KINDS = ("preprint", "thesis", "report", "book")  # the venue issued the work: it is its publisher
+ISSUED_KINDS = ("thesis", "report", "book")  # the venue is the university, institution or publisher that issued it
+ISSUER_KINDS = ("preprint", *ISSUED_KINDS)  # the venue is the work's publisher (a preprint's is its server)
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..model import ISSUED_KINDS
 from .records import Author, Record
 from .text import (arxiv_id, bare_doi, inline, light_latex, link_for, paragraphs, parse_date, split_list,
                    status_from)
@@ -40,7 +41,7 @@ def record(item: dict, path: Path, line: int | None, number: int) -> Record | No
     if kind in ("article", "manuscript", "report", "") and PREPRINT.search(signals):
         rec.venue_kind = "preprint"
         rec.venue = rec.venue or ("arXiv" if re.search("arxiv", signals, re.I) else get("publisher"))
-    issuer = rec.venue_kind in ("thesis", "report", "book") and not rec.venue and get("publisher")
+    issuer = rec.venue_kind in ISSUED_KINDS and not rec.venue and get("publisher")
     if issuer:
         rec.venue = get("publisher")
     rec.keywords = split_list(get("keyword"))

@@ -11,6 +11,7 @@ from pathlib import Path
 import rispy
 
 from ..errors import Problem
+from ..model import ISSUED_KINDS
 from .records import Author, Record, Reader
 from .text import (arxiv_id, bare_doi, inline, light_latex, link_for, name_first_last, paragraphs, parse_date,
                    status_from)
@@ -106,7 +107,7 @@ def _record(entry: dict, path: Path, line: int, number: int) -> Record:
         rec.venue_kind = "preprint"
         if not rec.venue or PREPRINT.search(rec.venue):
             rec.venue = "arXiv" if re.search("arxiv", signals, re.I) else rec.venue
-    issuer = rec.venue_kind in ("thesis", "report", "book") and not rec.venue and get("publisher")
+    issuer = rec.venue_kind in ISSUED_KINDS and not rec.venue and get("publisher")
     if issuer:
         rec.venue = get("publisher")
     keywords = entry.get("keywords") or []
