@@ -533,17 +533,37 @@ def test_a_preprint_and_its_published_version_are_one_paper_in_the_published_ven
 
 
 def test_a_published_version_imported_after_its_preprint_takes_its_place(seeded):
+    """And its folder: the file moves from content/arxiv/ to the conference's, under the same name."""
     report = records(seeded, record(1, title="Sparse Graphs", venue="arXiv", venue_kind="preprint"))
-    [path] = report.created
-    assert front(path)["venue"] == "arxiv"
+    [preprinted] = report.created
+    assert front(preprinted)["venue"] == "arxiv" and preprinted.parent.name == "arxiv"
     later = records(seeded, record(2, title="Sparse graphs", venue="ICML 2024", abstract=""))  # DBLP: no abstract
-    assert later.updated == [path] and not later.created
+    path = seeded.root / "content/icml-2024" / preprinted.name
+    assert later.updated == [path] and not later.created and not preprinted.exists()
     assert front(path)["venue"] == "icml-2024" and front(path)["title"] == "Sparse graphs"
     assert load_papers(seeded.config)[0].abstract == "We study sparse graphs and their spectra."  # the preprint's
     before = snapshot(seeded)
     again = records(seeded, record(1, title="Sparse Graphs", venue="arXiv", venue_kind="preprint"),
                     record(2, title="Sparse graphs", venue="ICML 2024", abstract=""))
     assert snapshot(seeded) == before and again.skipped == []
+
+
+def test_a_preprint_s_file_a_person_moved_or_edited_stays_where_it_is(seeded):
+    """The published version moves only a file where the import put it: one a person moved into a
+    folder of their own is updated there, one they edited is left as it is."""
+    placed = records(seeded, record(1, title="Sparse Graphs", venue="arXiv", venue_kind="preprint")).created[0]
+    edited = records(seeded, record(2, title="Dense Graphs", venue="arXiv", venue_kind="preprint",
+                                    abstract="Dense graphs and their cuts.")).created[0]
+    mine = seeded.root / "content/reading" / placed.name
+    mine.parent.mkdir()
+    placed.rename(mine)
+    edited.write_text(edited.read_text() + "My notes.\n")
+    notes = edited.read_bytes()
+    report = records(seeded, record(3, title="Sparse graphs", venue="ICML 2024"),
+                     record(4, title="Dense graphs", venue="ICML 2024", abstract="Dense graphs and their cuts."))
+    assert report.updated == [mine] and front(mine)["venue"] == "icml-2024" and not report.created
+    assert [s.reason for s in report.skipped] == ["edited by hand"] and edited.read_bytes() == notes
+    assert not (seeded.root / "content/icml-2024").exists()
 
 
 def test_one_import_of_a_preprint_and_two_exports_of_its_published_version_makes_one_paper(seeded):

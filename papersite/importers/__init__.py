@@ -400,8 +400,9 @@ class _Importer:
             if kept is not None:
                 abstract = abstract or kept.abstract
                 links = _with_arxiv(links, kept.front.get("links"))
+        moved_from = ""
         if published:  # the paper is now the published version: its id too, so its record finds it again
-            paper.venue, paper.id, paper.title = venue.slug, new_id, title
+            moved_from, paper.venue, paper.id, paper.title = paper.venue, venue.slug, new_id, title
             self._remember(paper)  # and so does another record of it in the published venue
         front = {"id": paper.id if paper else new_id, "title": title}
         if seed:
@@ -424,7 +425,7 @@ class _Importer:
         data = render(front, abstract, derived=seed)
         self.venues_used.add(venue.slug)
         if paper is not None:
-            return self._update(record, paper, data)
+            return self._update(record, paper, data, (moved_from, venue.slug) if moved_from else None)
         self._create(record, front, venue, data, first)
 
     def _match(self, record: _Prepared, new_id: str, links: dict, title: str, abstract: str, venue: Venue,
@@ -457,7 +458,10 @@ class _Importer:
                 return paper, "same title and first author"
         return None, ""
 
-    def _update(self, record: _Prepared, paper: Existing, data: bytes) -> None:
+    def _update(self, record: _Prepared, paper: Existing, data: bytes, move: tuple[str, str] | None = None) -> None:
+        """The paper's file made `data`, unless a person edited it. `move`: (from, to) venue folders, for a
+        published version taking its preprint's place: a file where the import put it goes to its new
+        venue's folder, under the same name (its page keeps its address), unless one is there."""
         key = paper.path.relative_to(self.content).as_posix()
         current = paper.path.read_bytes()
         if current == data:
@@ -467,6 +471,13 @@ class _Importer:
         if not self._ours(paper.path, current):
             return self._skip(Problem(self.shown(paper.path), None, f"skipped: edited by hand, not overwritten "
                                                                     f"(the record at {_where(record)})"), EDITED)
+        target = self.content / move[1] / paper.path.name if move else None
+        if target is not None and paper.path.parent == self.content / move[0] and not paper.path.is_symlink() \
+                and not os.path.lexists(target):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.rename(paper.path, target)  # first: an interruption leaves one file, which the next import updates
+            self.manifest.pop(key, None)
+            paper.path, key = target, target.relative_to(self.content).as_posix()
         write_atomically(paper.path, data)
         self.manifest[key] = file_hash(data)
         self.report.updated.append(paper.path)
