@@ -29,7 +29,7 @@ from .text import TermNumbers, prose_term_counts as term_counts
 TERMS_PER_PAPER = 40  # 25 found the topic 10% less often; 60 cost 2.6x the scoring of 40 (docs/performance.md)
 COUNT = 5  # related papers per paper
 SCALE = 1 << 24  # weight resolution: a score is at most SCALE**2 = 2**48 (Cauchy-Schwarz)
-BLOCK_CELLS = 1 << 22  # scores held at once per block (32 MB of float64)
+BLOCK_CELLS = 1 << 18  # scores held at once per block: 2 MB of float64, in cache (32 MB blocks took 1.7x the time)
 GROUPS = 64  # stretches of a row of scores whose maxima bound its top (see _BlockScorer._floor)
 _LOG1 = [0.0] + [1 + math.log(n) for n in range(1, 4096)]  # 1 + log(count)
 
