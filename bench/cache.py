@@ -41,8 +41,8 @@ from rebuild import retitle  # noqa: E402
 from scale import PEERS, hugo_site, run_hugo  # noqa: E402
 from synth import write_catalog  # noqa: E402
 
-from papersite.cache import wait_for_saver  # noqa: E402
-from papersite.content import find_content_files, split_front_matter  # noqa: E402
+from papersite.engine.store import wait_for_saver  # noqa: E402
+from papersite.source.content import find_content_files, split_front_matter  # noqa: E402
 
 
 # As a user's Python runs: modules compiled once and kept (a shell may say otherwise for itself).
@@ -63,7 +63,7 @@ def build(tree: Path, site: Path, out: Path, *options: str) -> float:
 def landmark_files(papers: list[Path]) -> set[Path]:
     """The papers that are landmarks of the map: an edit to one of them lays out the map's
     landmarks anew, while one to any other paper places that paper alone."""
-    from papersite import paper_map
+    from papersite.papermap import layout as paper_map
     import yaml
 
     keys = {str(yaml.safe_load(split_front_matter(p.read_text(encoding="utf-8"))[0])["id"]): p for p in papers}

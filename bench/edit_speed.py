@@ -3,7 +3,7 @@
     .venv/bin/python bench/edit_speed.py SITE_FOLDER [--tree PATH] [--edits 5] [--check]
 
 The catalog is copied to a temp folder (under /dev/shm when it exists) and built once in a
-warm session (papersite.session.Rebuilder, in memory, the map following edits as in the
+warm session (papersite.preview.rebuild.Rebuilder, in memory, the map following edits as in the
 preview). Then each edit prefixes one paper's title with "Edit i" and times the rebuild;
 before the next edit the map's exact layout is awaited, as bench/rebuild.py does. `--tree`
 imports papersite from another checkout (e.g. a `git archive` of an older commit with a
@@ -32,7 +32,7 @@ def main() -> None:
     parser.add_argument("--check", action="store_true", help="compare with a fresh build at the end")
     args = parser.parse_args()
     sys.path.insert(0, str(args.tree.resolve()))
-    from papersite.session import Rebuilder  # noqa: E402 (from the tree asked for)
+    from papersite.preview.rebuild import Rebuilder  # noqa: E402 (from the tree asked for)
     sys.path.insert(1, str(BENCH))
     from rebuild import retitle  # noqa: E402
 

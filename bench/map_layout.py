@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from papersite import paper_map  # noqa: E402  first: it sets up numpy's BLAS (one thread)
+from papersite.papermap import layout as paper_map  # noqa: E402  first: it sets up numpy's BLAS (one thread)
 
 import numpy as np  # noqa: E402
 
@@ -103,7 +103,7 @@ def lay_out(texts: list[str], method: str) -> list[tuple[int, int]]:
             paper_map.LANDMARKS = everyone
     if method != "related":
         return paper_map.layout(texts, method=method)
-    from papersite.related import find_related
+    from papersite.catalog.related import find_related
 
     ids = [f"{i:06d}" for i in range(len(texts))]
     related = find_related(dict(zip(ids, texts)))
@@ -114,7 +114,7 @@ def lay_out(texts: list[str], method: str) -> list[tuple[int, int]]:
 
 def map_file(titles: list[str], points: list[tuple[int, int]]) -> bytes:
     """The map data file for these titles and points, with 26 topics as the default taxonomy has."""
-    from papersite.map_data import encode
+    from papersite.papermap.files import encode
 
     slugs = [re.sub(r"[^a-z0-9]+", "-", t.lower()).strip("-")[:60] or "x" for t in titles]
     return encode(tuple(titles), tuple(slugs), tuple(map(tuple, points)), tuple(i % 26 for i in range(len(titles))),
@@ -156,9 +156,9 @@ def frame_times(data: bytes) -> dict:
 
     from playwright.sync_api import sync_playwright
 
-    from papersite.config import load_config
+    from papersite.source.config import load_config
     from papersite.pipeline import build_site
-    from papersite.serve import SiteState, make_server
+    from papersite.preview.server import SiteState, make_server
 
     build = build_site(load_config(ROOT / "site.yaml"))
     build = dataclasses.replace(build, files={**build.files, "map/points.json": data})

@@ -11,8 +11,8 @@ announces a build and a GET of that paper's page returns the new title, which
 is what an open browser tab waits for (the preview serves an edited paper's
 own page first: papersite/first_look.py); "site rebuilt" when the whole site
 around the edit (listings, related papers, feeds, search) is served too.
-Both include the quiet period of the debouncer (papersite.watch.QUIET). The map follows an edit in
-the preview (papersite.session.FollowingLayout): before the next edit, the
+Both include the quiet period of the debouncer (papersite.preview.watch.QUIET). The map follows an edit in
+the preview (papersite.preview.rebuild.FollowingLayout): before the next edit, the
 benchmark waits for its exact layout to land, as an author reading the page
 would, and reports how long that took.
 """
@@ -34,9 +34,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from papersite.content import find_content_files, split_front_matter  # noqa: E402
-from papersite.serve import Preview  # noqa: E402
-from papersite.watch import QUIET  # noqa: E402
+from papersite.source.content import find_content_files, split_front_matter  # noqa: E402
+from papersite.preview.server import Preview  # noqa: E402
+from papersite.preview.watch import QUIET  # noqa: E402
 from synth import write_catalog  # noqa: E402
 
 PHASES = ("load", "markdown", "related", "render", "search", "static")

@@ -12,7 +12,7 @@ figures are
   their five (both by the real author lists of the export, never shown to
   the method).
 
-Variants: "baseline" is papersite.related as it is; "termsN" keeps N terms a
+Variants: "baseline" is papersite.catalog.related as it is; "termsN" keeps N terms a
 paper instead of 25; "bigrams" adds adjacent-word pairs as terms; "title2"
 counts the title twice. Dense variants, computed here with numpy on the same
 TF-IDF weights: "full" is cosine over every term (no truncation), "lsaK" the
@@ -23,7 +23,7 @@ of the two cosines.
 Authors also reuse their own phrasing, so the figure rewards a method that
 matches wording as well as topic: read it with the examples it prints (the
 "Consistency Models" papers of issue #16). Each variant is a term counter
-plugged into papersite.related in this process; nothing is written.
+plugged into papersite.catalog.related in this process; nothing is written.
 """
 from __future__ import annotations
 
@@ -39,9 +39,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-import papersite.related as related  # noqa: E402
-import papersite.text as prose  # noqa: E402
-from papersite.markup import plain_text  # noqa: E402
+import papersite.catalog.related as related  # noqa: E402
+import papersite.text.words as prose  # noqa: E402
+from papersite.text.markup import plain_text  # noqa: E402
 from realdata import real_papers  # noqa: E402
 
 EXAMPLES = ("Consistency Models", "Threshold-Consistent")
@@ -154,7 +154,7 @@ def dense(texts: list[tuple[str, str]], name: str) -> tuple[list[list[int]], flo
 
 def consistency_examples() -> None:
     import yaml
-    from papersite.content import find_content_files, split_front_matter
+    from papersite.source.content import find_content_files, split_front_matter
     texts = {f"icml-{n:05d}": (p.title, plain_text(p.abstract)) for n, p in enumerate(real_papers())}
     for path in find_content_files(ROOT / "content"):
         front, body, _ = split_front_matter(path.read_text(encoding="utf-8"))

@@ -4,7 +4,7 @@
 
 Corpora: the real ICML 2024 papers, replicated with a fresh long tail beyond
 2,596 (bench/synth.py RealReplica), as (title, plain text of the abstract),
-what the build gives papersite.related. For each size, in this process and
+what the build gives papersite.catalog.related. For each size, in this process and
 interleaved (medians of --runs):
 
 - "dict scoring": the scoring step as it was, every paper's scores summed
@@ -36,8 +36,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import numpy as np  # noqa: E402
 
-import papersite.related as related  # noqa: E402
-from papersite.markup import plain_text  # noqa: E402
+import papersite.catalog.related as related  # noqa: E402
+from papersite.text.markup import plain_text  # noqa: E402
 from papersite.parallel import parallel_map  # noqa: E402
 from synth import generate  # noqa: E402
 

@@ -61,15 +61,15 @@ LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 def skip_search_if_asked() -> None:
     if os.environ.get("SCALE_SKIP_SEARCH"):
-        import papersite.pipeline
-        papersite.pipeline.search_files = lambda *args, **kwargs: {}
+        import papersite.search.files
+        papersite.search.files.search_files = lambda *args, **kwargs: {}
 
 
 def child_build(site: Path, out: Path) -> dict:
     """One clean build into `out`; timings by phase and peak memory."""
     skip_search_if_asked()
-    from papersite.config import load_config
-    from papersite.pipeline import build_and_write
+    from papersite.source.config import load_config
+    from papersite.engine.command import build_and_write
     start = time.perf_counter()
     build, report = build_and_write(load_config(site / "site.yaml"), out)
     seconds = time.perf_counter() - start
@@ -80,7 +80,7 @@ def child_build(site: Path, out: Path) -> dict:
 def child_rebuilds(site: Path, out: Path, edits: int) -> dict:
     """A build, a rebuild with nothing changed, then `edits` one-paper edits, all warm."""
     skip_search_if_asked()
-    from papersite.session import Rebuilder
+    from papersite.preview.rebuild import Rebuilder
     from rebuild import retitle
     rebuilder = Rebuilder(site / "site.yaml", output=out)
     first = rebuilder.rebuild()
@@ -207,7 +207,7 @@ def hugo_binary() -> Path:
 def hugo_site(site: Path, folder: Path, peer: str = "minimal") -> Path:
     """The same papers as a Hugo site: content/papers/<slug>.md, venues and topics as taxonomies
     (`peer`: "minimal", or "full", which builds what our site has as far as Hugo can)."""
-    from papersite.content import find_content_files, split_front_matter
+    from papersite.source.content import find_content_files, split_front_matter
     (folder / "content" / "papers").mkdir(parents=True)
     (folder / "layouts").mkdir()
     for path in find_content_files(site / "content"):

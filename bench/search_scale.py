@@ -79,10 +79,10 @@ def kb(n: float) -> str:
 def prepare(size: int, folder: Path, seed: int):
     """The catalog and its abstracts (text and snippet only: search needs no HTML)."""
     from papersite.catalog import Catalog
-    from papersite.config import load_config
-    from papersite.content import load_papers
-    from papersite.markup import plain_text, snippet
-    from papersite.pages import Abstract
+    from papersite.source.config import load_config
+    from papersite.source.content import load_papers
+    from papersite.text.markup import plain_text, snippet
+    from papersite.site.pages import Abstract
     from synth import write_catalog
     if not (folder / "site.yaml").exists():
         write_catalog(size, folder, seed)
@@ -93,7 +93,7 @@ def prepare(size: int, folder: Path, seed: int):
 
 
 def queries_for(catalog, abstracts, count: int, seed: int) -> list[str]:
-    from papersite.text import STOP_WORDS
+    from papersite.text.words import STOP_WORDS
     rng = random.Random(seed)
     out = []
     while len(out) < count:
@@ -118,7 +118,7 @@ def with_typo(query: str, rng: random.Random) -> str:
 
 def build_new(catalog, abstracts, config, edits: int) -> dict:
     from papersite.catalog import Catalog
-    from papersite.pages import Abstract
+    from papersite.site.pages import Abstract
     from papersite.search import SearchCache, clear_caches, search_files
     clear_caches()
     cache = SearchCache()
@@ -147,7 +147,7 @@ def build_new(catalog, abstracts, config, edits: int) -> dict:
 def build_old(catalog, abstracts) -> dict:
     """The previous design: one lunr.py index and one document store, both loaded whole."""
     from papersite import urls
-    from papersite.markup import plain_text
+    from papersite.text.markup import plain_text
     from papersite.search import FIELDS, clear_caches
     from tests.lunr_reference import build_index, index_json
     clear_caches()

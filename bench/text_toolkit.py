@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/text_toolkit.py [PATH-TO-icml2024-events.json]
 
-Search must stem as lunr.js does (papersite.text.stem, a Porter stemmer).
+Search must stem as lunr.js does (papersite.text.words.stem, a Porter stemmer).
 Related papers (text.plural_stem, text.PROSE_STOP_WORDS) and topics
 (text.suffix_stem) use lighter stemmers, and related papers a stop list of
 their own. This swaps in each alternative, leaving everything else as
@@ -28,7 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from papersite import related, text  # noqa: E402
+from papersite.catalog import related
+from papersite.text import words as text  # noqa: E402
 from papersite.importers import topics as derive  # noqa: E402  (topic matching, with its stemmer)
 from papersite.importers.titles import derive_title  # noqa: E402
 from titledata import DEFAULT, PAPER_TYPES, split  # noqa: E402

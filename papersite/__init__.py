@@ -6,7 +6,7 @@ The pipeline, in order (see pipeline.py):
 """
 __version__ = "0.2.0"  # pyproject.toml reads it from here
 __all__ = ["SiteConfig", "load_config", "Problem", "SiteError", "__version__"]
-_HOMES = {"SiteConfig": "config", "load_config": "config", "Problem": "errors", "SiteError": "errors"}
+_HOMES = {"SiteConfig": "source.config", "load_config": "source.config", "Problem": "errors", "SiteError": "errors"}
 
 
 def __getattr__(name: str):

@@ -24,8 +24,8 @@ from . import __version__
 from .errors import SiteError
 
 # Each command imports what it needs when it runs: a `build` that finds nothing
-# changed (see cache.py) must not pay for loading Jinja, Markdown and lunr.
-_LAZY = {"Preview": "serve", "exposure_warning": "serve"}
+# changed (see engine/command.py) must not pay for loading Jinja, Markdown and lunr.
+_LAZY = {"Preview": "preview.server", "exposure_warning": "preview.server"}
 
 
 def __getattr__(name: str):
@@ -180,7 +180,7 @@ def import_command(paths, venue, fmt, columns, config_path):
         if not sep or not name.strip() or not header.strip():
             fail(SiteError(f"--column: expected FIELD=HEADER such as title=Paper Title, not '{column}'"))
         mapping[name.strip()] = header.strip()
-    from .config import load_config
+    from .source.config import load_config
     from .importers import import_files
     try:
         config = load_config(config_path)
@@ -212,11 +212,12 @@ def build(output, base_url, config_path, quiet, watch, clean):
     A build starts from what the last one left in .cache/papersite/ and does
     nothing at all when no input changed; the site is the same as --clean's,
     byte for byte."""
-    from . import cache
+    from .engine import command
+    from .engine.sitesize import in_megabytes
     if output is None:  # beside site.yaml, wherever the command runs (as content/ is)
-        output = cache.one_spelling(config_path).parent / "_site"
+        output = command.one_spelling(config_path).parent / "_site"
     if watch:
-        from .buildwatch import watch_and_build
+        from .preview.build_watch import watch_and_build
         try:
             watch_and_build(config_path, output, base_url, echo=click.echo)
         except SiteError as error:
@@ -225,7 +226,7 @@ def build(output, base_url, config_path, quiet, watch, clean):
     start = time.perf_counter()
     progress = Progress(quiet)
     try:
-        result = cache.build(config_path, output, base_url, clean, progress=progress,
+        result = command.build(config_path, output, base_url, clean, progress=progress,
                              notify=(lambda message: None) if quiet else None)
     except SiteError as error:
         progress.done()
@@ -243,7 +244,7 @@ def build(output, base_url, config_path, quiet, watch, clean):
                    f"(import abstracts with '{invoked_as()} import FILE')", err=True)
     if not quiet:
         cached = " (no input changed since the last build)" if result.cached else ""
-        click.echo(f"Built {result.papers} papers, {result.pages} pages ({cache.in_megabytes(result.size)}) into {output}/: "
+        click.echo(f"Built {result.papers} papers, {result.pages} pages ({in_megabytes(result.size)}) into {output}/: "
                    f"{result.written} files written, {result.removed} removed, "
                    f"{result.total - result.written} unchanged{cached}, in {time.perf_counter() - start:.2f} s")
     global _ends_at_once
@@ -272,7 +273,7 @@ def serve(host, port, open_browser, base_url, config_path):
     """Preview the site: serve it from memory under its base path, rebuild on
     every change to content/, templates/, static/ or site.yaml, and reload
     open tabs. A broken edit keeps the last good build and shows the error."""
-    from .config import load_config
+    from .source.config import load_config
     this = sys.modules[__name__]  # the preview's names load here (see __getattr__)
     Preview, exposure_warning = this.Preview, this.exposure_warning
     if not config_path.is_file():  # nothing to preview here (the wrong folder?); a broken one is shown live
@@ -304,7 +305,7 @@ def deploy(remote, branch, message, force, base_url, config_path):
     """Build the site and publish it to BRANCH of the current repository,
     for GitHub Pages' "Deploy from a branch". Refuses while content/,
     site.yaml, templates/ or static/ have uncommitted changes, unless --force."""
-    from .config import load_config
+    from .source.config import load_config
     from .deploy import deploy_site
     try:
         config = load_config(config_path).with_base_url(base_url)

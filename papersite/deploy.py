@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .cache import optional_bytes, too_big_for_pages
-from .config import SiteConfig
+from .engine.sitesize import optional_bytes, too_big_for_pages
+from .source.config import SiteConfig
 from .errors import SiteError
-from .output import write_site
+from .engine.output import write_site
 from .pipeline import build_site
 
 # What the published site is built from (with the config file): deploying with

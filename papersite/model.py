@@ -1,6 +1,7 @@
 """The catalog's nouns: plain frozen data, no I/O."""
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,6 +73,43 @@ class Paper:
     def title_derived(self) -> bool:
         """The title is the one derived from the abstract: title_source is "derived", or
         "derived:<hash>" with the hash of this very title (so an edited title is not)."""
-        from .importers.titles import title_is_derived
-
         return title_is_derived(self.title, self.title_source)
+
+
+@dataclass(frozen=True, eq=False)
+class Author:
+    """One person of the catalog: their page lives at authors/<slug>/.
+
+    Compared by identity: a build makes each Author once, and pages compare
+    what they show (names, slugs, papers), never Author objects."""
+
+    slug: str
+    name: str  # as shown
+    sort_key: tuple[str, str]  # (surname, given names), folded: the A-Z order
+    person: Person  # merged details: orcid, affiliation, url
+    spellings: tuple[str, ...]  # every way the catalog writes the name, sorted
+    papers: tuple[Paper, ...]  # newest year first, then by title
+
+    @property
+    def letter(self) -> str:
+        """The heading this person is listed under in the A-Z index."""
+        first = self.sort_key[0][:1].upper()
+        return first if first.isalpha() and first.isascii() else "#"
+
+
+TITLE_SOURCE_DERIVED = "derived"
+
+
+def title_hash(title: str) -> str:
+    return hashlib.sha256(" ".join(title.split()).encode()).hexdigest()[:8]
+
+
+def title_is_derived(title: str, title_source: str | None) -> bool:
+    """Whether a paper's title is still the one derived from its abstract: title_source is
+    "derived:<hash>" with this title's hash (see title_mark), or a bare "derived" (a mark
+    written by hand or by an importer that records no hash; it stays until removed)."""
+    source = (title_source or "").strip()
+    if source == TITLE_SOURCE_DERIVED:
+        return True
+    kind, _, digest = source.partition(":")
+    return kind == TITLE_SOURCE_DERIVED and digest.strip() == title_hash(title)

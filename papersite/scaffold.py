@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 from .errors import Problem, SiteError
-from .render import THEME
+from .site.render import THEME
 
 DEFAULT_TOPICS = Path(__file__).parent / "default_topics.yaml"
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from .model import Paper, Topic, Venue
-from .people import Author
+from .model import Author, Paper, Topic, Venue
 
 HOME = ""
 ALL_PAPERS = "papers/"

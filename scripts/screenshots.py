@@ -17,9 +17,9 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from papersite.config import load_config  # noqa: E402
+from papersite.source.config import load_config  # noqa: E402
 from papersite.pipeline import build_site  # noqa: E402
-from papersite.serve import SiteState, make_server  # noqa: E402
+from papersite.preview.server import SiteState, make_server  # noqa: E402
 from tests.browser.conftest import CHROMIUM_ARGS, chromium_path  # noqa: E402
 
 WIDTHS = {"desktop": (1280, 900), "phone": (390, 844)}

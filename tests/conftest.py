@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from hypothesis import is_hypothesis_test
 
-from papersite.config import load_config
-from papersite.pipeline import build_and_write
+from papersite.source.config import load_config
+from papersite.engine.command import build_and_write
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = sorted((ROOT / "tests" / "fixtures" / "seeds").glob("*.txt"))

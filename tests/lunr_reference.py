@@ -32,7 +32,7 @@ from lunr.token_set import TokenSet
 
 from papersite.search.lunr_text import JS_EXTRA_SEPARATORS, trim
 from papersite.search.shards import B, TF_LIMIT
-from papersite.text import stem
+from papersite.text.words import stem
 
 LUNR_VERSION = "2.3.9"
 K1 = 1.2  # lunr.js's default

@@ -10,9 +10,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from papersite import pages, urls
+from papersite import urls
+from papersite.site import pages
 from papersite.model import Paper, Person
-from papersite.people import collect_people, name_key
+from papersite.catalog.people import collect_people, name_key
 from tests.conftest import TinySite
 from tests.htmlcheck import page_url, parse, resolve
 from tests.test_search_files import search

@@ -18,10 +18,10 @@ import pytest
 from click.testing import CliRunner
 
 import build
-from papersite.config import load_config
-from papersite.content import MAX_ABSTRACT_CHARS
-from papersite.pipeline import build_and_write
-from papersite.output import manifest_path
+from papersite.source.config import load_config
+from papersite.source.content import MAX_ABSTRACT_CHARS
+from papersite.engine.command import build_and_write
+from papersite.engine.output import manifest_path
 from tests.conftest import ROOT, paper_text
 from tests.htmlcheck import parse
 

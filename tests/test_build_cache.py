@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import papersite.cache
+import papersite.engine.command
+import papersite.engine.sitesize
+import papersite.engine.store
 from papersite.cli import cli
 from tests.conftest import MINIMAL_CONFIG, TinySite
 
@@ -60,7 +62,7 @@ def test_a_second_build_with_nothing_changed_does_nothing(catalog, tmp_path):
     second = run("build", "--config", config, "-o", out)
     assert "0 files written, 0 removed" in second and "no input changed since the last build" in second
     assert {path: os.stat(out / path).st_mtime_ns for path in tree(out)} == before
-    papersite.cache.wait_for_saver(catalog.root)
+    papersite.engine.store.wait_for_saver(catalog.root)
     assert (catalog.root / ".cache" / "papersite" / "session.pickle").is_file()
     assert "no input changed" not in run("build", "--clean", "--config", config, "-o", out)
 
@@ -71,7 +73,9 @@ def test_cached_builds_equal_clean_builds_after_every_kind_of_change(catalog, tm
     """3 landmarks: half the papers are placed among the map's landmarks. Forked: the search
     index and the map are made in processes of their own, as at 10,000 papers, and what they
     cached comes back to the session; the landmarks are laid out ahead of every build."""
-    from papersite import layout_ahead, paper_map, parallel
+    from papersite import parallel
+    from papersite.engine import map_ahead as layout_ahead
+    from papersite.papermap import layout as paper_map
     if landmarks:
         monkeypatch.setattr(paper_map, "LANDMARKS", landmarks)
     if forked:
@@ -103,9 +107,9 @@ def test_a_search_index_made_in_another_process_is_where_the_next_build_starts(c
     """The index comes back from the process that made it, holding this process's papers, so
     that an edit indexes one paper again, not all of them."""
     from papersite import parallel
-    from papersite.config import load_config
-    from papersite.execution import BuildCache
-    from papersite.pipeline import build_and_write
+    from papersite.source.config import load_config
+    from papersite.engine.runner import BuildCache
+    from papersite.engine.command import build_and_write
     from papersite.search import SearchCache
     monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
     monkeypatch.setenv("PAPERSITE_JOBS", "2")
@@ -136,8 +140,8 @@ def test_the_same_bytes_in_a_new_file_are_reused_and_a_revert_is_built(catalog, 
 def test_a_new_engine_version_starts_from_nothing(catalog, tmp_path, monkeypatch):
     config, out = catalog.root / "site.yaml", catalog.root / "_site"
     run("build", "--config", config, "-o", out)
-    monkeypatch.setattr(papersite.cache, "__version__", "99.0.0")
-    assert papersite.cache.load_session(catalog.root, papersite.cache.fingerprint(config, ())) is None
+    monkeypatch.setattr(papersite.engine.store, "__version__", "99.0.0")
+    assert papersite.engine.store.load_session(catalog.root, papersite.engine.store.fingerprint(config, ())) is None
     assert "no input changed" not in run("build", "--config", config, "-o", out)
     assert_same_as_clean(catalog, tmp_path, "a version bump")
 
@@ -145,11 +149,11 @@ def test_a_new_engine_version_starts_from_nothing(catalog, tmp_path, monkeypatch
 def test_a_change_to_the_engine_itself_is_a_change(catalog, tmp_path, monkeypatch):
     config = catalog.root / "site.yaml"
     engine = tmp_path / "engine"
-    shutil.copytree(papersite.cache.ENGINE, engine, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(papersite.cache, "ENGINE", engine)
-    before = papersite.cache.fingerprint(config, ())
-    (engine / "render.py").write_text((engine / "render.py").read_text() + "\n# a change\n")
-    after = papersite.cache.fingerprint(config, (), before.files)
+    shutil.copytree(papersite.engine.store.ENGINE, engine, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(papersite.engine.store, "ENGINE", engine)
+    before = papersite.engine.store.fingerprint(config, ())
+    (engine / "site" / "render.py").write_text((engine / "site" / "render.py").read_text() + "\n# a change\n")
+    after = papersite.engine.store.fingerprint(config, (), before.files)
     assert after.engine != before.engine and after.key != before.key
 
 
@@ -159,7 +163,7 @@ def test_a_damaged_cache_is_never_trusted(catalog, tmp_path, damage):
     run("build", "--config", config, "-o", out)
     catalog.paper("paper-2", id="p2", title="Paper 2 edited", body="Edited.")
     cache = catalog.root / ".cache" / "papersite"
-    papersite.cache.wait_for_saver(catalog.root)
+    papersite.engine.store.wait_for_saver(catalog.root)
     entries = [entry for entry in cache.iterdir() if entry.suffix in (".json", ".pickle")]
     assert len(entries) == 3  # the record of the build, the session, what the map's layout ahead starts from
     for entry in entries:
@@ -186,11 +190,11 @@ def test_a_site_github_pages_would_not_publish_is_a_warning(catalog, tmp_path, m
     """The build counts the site's bytes (what Pages counts), whether it wrote, kept or found
     nothing to do, and warns above Pages' 1 GB (here lowered to just under this site)."""
     config, out = catalog.root / "site.yaml", catalog.root / "_site"
-    first = papersite.cache.build(config, out)
+    first = papersite.engine.command.build(config, out)
     size = sum(path.stat().st_size for path in out.rglob("*") if path.is_file())
     assert first.size == size and not first.warnings
     assert "warning" not in run("build", "--config", config, "-o", out)
-    monkeypatch.setattr(papersite.cache, "PAGES_LIMIT", size - 1)
+    monkeypatch.setattr(papersite.engine.sitesize, "PAGES_LIMIT", size - 1)
     def kb(pattern):  # the bytes of the site's files of a kind, as the warning writes them
         return f"{sum(p.stat().st_size for p in out.rglob('*') if re.fullmatch(pattern, p.relative_to(out).as_posix())) / 1000:,.0f} KB"
     saving = {"author-feeds": kb(r"authors/[^/]+/feed\.xml"), "citation-files": kb(r"papers/[^/]+/cite\.(ris|json)"),
@@ -204,7 +208,7 @@ def test_a_site_github_pages_would_not_publish_is_a_warning(catalog, tmp_path, m
         said = re.search(r"omit: can leave out (.*)\)\n", result.output)[1]
         assert dict(re.findall(r"([a-z-]+) \(([\d,]+ KB)\)", said)) == saving, said
     catalog.paper("paper-9", id="p9", title="One more paper", body="Text.")
-    grown = papersite.cache.build(config, out)
+    grown = papersite.engine.command.build(config, out)
     assert grown.size == sum(path.stat().st_size for path in out.rglob("*") if path.is_file()) > size
     assert grown.warnings and not grown.cached
 
@@ -251,21 +255,21 @@ def test_the_pages_workflow_keeps_the_cache_between_runs():
 
 def test_an_edit_parses_and_renders_only_what_changed(catalog, tmp_path, monkeypatch):
     """The second build really starts from the first: one file parsed, one abstract rendered."""
-    import papersite.bibtex
-    import papersite.content
-    import papersite.map_data
-    import papersite.pipeline
+    import papersite.catalog.bibtex
+    import papersite.source.content
+    import papersite.papermap.files
+    import papersite.text.abstracts
     config, out = catalog.root / "site.yaml", catalog.root / "_site"
     run("build", "--config", config, "-o", out)
     catalog.paper("paper-3", id="p3", title="Paper 3 on bounds", body="A changed abstract.")
     parsed, rendered, keyed = [], [], []
-    read_paper, render_abstract = papersite.content.read_paper, papersite.pipeline.render_abstract
-    monkeypatch.setattr(papersite.content, "read_paper", lambda path, *a: parsed.append(path) or read_paper(path, *a))
-    monkeypatch.setattr(papersite.pipeline, "render_abstract", lambda s: rendered.append(s) or render_abstract(s))
-    base_key = papersite.bibtex._base_key.__wrapped__  # made anew: not this process's memory of it
-    monkeypatch.setattr(papersite.bibtex, "_base_key", lambda *what: keyed.append(what[-1]) or base_key(*what))
-    shown, map_title = [], papersite.map_data._shown
-    monkeypatch.setattr(papersite.map_data, "_shown", lambda title, slug: shown.append(title) or map_title(title, slug))
+    read_paper, render_abstract = papersite.source.content.read_paper, papersite.text.abstracts.render_abstract
+    monkeypatch.setattr(papersite.source.content, "read_paper", lambda path, *a: parsed.append(path) or read_paper(path, *a))
+    monkeypatch.setattr(papersite.text.abstracts, "render_abstract", lambda s: rendered.append(s) or render_abstract(s))
+    base_key = papersite.catalog.bibtex._base_key.__wrapped__  # made anew: not this process's memory of it
+    monkeypatch.setattr(papersite.catalog.bibtex, "_base_key", lambda *what: keyed.append(what[-1]) or base_key(*what))
+    shown, map_title = [], papersite.papermap.files._shown
+    monkeypatch.setattr(papersite.papermap.files, "_shown", lambda title, slug: shown.append(title) or map_title(title, slug))
     run("build", "--config", config, "-o", out)
     assert [p.name for p in parsed] == ["paper-3.md"] and rendered == ["A changed abstract."]
     assert keyed == ["Paper 3 on bounds"]  # the other papers' citation keys come from the session
@@ -276,7 +280,7 @@ def test_an_edit_parses_and_renders_only_what_changed(catalog, tmp_path, monkeyp
 def test_every_spelling_of_the_config_path_shares_one_cache(catalog, tmp_path, monkeypatch):
     """site.yaml by default, by its absolute path, through ..: one site, one cache (each spelling
     once parsed and rendered the whole catalog again, and messages named files each its own way)."""
-    import papersite.content
+    import papersite.source.content
     monkeypatch.chdir(catalog.root)
     run("build")
     assert "no input changed since the last build" in run("build", "--config", catalog.root / "site.yaml")
@@ -284,8 +288,8 @@ def test_every_spelling_of_the_config_path_shares_one_cache(catalog, tmp_path, m
     assert "no input changed since the last build" in run("build", "-o", "content/../_site")  # the output too
     catalog.paper("paper-3", id="p3", title="Paper 3 on bounds", body="A changed abstract.")
     parsed = []
-    read_paper = papersite.content.read_paper
-    monkeypatch.setattr(papersite.content, "read_paper", lambda path, *a: parsed.append(path) or read_paper(path, *a))
+    read_paper = papersite.source.content.read_paper
+    monkeypatch.setattr(papersite.source.content, "read_paper", lambda path, *a: parsed.append(path) or read_paper(path, *a))
     run("build", "--config", "content/../site.yaml")
     assert parsed == [Path("content/icml-2024/paper-3.md")], parsed  # the others' parses come from the session
     assert_same_as_clean(catalog, tmp_path, "spellings")
@@ -302,7 +306,7 @@ def test_an_edit_renders_again_only_the_pages_that_show_it(site, tmp_path, monke
     """A title edit re-renders that paper's pages and the listings it is on, not the pages of
     papers and people it shares nothing with (a template the analysis cannot read would
     count as showing the whole catalog: every page rendered on every build)."""
-    import papersite.render
+    import papersite.site.render
     site.write("site.yaml", MINIMAL_CONFIG + "  - slug: iclr-2024\n    name: ICLR 2024\n    year: 2024\n")
     def paper(venue, name, title, author, body):
         site.write(f"content/{venue}/{name}.md", f"---\nid: {name}\ntitle: {title}\nauthors: [{author}]\n"
@@ -313,8 +317,8 @@ def test_an_edit_renders_again_only_the_pages_that_show_it(site, tmp_path, monke
     config, out = site.root / "site.yaml", site.root / "_site"
     run("build", "--config", config, "-o", out)
     rendered = []
-    render_page = papersite.render.render_page
-    monkeypatch.setattr(papersite.render, "render_page", lambda env, page: rendered.append(page.path) or
+    render_page = papersite.site.render.render_page
+    monkeypatch.setattr(papersite.site.render, "render_page", lambda env, page: rendered.append(page.path) or
                         render_page(env, page))
     paper("iclr-2024", "diffusion", "Diffusion Samplers Revisited", "Yara Noise", "Diffusion samplers denoise images.")
     run("build", "--config", config, "-o", out)
@@ -327,7 +331,7 @@ def test_an_edit_renders_again_only_the_pages_that_show_it(site, tmp_path, monke
 def test_a_page_an_edit_keeps_is_loaded_without_its_context_and_never_makes_it(site, monkeypatch):
     """The session keeps a paper's or an author's page as what its context is made of, and a
     build that keeps the page (nothing it shows changed) never makes the context at all."""
-    import papersite.pages
+    import papersite.site.pages
     site.write("site.yaml", MINIMAL_CONFIG)
     for name, title, author in (("kernels", "Kernel Bounds", "Xavier Kernel"), ("diffusion", "Diffusion", "Yara Noise")):
         site.write(f"content/icml-2024/{name}.md", f"---\nid: {name}\ntitle: {title}\nauthors: [{author}]\n"
@@ -344,33 +348,32 @@ def test_a_page_an_edit_keeps_is_loaded_without_its_context_and_never_makes_it(s
         return make
 
     for name in ("paper_context", "author_context", "author_feed_context"):  # found by name when a session loads
-        monkeypatch.setattr(papersite.pages, name, recorded(getattr(papersite.pages, name)))
+        monkeypatch.setattr(papersite.site.pages, name, recorded(getattr(papersite.site.pages, name)))
     site.write("content/icml-2024/diffusion.md", "---\nid: diffusion\ntitle: Diffusion Again\nauthors: [Yara Noise]\n"
                                                  "venue: icml-2024\nyear: 2024\n---\nAbout diffusion.\n")
     run("build", "--config", config, "-o", out)
     shown = sorted({getattr(what, "title", None) or what.name for what in made})
     assert "Diffusion Again" in shown and "Yara Noise" in shown
     assert "Xavier Kernel" not in shown, shown  # an author the edit did not touch: page and feed kept
-    session = pickle.loads(papersite.cache.read_entry(papersite.cache.session_path(site.root)))[1]
+    session = pickle.loads(papersite.engine.store.read_entry(papersite.engine.store.session_path(site.root)))[1]
     kept = session["pages"].pages["authors/xavier-kernel/"][1]
     assert kept._context is None and kept.context["person"].name == "Xavier Kernel"
 
 
 def test_the_cache_reads_what_the_build_reads():
-    """cache.py names the source folders and the theme without importing the modules that use them."""
-    from papersite import output, render, watch
-    assert papersite.cache.SOURCE_DIRS == output.SOURCE_DIRS == watch.SOURCE_DIRS
-    assert papersite.cache.theme_root() == render.THEME
+    """The store finds the theme without importing the modules that use it."""
+    from papersite.site import render
+    assert papersite.engine.store.theme_root() == render.THEME
 
 
 def test_another_version_of_a_dependency_is_another_engine(catalog, monkeypatch):
     config = catalog.root / "site.yaml"
-    before = papersite.cache.fingerprint(config, ())
-    installed = papersite.cache.installed_distributions()
+    before = papersite.engine.store.fingerprint(config, ())
+    installed = papersite.engine.store.installed_distributions()
     assert any(name.startswith("markdown-") for name in installed)
-    monkeypatch.setattr(papersite.cache, "installed_distributions",
+    monkeypatch.setattr(papersite.engine.store, "installed_distributions",
                         lambda: [name.replace("markdown-", "markdown-0.") for name in installed])
-    assert papersite.cache.fingerprint(config, (), before.files).engine != before.engine
+    assert papersite.engine.store.fingerprint(config, (), before.files).engine != before.engine
 
 
 def test_a_file_added_to_the_output_by_hand_is_noticed(catalog, tmp_path):
@@ -384,10 +387,10 @@ def test_a_file_added_to_the_output_by_hand_is_noticed(catalog, tmp_path):
 def test_the_map_layout_is_kept_until_a_title_or_abstract_changes(catalog, monkeypatch):
     """The layout is the map's costly part: a build after an edit that leaves every text as
     it was (here a paper's topics) takes it from the cache; a changed abstract computes it."""
-    from papersite import paper_map
+    from papersite.papermap import layout as paper_map
     config, out = catalog.root / "site.yaml", catalog.root / "_site"
     run("build", "--config", config, "-o", out)
-    papersite.cache.wait_for_saver(catalog.root)
+    papersite.engine.store.wait_for_saver(catalog.root)
     points = (out / "map" / "points.json").read_bytes()
     computed = []
     real_fit = paper_map.fit  # the landmarks' layout (all 6 papers are landmarks)
@@ -396,7 +399,7 @@ def test_the_map_layout_is_kept_until_a_title_or_abstract_changes(catalog, monke
     catalog.paper("paper-2", id="p2", title="Paper 2 on generalization", topics="[generative-models]",
                   body="We study generalization bounds 2 with $x^2$ and diffusion models.")
     run("build", "--config", config, "-o", out)
-    papersite.cache.wait_for_saver(catalog.root)
+    papersite.engine.store.wait_for_saver(catalog.root)
     assert computed == [] and (out / "map" / "points.json").read_bytes() != b""
     catalog.paper("paper-2", id="p2", title="Paper 2 on generalization", topics="[generative-models]",
                   body="An abstract about bandits, now.")
@@ -412,7 +415,9 @@ def test_an_edit_to_a_landmark_is_laid_out_ahead(catalog, tmp_path, monkeypatch,
     taken when it is of the very texts the build lays out, with every other paper placed among
     the landmarks there too; a wrong guess, or a damaged file to guess from, is laid out as
     usual. Either way: the clean build's site."""
-    from papersite import layout_ahead, paper_map, parallel
+    from papersite import parallel
+    from papersite.engine import map_ahead as layout_ahead
+    from papersite.papermap import layout as paper_map
     monkeypatch.setattr(paper_map, "LANDMARKS", 3)
     monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
     monkeypatch.setattr(layout_ahead, "WORTH_FROM", 0)
@@ -420,7 +425,7 @@ def test_an_edit_to_a_landmark_is_laid_out_ahead(catalog, tmp_path, monkeypatch,
     monkeypatch.setattr(paper_map, "Detachable", lambda inline, detach: inline)
     config, out = catalog.root / "site.yaml", catalog.root / "_site"
     run("build", "--config", config, "-o", out)
-    papersite.cache.wait_for_saver(catalog.root)
+    papersite.engine.store.wait_for_saver(catalog.root)
     landmark = paper_map.landmarks([f"p{n}" for n in range(6)])[0]
     catalog.paper(f"paper-{landmark[1:]}", id=landmark, title="A landmark retitled",
                   body="We study generalization bounds with $x$ and diffusion models, again.")
@@ -458,7 +463,7 @@ def test_an_edit_to_a_landmark_is_laid_out_ahead(catalog, tmp_path, monkeypatch,
 SAVER_WAITED = """
 import fcntl, os, signal, sys, threading, time
 from pathlib import Path
-from papersite.cache import wait_for_saver
+from papersite.engine.store import wait_for_saver
 from papersite.cli import signals_handled
 
 def strike():
@@ -480,7 +485,7 @@ def test_ctrl_c_handed_to_another_thread_ends_the_wait_for_the_saver(tmp_path):
     import fcntl
     from tests.test_parallel import run_apart
 
-    lock = papersite.cache.cache_dir(tmp_path) / "session.lock"
+    lock = papersite.engine.store.cache_dir(tmp_path) / "session.lock"
     lock.parent.mkdir(parents=True)
     with open(lock, "w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)  # a saver still writing
@@ -490,7 +495,7 @@ def test_ctrl_c_handed_to_another_thread_ends_the_wait_for_the_saver(tmp_path):
 def test_an_entry_written_as_it_is_made_replaces_the_old_one_whole_or_not_at_all(tmp_path):
     """A cache entry streams to its file (a 50,000-paper session is 535 MB): one that fails half-way
     leaves the last entry as it was, and no temporary file; one that completes reads back whole."""
-    from papersite.cache import read_entry, write_entry, write_entry_from
+    from papersite.engine.store import read_entry, write_entry, write_entry_from
     path = tmp_path / "entry"
     write_entry(path, b"the last session")
 

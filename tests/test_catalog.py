@@ -2,7 +2,7 @@
 import pytest
 
 from papersite.catalog import Catalog
-from papersite.content import load_papers
+from papersite.source.content import load_papers
 from papersite.errors import SiteError
 from tests.conftest import paper_text
 

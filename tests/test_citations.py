@@ -446,15 +446,16 @@ def test_author_details_reach_scholar_tags_and_json_ld(tmp_path):
 
 def test_a_rebuild_renames_a_key_on_the_page_when_another_paper_takes_it(tmp_path):
     """The paper page reuses last build's bytes only while its key is unchanged."""
-    from papersite.pipeline import BuildCache, build_site
+    from papersite.engine.runner import BuildCache, Warm
+    from papersite.pipeline import build_site
     site = colliding_site(tmp_path / "site", {"a": {"id": "a", "title": "Deep", "authors": ["Ann Smith"],
                                                     "added": "2024-05-01"}})
     cache = BuildCache()
-    first = build_site(site.config, cache)
+    first = build_site(site.config, Warm(cache))
     assert b"@inproceedings{smith2024deep," in first.files["papers/a/index.html"]
     site.write("content/icml-2024/b.md", "---\nid: b\ntitle: Deep\nvenue: icml-2024\nauthors: [Bo Smith]\n"
                                          "bibtex_key: smith2024deep\n---\nx\n")
-    second = build_site(site.config, cache)
+    second = build_site(site.config, Warm(cache))
     assert b"@inproceedings{smith2024deepb," in second.files["papers/a/index.html"]
     assert b"@inproceedings{smith2024deepb," in second.files["papers.bib"]
 
@@ -462,10 +463,11 @@ def test_a_rebuild_renames_a_key_on_the_page_when_another_paper_takes_it(tmp_pat
 def test_rebuilds_give_the_files_a_clean_build_gives(tmp_path):
     """Citation files, .bib listings, keys and feeds are partly reused between builds of one
     process: after each kind of edit they must be what a clean build writes."""
-    from papersite.pipeline import BuildCache, build_site
+    from papersite.engine.runner import BuildCache, Warm
+    from papersite.pipeline import build_site
     site = write_site(tmp_path / "site")
     cache = BuildCache()
-    build_site(site.config, cache)
+    build_site(site.config, Warm(cache))
     content = site.root / "content"
     edits = [
         lambda: (content / "icml-2024/specials.md").write_text(
@@ -482,7 +484,7 @@ def test_rebuilds_give_the_files_a_clean_build_gives(tmp_path):
     ]
     for number, edit in enumerate(edits):
         edit()
-        again = build_site(site.config, cache).files
+        again = build_site(site.config, Warm(cache)).files
         clean = build_site(site.config).files
         assert again.keys() == clean.keys(), number
         for path in clean:

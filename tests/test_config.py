@@ -1,6 +1,6 @@
 import pytest
 
-from papersite.config import load_config
+from papersite.source.config import load_config
 from papersite.errors import SiteError
 
 

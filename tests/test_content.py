@@ -1,8 +1,8 @@
 """Front matter parsing and validation: one tiny site per error case."""
 import pytest
 
-from papersite.config import load_config
-from papersite.content import load_papers, split_front_matter
+from papersite.source.config import load_config
+from papersite.source.content import load_papers, split_front_matter
 from papersite.errors import SiteError
 from tests.conftest import paper_text
 

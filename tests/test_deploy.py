@@ -77,9 +77,9 @@ def test_deploy_refuses_uncommitted_sources_unless_forced(project):
 
 
 def test_a_site_too_big_for_github_pages_is_not_published_unless_forced(project, monkeypatch):
-    import papersite.cache
+    import papersite.engine.sitesize
     site, remote = project
-    monkeypatch.setattr(papersite.cache, "PAGES_LIMIT", 1000)  # bytes: this site is larger
+    monkeypatch.setattr(papersite.engine.sitesize, "PAGES_LIMIT", 1000)  # bytes: this site is larger
     with pytest.raises(SiteError) as caught:
         deploy_site(site.config)
     assert re.fullmatch(r"not published: the site is \d+ KB, and GitHub Pages publishes sites of at most 1 GB "

@@ -156,17 +156,17 @@ def test_where_the_site_lives_and_how_it_is_invoked_does_not_leak(reference, tmp
 
 def test_a_rebuild_in_the_same_process_is_identical(reference):
     """Caches (parsed papers, rendered abstracts) give the same bytes as a cold build."""
-    from papersite.pipeline import BuildCache
+    from papersite.engine.runner import BuildCache, Warm
 
     site, expected = reference
     cache = BuildCache()
-    build_site(site.config, cache)
-    assert build_site(site.config, cache).files == expected
+    build_site(site.config, Warm(cache))
+    assert build_site(site.config, Warm(cache)).files == expected
 
 
 def test_listing_order_does_not_change_the_error_report(tmp_path, monkeypatch):
     """Problems in several files (and a duplicate) are reported in the same order every time."""
-    from papersite.content import load_papers
+    from papersite.source.content import load_papers
     from papersite.catalog import Catalog
     from papersite.errors import SiteError
 

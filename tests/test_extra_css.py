@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from build import cli
 from papersite.errors import SiteError
-from papersite.session import Rebuilder
+from papersite.preview.rebuild import Rebuilder
 from tests.conftest import MINIMAL_CONFIG, ROOT
 
 CUSTOM_CSS = b"body { color: rgb(1, 2, 3); }\n"

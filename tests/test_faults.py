@@ -28,7 +28,7 @@ import pytest
 from click.testing import CliRunner
 
 import build
-from papersite.output import manifest_path
+from papersite.engine.output import manifest_path
 from tests.conftest import MINIMAL_CONFIG, ROOT, TinySite, paper_text
 
 HUGE = 20 * 1024 * 1024  # files past this are compared by size and mtime (a sparse 50 GB file is one)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import html5lib
 import pytest
 
-from papersite.session import Rebuilder
-from papersite.watch import ChangeSet
+from papersite.preview.rebuild import Rebuilder
+from papersite.preview.watch import ChangeSet
 
 ONE = "content/icml-2024/one.md"
 

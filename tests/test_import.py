@@ -17,8 +17,8 @@ import yaml
 from click.testing import CliRunner
 
 from build import cli
-from papersite.config import load_config
-from papersite.content import load_papers, split_front_matter
+from papersite.source.config import load_config
+from papersite.source.content import load_papers, split_front_matter
 from papersite.errors import Problem, SiteError
 from papersite.importers import import_records
 from papersite.importers.identity import TextIndex, record_id

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from papersite.content import load_papers
+from papersite.source.content import load_papers
 from tests.test_import import Page, build_pages, content_files, fixed_today, front, run, run_import, snapshot, squash  # noqa: F401
 
 BIB = r"""@string{icml = {Proceedings of the 41st International Conference on Machine Learning}}

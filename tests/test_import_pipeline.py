@@ -9,7 +9,7 @@ import pytest
 
 import papersite.importers as importers
 from papersite import parallel
-from papersite.config import load_config
+from papersite.source.config import load_config
 from papersite.importers import import_files
 from tests.conftest import TinySite
 

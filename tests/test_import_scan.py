@@ -6,9 +6,9 @@ import dataclasses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from papersite.content import split_front_matter
+from papersite.source.content import split_front_matter
 from papersite.importers import writer
-from papersite.yamlsource import load_yaml
+from papersite.source.yamlsource import load_yaml
 
 # Text as one_line leaves it (no control characters, no line breaks) and slugs, which
 # render writes unquoted; numbers, booleans and words YAML reads as something else.

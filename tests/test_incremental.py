@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from papersite import pages
-from papersite.config import load_config
-from papersite.output import write_site
-from papersite.pipeline import build_and_write, build_site
-from papersite.session import Rebuilder
+from papersite.site import pages
+from papersite.source.config import load_config
+from papersite.engine.output import write_site
+from papersite.engine.command import build_and_write
+from papersite.pipeline import build_site
+from papersite.preview.rebuild import Rebuilder
 from tests.conftest import MINIMAL_CONFIG
 
 TWO_VENUES = MINIMAL_CONFIG + """\

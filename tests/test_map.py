@@ -11,10 +11,11 @@ from pathlib import Path
 import html5lib
 import pytest
 
-from papersite import paper_map, parallel
-from papersite.session import Rebuilder
-from papersite.text import prose_term_counts as term_counts
-from papersite.map_data import browser_slug
+from papersite import parallel
+from papersite.papermap import layout as paper_map
+from papersite.preview.rebuild import Rebuilder
+from papersite.text.words import prose_term_counts as term_counts
+from papersite.papermap.files import browser_slug
 from tests.conftest import TinySite
 
 DIFFUSION = ["Score-based diffusion models denoise images step by step with a learned score network.",
@@ -278,7 +279,7 @@ def test_a_layout_made_anew_in_a_fresh_interpreter_is_the_one_made_here(monkeypa
     related papers keep of each text, or the text where they kept none: the same landmarks'
     layout and the same points as made here."""
     from papersite import parallel
-    from papersite.related import RelatedIndex
+    from papersite.catalog.related import RelatedIndex
     monkeypatch.setattr(paper_map, "LANDMARKS", 6)  # chosen here: the fresh process is sent them
     monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
     monkeypatch.setenv("PAPERSITE_JOBS", "2")
@@ -317,7 +318,7 @@ def test_counts_numbered_as_related_papers_keep_them_give_the_layout_counts_by_t
     with some texts counted afresh among them."""
     import random
 
-    from papersite.related import RelatedIndex
+    from papersite.catalog.related import RelatedIndex
     rng = random.Random(3)
     words = " ".join(DIFFUSION + BANDITS).split()
     texts = {f"p{i:03d}": " ".join(rng.choice(words) for _ in range(rng.randint(5, 60))) for i in range(300)}
@@ -375,8 +376,8 @@ def test_the_sparse_product_is_the_dense_one_with_the_same_bits_however_it_is_ch
 def test_a_clean_build_lays_out_the_words_related_papers_counted(tmp_path, monkeypatch, forked):
     """The map and related papers read the same words: a first build counts them once, before the
     map's process forks (which then counts none), and lays out what counting them there gives."""
-    from papersite.map_data import map_files, map_texts
-    from papersite.pipeline import abstract_of
+    from papersite.papermap.files import map_files, map_texts
+    from papersite.text.abstracts import abstract_of
     if forked:  # as at 10,000 papers: the map laid out in a process of its own
         monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
         monkeypatch.setenv("PAPERSITE_JOBS", "2")

@@ -1,4 +1,4 @@
-"""Tests for papersite.markup: Markdown + TeX math -> safe HTML / plain text."""
+"""Tests for papersite.text.markup: Markdown + TeX math -> safe HTML / plain text."""
 
 import json
 import re
@@ -8,7 +8,7 @@ import html5lib
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from papersite.markup import ALLOWED_ELEMENTS, plain_text, render_abstract, render_markdown, render_title, snippet
+from papersite.text.markup import ALLOWED_ELEMENTS, plain_text, render_abstract, render_markdown, render_title, snippet
 
 SEEDS = sorted((Path(__file__).parent / "fixtures" / "seeds").glob("*.txt"))
 # Header line, then abstracts separated by blank lines.
@@ -272,7 +272,7 @@ def test_retuned_inline_patterns_find_what_markdowns_own_find():
     """The faster regexes markup registers match exactly where Python-Markdown's would."""
     import random
     import markdown.inlinepatterns as md_patterns
-    from papersite import markup
+    from papersite.text import markup
     pairs = [(md_patterns.BACKTICK_RE, markup._FAST_START["backtick"] + md_patterns.BACKTICK_RE + ")"),
              (markup._FAST_LINK[0], markup._FAST_LINK[1]),
              (markup._MATH_RE, markup._FAST_START["math"] + markup._MATH_RE + ")")]
@@ -304,8 +304,8 @@ def test_output_equals_the_html_parser_pass_it_replaced(case):
 def test_markup_uses_only_public_markdown_api():
     """No private name of Python-Markdown is imported, and none of its objects is patched."""
     import ast
-    import papersite.markup
-    tree = ast.parse(Path(papersite.markup.__file__).read_text(encoding="utf-8"))
+    import papersite.text.markup
+    tree = ast.parse(Path(papersite.text.markup.__file__).read_text(encoding="utf-8"))
     own = {node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module.split(".")[0] == "markdown":
@@ -327,8 +327,8 @@ import sys
 from click.testing import CliRunner
 
 import build as build_cli
-from papersite import markup
-from papersite.markup import MAX_NESTING, MAX_TEX_LENGTH, MarkupError
+from papersite.text import markup
+from papersite.text.markup import MAX_NESTING, MAX_TEX_LENGTH, MarkupError
 from tests.conftest import TinySite, paper_text
 from tests.htmlcheck import parse as parse_page
 

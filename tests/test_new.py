@@ -14,9 +14,9 @@ from click.testing import CliRunner
 
 import build
 from papersite import scaffold
-from papersite.render import THEME
-from papersite.serve import Preview
-from papersite.static_files import NPM_ASSETS
+from papersite.site.render import THEME
+from papersite.preview.server import Preview
+from papersite.site.static import NPM_ASSETS
 from tests.conftest import ROOT
 from tests.htmlcheck import parse
 

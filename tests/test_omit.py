@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from papersite.config import OMITTABLE
+from papersite.source.config import OMITTABLE
 from papersite.errors import SiteError
 from tests.conftest import MINIMAL_CONFIG, TinySite
 from tests.htmlcheck import page_url, parse, resolve

@@ -3,9 +3,10 @@ import os
 
 import pytest
 
-from papersite import output, parallel
+from papersite import parallel
+from papersite.engine import output
 from papersite.errors import SiteError
-from papersite.output import Staging, manifest_path, write_site
+from papersite.engine.output import Staging, manifest_path, write_site
 
 
 @pytest.fixture(autouse=True, params=["surveyed inline", "surveyed apart"])

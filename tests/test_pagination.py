@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from papersite import pages
+from papersite.site import pages
 from tests.conftest import TinySite, paper_text
 from tests.htmlcheck import page_url, parse, resolve
 

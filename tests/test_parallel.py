@@ -11,9 +11,10 @@ import pytest
 
 from papersite import parallel
 from papersite.search import files as search_module
-from papersite.config import load_config
+from papersite.source.config import load_config
 from papersite.errors import Problem, SiteError
-from papersite.pipeline import build_and_write, build_site
+from papersite.engine.command import build_and_write
+from papersite.pipeline import build_site
 
 
 @pytest.fixture

@@ -20,13 +20,13 @@ from pathlib import Path
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from papersite.content import load_papers, read_paper, split_front_matter
+from papersite.source.content import load_papers, read_paper, split_front_matter
 from papersite.importers.titles import derive_title
 from papersite.errors import Problem, SiteError
 from papersite.importers import import_files
 from papersite.importers.seed import read_seed
 from papersite.pipeline import build_site
-from papersite.yamlsource import load_yaml
+from papersite.source.yamlsource import load_yaml
 from tests.conftest import TinySite, paper_text
 from tests.htmlcheck import PageParser
 

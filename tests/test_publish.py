@@ -15,8 +15,8 @@ from urllib.parse import unquote, urljoin, urlsplit
 import pytest
 import yaml
 
-from papersite.config import load_config
-from papersite.pipeline import build_and_write
+from papersite.source.config import load_config
+from papersite.engine.command import build_and_write
 
 from tests.conftest import ROOT
 from tests.htmlcheck import PageParser

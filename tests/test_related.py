@@ -4,8 +4,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from papersite import related
-from papersite.related import RelatedIndex, find_related
+from papersite.catalog import related
+from papersite.catalog.related import RelatedIndex, find_related
 
 SEEDS = sorted((Path(__file__).parent / "fixtures" / "seeds").glob("*.txt"))
 ABSTRACTS = [a for f in SEEDS for a in f.read_text(encoding="utf-8").split("\n\n")[1:] if a.strip()]
@@ -137,7 +137,7 @@ def parts(texts: dict[str, str]) -> dict[str, tuple[str, ...]]:
 
 
 def test_the_counts_kept_for_a_paper_are_those_of_its_text_and_only_of_that_text():
-    from papersite.text import prose_term_counts
+    from papersite.text.words import prose_term_counts
     index = RelatedIndex()
     index.update({"a": ("Diffusion Models", "Denoising diffusion of images, and of images again."),
                   "b": ("Bandits", "Regret bounds for bandits.")})

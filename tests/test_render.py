@@ -2,9 +2,10 @@
 import jinja2
 from click.testing import CliRunner
 
-import papersite.render
+import papersite.site.render
 from papersite.cli import cli
-from papersite.pipeline import BuildCache, build_site
+from papersite.engine.runner import BuildCache, Warm
+from papersite.pipeline import build_site
 from tests.conftest import MINIMAL_CONFIG, TinySite
 
 
@@ -41,7 +42,7 @@ def test_sites_that_differ_in_all_but_what_filters_read_compile_the_theme_to_the
         "title: Test Catalog\n", "title: Another Catalog\ndescription: Nothing alike.\nauthor: Someone\n"
         "language: fr\ncname: papers.example\nextra: {motto: hello}\n")).config]
     assert configs[0] != configs[1]
-    envs = [papersite.render.make_env(config) for config in configs]
+    envs = [papersite.site.render.make_env(config) for config in configs]
     names = [name for name in envs[0].loader.list_templates() if not name.startswith("theme/")]  # the same files
     assert "base.html" in names and "paper.html" in names
     for name in names:
@@ -57,7 +58,7 @@ def test_a_site_whose_base_url_and_venues_change_is_not_served_code_folded_for_t
     for path, name in ("catalog", "ICML 2024"), ("elsewhere", "ICML 2024"), ("elsewhere", "The Other Name"):
         site.write("site.yaml", MINIMAL_CONFIG.replace("name: ICML 2024", f"name: {name}").replace(
             "https://example.org/catalog/", f"https://example.org/{path}/"))
-        env = papersite.render.make_env(site.config, papersite.render.TemplateCache())
+        env = papersite.site.render.make_env(site.config, papersite.site.render.TemplateCache())
         assert env.get_template("probe.html").render() == f"/{path}/static/style.css {name}"
 
 
@@ -65,9 +66,9 @@ def test_a_project_template_edited_between_builds_is_compiled_again(tmp_path):
     site = two_paper_site(tmp_path / "site")
     site.write("templates/paper.html", '{% extends "theme/paper.html" %}{% block main %}<p>Version one</p>{% endblock %}')
     cache = BuildCache()
-    first = build_site(site.config, cache)
+    first = build_site(site.config, Warm(cache))
     site.write("templates/paper.html", '{% extends "theme/paper.html" %}{% block main %}<p>Version two</p>{% endblock %}')
-    second = build_site(site.config, cache)
+    second = build_site(site.config, Warm(cache))
     assert "<p>Version one</p>" in first.files["papers/a/index.html"].decode()
     assert "<p>Version two</p>" in second.files["papers/a/index.html"].decode()
 
@@ -75,11 +76,11 @@ def test_a_project_template_edited_between_builds_is_compiled_again(tmp_path):
 def test_a_rebuild_with_nothing_changed_renders_only_the_pages_that_read_the_whole_catalog(tmp_path, monkeypatch):
     site = two_paper_site(tmp_path / "site")
     cache = BuildCache()
-    first = build_site(site.config, cache)
-    rendered, render_page = [], papersite.render.render_page
-    monkeypatch.setattr(papersite.render, "render_page",
+    first = build_site(site.config, Warm(cache))
+    rendered, render_page = [], papersite.site.render.render_page
+    monkeypatch.setattr(papersite.site.render, "render_page",
                         lambda env, page: rendered.append(page.path) or render_page(env, page))
-    second = build_site(site.config, cache)
+    second = build_site(site.config, Warm(cache))
     assert second.files == first.files
     assert rendered, "the home page lists every paper: it is always rendered"
     assert not [path for path in rendered if path.startswith("papers/")]
@@ -91,7 +92,7 @@ def test_the_next_build_command_compiles_no_template(tmp_path, monkeypatch):
     build = ["build", "--config", str(site.root / "site.yaml"), "-o", str(site.root / "_site")]
     assert CliRunner().invoke(cli, build).exit_code == 0
     site.paper("b", id="b", title="Second Paper", body="An edited abstract.")
-    monkeypatch.setattr(papersite.render.TemplateCache, "_process", {})  # as in a new process
+    monkeypatch.setattr(papersite.site.render.TemplateCache, "_process", {})  # as in a new process
     compiled = compiled_during(monkeypatch)
     result = CliRunner().invoke(cli, build)
     assert result.exit_code == 0 and "Built 2 papers," in result.output

@@ -11,8 +11,9 @@ import pytest
 from lunr.index import Index
 
 from papersite import urls
-from papersite.markup import plain_text
-from papersite.pipeline import BuildCache, build_site
+from papersite.text.markup import plain_text
+from papersite.engine.runner import BuildCache, Warm
+from papersite.pipeline import build_site
 from papersite.search import DOCS_PER_FILE, FIELDS, ORDER, SHARDS, TERMS, SearchCache, ShardedIndex, shard_name
 from papersite.search.lunr_text import js_order
 from tests.lunr_reference import load_index, shards_as_lunr
@@ -228,9 +229,9 @@ def edit_one_paper(site, extra: str):
     for n in range(12):
         site.paper(f"p{n}", id=f"p{n}", title=f"Paper {n}", body=paper_body(n))
     cache = BuildCache(search=SearchCache(ShardedIndex(FIELDS, shard_bytes=100)))
-    first = build_site(site.config, cache)
+    first = build_site(site.config, Warm(cache))
     site.paper("p5", id="p5", title="Paper 5", body=paper_body(5, extra))
-    second = build_site(site.config, cache)
+    second = build_site(site.config, Warm(cache))
     changed = sorted(p for p in first.files.keys() | second.files.keys()
                      if p.startswith("search/") and first.files.get(p) != second.files.get(p))
     return first, second, changed, cache
@@ -247,8 +248,8 @@ def test_editing_one_paper_changes_only_a_few_search_files(site):
     # and the rebuilt files equal a clean build's
     clean = build_site(site.config)
     assert {p: d for p, d in second.files.items() if p.startswith("search/")} == \
-        {p: d for p, d in build_site(site.config, BuildCache(search=SearchCache(
-            ShardedIndex(FIELDS, shard_bytes=100)))).files.items() if p.startswith("search/")}
+        {p: d for p, d in build_site(site.config, Warm(BuildCache(search=SearchCache(
+            ShardedIndex(FIELDS, shard_bytes=100))))).files.items() if p.startswith("search/")}
     assert search(clean.files, "grokking") == ["p5"]
 
 
@@ -266,8 +267,8 @@ def test_edits_on_a_warm_cache_give_a_clean_build(site):
     ]
     for step, edit in enumerate(edits):
         edit()
-        warm = build_site(site.config, cache)
-        clean = build_site(site.config, BuildCache(search=SearchCache(ShardedIndex(FIELDS, shard_bytes=100))))
+        warm = build_site(site.config, Warm(cache))
+        clean = build_site(site.config, Warm(BuildCache(search=SearchCache(ShardedIndex(FIELDS, shard_bytes=100)))))
         differing = sorted(p for p in warm.files.keys() | clean.files.keys()
                            if p.startswith("search/") and warm.files.get(p) != clean.files.get(p))
         assert differing == [], f"edit {step}"
@@ -277,8 +278,8 @@ def test_edits_on_a_warm_cache_give_a_clean_build(site):
 def test_a_rebuild_with_no_change_rebuilds_no_shard(site):
     site.paper("p1", id="p1", body="Generalization.")
     cache = BuildCache()
-    first = build_site(site.config, cache)
-    second = build_site(site.config, cache)
+    first = build_site(site.config, Warm(cache))
+    second = build_site(site.config, Warm(cache))
     assert cache.search.index.rebuilt == 0
     assert {p: d for p, d in first.files.items() if p.startswith("search/")} == \
         {p: d for p, d in second.files.items() if p.startswith("search/")}

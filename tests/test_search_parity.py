@@ -22,7 +22,7 @@ import pytest
 from papersite.search import FIELDS as SITE_FIELDS
 from papersite.search import ShardedIndex
 from papersite.search.lunr_text import JS_EXTRA_SEPARATORS, SEPARATORS, field_terms, trim
-from papersite.text import STOP_WORDS, stem
+from papersite.text.words import STOP_WORDS, stem
 from tests.lunr_reference import build_index, index_json, load_index, shards_as_lunr
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -322,10 +322,10 @@ def test_exact_matches_rank_above_words_spelt_like_a_typo(sharded):
 
 @needs_node
 def test_a_greek_letter_typed_or_spelt_out_finds_the_text_that_has_it():
-    """search.js builds papersite.text's GREEK from the same string; every word it makes of a query
+    """search.js builds papersite.text.words's GREEK from the same string; every word it makes of a query
     holding Greek letters, or of their names, is a term of the same text as indexed."""
     from papersite.search.files import searchable
-    from papersite.text import GREEK
+    from papersite.text.words import GREEK
     phrases = ["ε-greedy", "ΦFlow", "opt+ε", "μP transfer", "αβ pruning", "Σ-ϑ", "(ϵ, δ)-privacy", "λ=0.5",
                "+ε", "title:ε", "l1 and 𝑥 terms"]
     spelt = ["epsilon-greedy", "phi flow", "epsilon", "mu p transfer", "alpha beta pruning", "sigma theta",

@@ -21,10 +21,10 @@ import papersite.cli as cli_module
 from papersite import parallel
 from papersite.errors import Problem, SiteError
 from papersite.pipeline import build_site
-from papersite.serve import (LISTED_CHANGES, MAP_LANDED, HostFilter, Preview, SiteState, exposure_warning,
+from papersite.preview.server import (LISTED_CHANGES, MAP_LANDED, HostFilter, Preview, SiteState, exposure_warning,
                              make_server, printable, terminal_text)
-from papersite.buildwatch import watch_and_build
-from papersite.watch import ChangeQueue
+from papersite.preview.build_watch import watch_and_build
+from papersite.preview.watch import ChangeQueue
 from tests.conftest import ROOT, TinySite, paper_text
 
 SECRET = "TOP-SECRET-OUTSIDE-THE-SITE"

@@ -9,8 +9,8 @@ import tarfile
 
 import pytest
 
-from papersite.config import load_config
-from papersite.pipeline import build_and_write
+from papersite.source.config import load_config
+from papersite.engine.command import build_and_write
 from tests.conftest import ROOT
 from tests.test_same_site import in_git_checkout
 from tests.visible import Site, differences, visible

@@ -5,8 +5,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from papersite import pages
-from papersite.session import Rebuilder
+from papersite.site import pages
+from papersite.preview.rebuild import Rebuilder
 
 NS = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
 BASE = "https://example.org/catalog/"

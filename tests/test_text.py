@@ -1,5 +1,5 @@
 """The text toolkit (papersite/text.py); tests/test_search_parity.py checks `stem` against lunr.js itself."""
-from papersite.text import STOP_WORDS, stem, suffix_stem
+from papersite.text.words import STOP_WORDS, stem, suffix_stem
 
 
 def test_stem_is_lunr_js_porter():

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from papersite.errors import SiteError
-from papersite.buildwatch import refuse_output_in_sources
-from papersite.session import Outcome, Rebuilder, summary
-from papersite.watch import ChangeQueue, ChangeSet, SourceWatcher, classify, rebuild_loop
+from papersite.preview.build_watch import refuse_output_in_sources
+from papersite.preview.rebuild import Outcome, Rebuilder, summary
+from papersite.preview.watch import ChangeQueue, ChangeSet, SourceWatcher, classify, rebuild_loop
 
 
 def run_loop(queue: ChangeQueue, builder) -> threading.Thread:
@@ -109,7 +109,7 @@ def test_close_ends_take():
 CTRL_C_ELSEWHERE = """
 import signal, sys, threading, time
 from papersite.cli import signals_handled
-from papersite.watch import ChangeQueue
+from papersite.preview.watch import ChangeQueue
 
 def strike():
     time.sleep(0.3)  # the main thread waits for changes

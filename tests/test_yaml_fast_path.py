@@ -6,7 +6,7 @@ import random
 import pytest
 import yaml
 
-from papersite import yamlsource
+from papersite.source import yamlsource
 from papersite.errors import SiteError
 
 pytestmark = pytest.mark.skipif(not yaml.__with_libyaml__, reason="PyYAML built without libyaml")

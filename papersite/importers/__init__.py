@@ -24,14 +24,14 @@ from typing import Iterable
 
 import yaml
 
-from ..config import ORCID, SiteConfig
-from ..content import DATE, MAX_ABSTRACT_CHARS, find_content_files, normalise_link, slugify, split_front_matter
+from ..source.config import ORCID, SiteConfig
+from ..source.content import DATE, MAX_ABSTRACT_CHARS, find_content_files, normalise_link, slugify, split_front_matter
 from ..errors import Problem, SiteError
-from ..markup import plain_title
+from ..text.markup import plain_title
 from ..model import LINK_KINDS, Venue
 from ..parallel import MapInBackground
-from ..text import GREEK
-from ..yamlsource import FORBIDDEN_CHARACTERS
+from ..text.words import GREEK
+from ..source.yamlsource import FORBIDDEN_CHARACTERS
 from .identity import TextIndex, family_name, identifiers, record_id, title_key
 from .records import Deferred, Record
 from .titles import derive_title, title_mark

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Problem
-from .records import Deferred, Reader
+from .records import Deferred, Reader, read_text
 
 # name -> what it reads (for --help and error messages)
 FORMATS = {
@@ -124,20 +124,6 @@ def _reader(name: str):
         return arxiv.read_atom if name == "arxiv" else arxiv.read_oai
     from .seed import read_seed  # the importer core's reader
     return read_seed
-
-
-def read_text(path: Path) -> str | Problem:
-    """A whole file as text (UTF-8, a BOM dropped, newlines normalised), or the Problem why not."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        return Problem(path, None, f"cannot read: {exc.strerror or exc}")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        return Problem(path, line, f"not UTF-8 text ({exc.reason} at byte {exc.start}): save the file as UTF-8")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _whole_text(reader):

@@ -16,7 +16,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import Callable
 
-from ..people import fold  # one folding rule for names and titles: accents and case go, other scripts stay
+from ..catalog.people import fold  # one folding rule for names and titles: accents and case go, other scripts stay
 
 MAX_ID_CHARS = 80
 SAME_TEXT = 0.8  # difflib ratio of the words: one word fixed in 15 scores 0.93; two abstracts of one field, under 0.4

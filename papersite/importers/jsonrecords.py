@@ -15,7 +15,7 @@ from pathlib import Path
 from ..errors import Problem
 from . import csljson
 from .flat import Columns, record_from
-from .records import Author, Record, Reader
+from .records import Author, Record, Reader, read_text
 from .text import inline, light_latex, link_for, paragraphs, status_from
 
 _DECODER = json.JSONDecoder()
@@ -54,7 +54,6 @@ def _records(path: Path):
         except UnicodeDecodeError as exc:
             yield number + 1, Problem(path, number + 1, f"not UTF-8 text ({exc.reason}): save the file as UTF-8")
         return
-    from .formats import read_text
     text = read_text(path)
     if isinstance(text, Problem):
         yield text.line, text

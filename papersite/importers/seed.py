@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 from ..errors import Problem
-from ..yamlsource import FORBIDDEN_CHARACTERS
+from ..source.yamlsource import FORBIDDEN_CHARACTERS
 from .records import Reader, Record
 
 HEADER = re.compile(r"^(?P<name>.*?\b(?P<year>(19|20)\d\d))\b(?:\s+papers?)?\s*$", re.IGNORECASE)

@@ -12,7 +12,7 @@ from functools import lru_cache
 from pylatexenc import latexwalker, macrospec
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
-from ..yamlsource import FORBIDDEN_CHARACTERS
+from ..source.yamlsource import FORBIDDEN_CHARACTERS
 
 # pylatexenc logs what it cannot convert; the text is kept as written, which is all a reader can do.
 logging.getLogger("pylatexenc").addHandler(logging.NullHandler())

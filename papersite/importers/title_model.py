@@ -22,7 +22,7 @@ from itertools import accumulate, chain, compress, repeat
 from operator import add, itemgetter
 from pathlib import Path
 
-from ..text import TITLE_STOP_WORDS
+from ..text.words import TITLE_STOP_WORDS
 
 DATA_FILE = Path(__file__).with_name("title_model.json")
 

@@ -9,9 +9,9 @@ A pure function of the abstract: imports are deterministic and easy to test.
 """
 from __future__ import annotations
 
-import hashlib
 import re
 
+from ..model import TITLE_SOURCE_DERIVED, title_hash, title_is_derived
 from .title_model import PLACEHOLDER_OPEN, Doc, degenerate_reason, phrase_may_end, rank, restore_math
 
 __all__ = ["derive_title", "title_mark", "title_is_derived", "MAX_TITLE_LEN"]
@@ -138,26 +138,10 @@ def _fallback(doc) -> str:
 # The derived-title mark
 # ---------------------------------------------------------------------------
 
-TITLE_SOURCE_DERIVED = "derived"
-
-
-def _title_hash(title: str) -> str:
-    return hashlib.sha256(" ".join(title.split()).encode()).hexdigest()[:8]
-
-
 def title_mark(title: str) -> dict:
     """Front matter that marks title as derived from the abstract, for the importer to add:
     {"title_source": "derived:<hash of the title>"}. The build shows the mark only while
     the title still has that hash, so editing the title removes it with no second edit."""
-    return {"title_source": f"{TITLE_SOURCE_DERIVED}:{_title_hash(title)}"}
+    return {"title_source": f"{TITLE_SOURCE_DERIVED}:{title_hash(title)}"}
 
 
-def title_is_derived(title: str, title_source: str | None) -> bool:
-    """Whether a paper's title is still the one derived from its abstract: title_source is
-    "derived:<hash>" with this title's hash (see title_mark), or a bare "derived" (a mark
-    written by hand or by an importer that records no hash; it stays until removed)."""
-    source = (title_source or "").strip()
-    if source == TITLE_SOURCE_DERIVED:
-        return True
-    kind, _, digest = source.partition(":")
-    return kind == TITLE_SOURCE_DERIVED and digest.strip() == _title_hash(title)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..model import Topic
-from ..text import suffix_stem as _stem
+from ..text.words import suffix_stem as _stem
 from .identity import fold
 
 __all__ = ["Topics", "TopicMatcher", "topic_matcher", "assign_topics", "MAX_TOPICS"]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from ..content import slugify
+from ..source.content import slugify
 from ..errors import Problem, SiteError
 from ..model import DATED_KINDS, VENUE_KINDS, Venue
 from .identity import fold

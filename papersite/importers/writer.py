@@ -18,10 +18,10 @@ from pathlib import Path
 
 import yaml
 
-from ..content import find_content_files, split_front_matter
+from ..source.content import find_content_files, split_front_matter
 from ..errors import Problem, SiteError
-from ..output import write_all
-from ..yamlsource import FORBIDDEN_CHARACTERS, load_yaml
+from ..source.files import write_all
+from ..source.yamlsource import FORBIDDEN_CHARACTERS, load_yaml
 from .identity import family_name, identifiers, title_key
 from .titles import title_is_derived
 

@@ -17,15 +17,14 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from .. import urls
 from ..catalog import Catalog
-from ..markup import plain_title
+from ..text.markup import plain_title
 from ..model import Paper, Topic, Venue
 from ..parallel import Detachable
-from ..text import greek_words
+from ..text.abstracts import Abstract
+from ..text.words import greek_words
 from . import store as docstore
 from .shards import B, ShardedIndex, shard_name
 
-if TYPE_CHECKING:  # pages imports the map's data, which escapes JSON with search's `inert`
-    from ..pages import Abstract
 
 FIELDS = [
     {"field_name": "title", "boost": 10},
@@ -135,8 +134,6 @@ class _Catalog:
 def _index_anew(fields: _Fields, field_names: list[str], shard_bytes: int) -> tuple[dict[str, Any], SearchCache]:
     """search_files over every paper with a new cache, in a fresh process; returns what the job of
     SearchCache.job does (the cache without the papers, which SearchCache.keep puts back)."""
-    from ..pages import Abstract  # here: pages imports this module
-
     papers = [Paper(row[0], row[1], row[2], row[3], row[4], "", authors=row[5], topics=row[6], status=row[7],
                     et_al=row[11]) for row in fields.rows]
     abstracts = {row[0]: Abstract("", row[8], row[9]) for row in fields.rows}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from ..text import STOP_WORDS, stem
+from ..text.words import STOP_WORDS, stem
 
 # lunr.js splits on /[\s\-]+/; JS's \s also covers these characters, which
 # Python's str.split() does not split on.

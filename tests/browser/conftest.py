@@ -13,7 +13,7 @@ import threading
 import pytest
 from playwright.sync_api import sync_playwright
 
-from papersite.serve import SiteState, make_server
+from papersite.preview.server import SiteState, make_server
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]

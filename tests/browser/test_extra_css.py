@@ -12,7 +12,7 @@ import shutil
 import pytest
 
 from papersite import urls
-from papersite.config import load_config
+from papersite.source.config import load_config
 from papersite.pipeline import build_site
 from tests.browser.conftest import Served
 from tests.conftest import ROOT

@@ -10,7 +10,7 @@ import time
 import pytest
 from playwright.sync_api import Error as PlaywrightError, expect
 
-from papersite.serve import Preview
+from papersite.preview.server import Preview
 
 
 @pytest.fixture

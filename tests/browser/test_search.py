@@ -17,10 +17,11 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from papersite import urls
-from papersite.config import load_config
-from papersite.pipeline import BuildCache, build_site
+from papersite.source.config import load_config
+from papersite.engine.runner import BuildCache, Warm
+from papersite.pipeline import build_site
 from papersite.search import FIELDS, SHARDS, SearchCache, ShardedIndex
-from papersite.text import STOP_WORDS, stem
+from papersite.text.words import STOP_WORDS, stem
 from tests.browser.conftest import Served
 from tests.test_search_files import read_store
 
@@ -109,7 +110,7 @@ def served(bundled):
     """The bundled catalog built with ~30 shards, served for this module."""
     root, _, _ = bundled
     cache = BuildCache(search=SearchCache(ShardedIndex(FIELDS, shard_bytes=2000)))
-    build = build_site(load_config(root / "site.yaml"), cache)
+    build = build_site(load_config(root / "site.yaml"), Warm(cache))
     assert sum(1 for path in build.files if path.startswith(SHARDS)) >= 20
     served = Served(build, build.catalog.config.base_path)
     yield served

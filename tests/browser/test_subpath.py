@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from papersite.config import load_config
+from papersite.source.config import load_config
 from papersite.pipeline import build_site
 
 from tests.browser.conftest import Served

@@ -1,0 +1,431 @@
+"""Related papers by text similarity (TF-IDF cosine).
+
+Each paper keeps only its most distinctive terms; candidates are the papers
+sharing one of them, found through an inverted index. A build scores every
+paper against every candidate with numpy, a block of papers at a time (a dense
+block of scores: on real vocabularies common terms have long postings, and
+accumulating their products in Python dicts cost most of the build); an edit
+rescores the few papers it touches with the same integers in plain Python.
+
+Weights are rounded to integers after normalising, so a similarity is an exact
+integer: the same whichever of the two papers it is computed from, in
+whatever order it is summed. That is what lets `RelatedIndex` update the lists
+after an edit instead of recomputing them, and still equal a clean build.
+"""
+from __future__ import annotations
+
+import heapq
+import math
+from array import array
+from bisect import bisect_left
+from collections import Counter
+from itertools import chain
+
+import numpy as np
+
+from ..parallel import parallel_map
+from ..text.words import TermNumbers, prose_term_counts as term_counts
+
+TERMS_PER_PAPER = 40  # 25 found the topic 10% less often; 60 cost 2.6x the scoring of 40 (docs/performance.md)
+COUNT = 5  # related papers per paper
+SCALE = 1 << 24  # weight resolution: a score is at most SCALE**2 = 2**48 (Cauchy-Schwarz)
+BLOCK_CELLS = 1 << 18  # scores held at once per block: 2 MB of float64, in cache (32 MB blocks took 1.7x the time)
+GROUPS = 64  # stretches of a row of scores whose maxima bound its top (see _BlockScorer._floor)
+_LOG1 = [0.0] + [1 + math.log(n) for n in range(1, 4096)]  # 1 + log(count)
+
+
+def _norm(weights: list[float]) -> float:
+    """Euclidean norm, exactly rounded whatever the order of the weights (math.fsum)."""
+    return math.sqrt(math.fsum(w * w for w in weights)) or 1.0
+
+
+def _log1(n: int) -> float:
+    return _LOG1[n] if n < len(_LOG1) else 1 + math.log(n)
+
+
+def find_related(texts: dict[str, str], count: int = COUNT) -> dict[str, list[str]]:
+    """Map each id to up to `count` ids of the most similar texts, best first (ties: by id)."""
+    return RelatedIndex(count).update({pid: (text,) for pid, text in texts.items()})
+
+
+class RelatedIndex:
+    """The related-papers computation of the last build, kept to update it after an edit.
+
+    An edit changes the document frequency of a few terms. Only papers whose
+    top terms (or the terms that could enter them) are among those get a new
+    vector; only papers that can see such a vector as a candidate get a new
+    list, and most of those by merging the new scores into their current five.
+    Adding, removing or re-identifying a paper changes every weight (the
+    paper count is in every IDF): that recomputes everything.
+    """
+
+    def __init__(self, count: int = COUNT, restart: float = 0.05):
+        self.count = count
+        self.restart = restart  # recompute everything when more than this share of texts changed
+        self.ids: list[str] = []  # sorted; a paper's number is its index here
+        self.id_set: set[str] = set()
+        self.texts: list[tuple[str, ...]] = []
+        self.words: list[str] = []  # term number -> term
+        self.vocabulary: dict[str, int] = {}  # term -> term number
+        self.docs: list[tuple[array, array]] = []  # per paper: term numbers, counts
+        self.df: Counter = Counter()  # term -> papers containing it
+        self.holders: dict[int, array] | None = None  # term -> those papers; made when edits begin
+        self.idf: dict[int, float] = {}  # terms in more than one paper
+        self.vectors: list[tuple[array, array]] = []  # per paper: top terms, their integer weights
+        self.floors: list[tuple[float, str] | None] = []  # weakest key kept in a full top, else None
+        self.postings: dict[int, tuple[array, array]] | None = None  # term -> papers with it on top,
+        # their weights; made when edits begin (a build scores with _BlockScorer)
+        self.best: list[list[tuple[int, int]]] = []  # per paper: (score, paper), best first
+        self.listers: list[set[int]] | None = None  # per paper: the papers whose lists hold it;
+        # made when edits begin
+        self.related: dict[str, list[str]] = {}
+        self.counted_for: dict | None = None  # the texts count_terms() counted anew, until update() takes them
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "counted_for": None}
+
+    def count_terms(self, texts: dict[str, tuple[str, ...]]) -> None:
+        """Count now what update(texts), given the very same dict, would count anew: when it starts
+        over, every text. The map's layout takes the counts (kept_counts) rather than count them
+        again, so a build calls this before it forks the map's process."""
+        if self.counted_for is texts:
+            return
+        # Counted anew for other texts and never scored (a build failed in between): the lists
+        # are not those texts', so start over; or the papers are not the same ones.
+        if self.counted_for is not None or len(texts) != len(self.ids) or texts.keys() != self.id_set:
+            self._count_all(sorted(texts), texts)  # (comparing key sets is cheaper than sorting 10,000 ids)
+            return
+        changed = [i for i, pid in enumerate(self.ids) if texts[pid] != self.texts[i]]
+        if len(changed) > self.restart * len(self.ids):  # a burst of edits (git checkout): start over
+            self._count_all(self.ids, texts)
+
+    def update(self, texts: dict[str, tuple[str, ...]]) -> dict[str, list[str]]:
+        """id -> related ids; a paper's text is given in parts (title, abstract), read
+        as if joined by '. ' (parts, because comparing them with last build's is cheap)."""
+        self.count_terms(texts)
+        if self.counted_for is texts:
+            self.counted_for = None
+            self._score_all()
+            return self.related
+        changed = [i for i, pid in enumerate(self.ids) if texts[pid] != self.texts[i]]
+        if changed:
+            self._edit(changed, texts)
+        return self.related
+
+    def kept_counts(self, pid: str, text: str) -> TermNumbers | None:
+        """The term counts of paper `pid` as last indexed, if its parts joined by '. ' were
+        `text` then (the map lays out the same words: it takes them rather than count them again)."""
+        kept = self.kept_terms(pid, text)
+        return None if kept is None else TermNumbers(self.words, *kept)
+
+    def kept_terms(self, pid: str, text: str) -> tuple[array, array] | None:
+        """kept_counts as arrays: term numbers (in `words`) and counts."""
+        paper = bisect_left(self.ids, pid)
+        if paper == len(self.ids) or self.ids[paper] != pid or ". ".join(self.texts[paper]) != text:
+            return None
+        return self.docs[paper]
+
+    # -- building blocks ------------------------------------------------------
+
+    def _counts(self, text: tuple[str, ...]) -> tuple[array, array]:
+        return self._numbered(term_counts(". ".join(text)))
+
+    def _numbered(self, counts: Counter) -> tuple[array, array]:
+        """Term counts as arrays of term numbers and counts (a tenth of a Counter's memory)."""
+        vocabulary = self.vocabulary
+        for term in [term for term in counts if term not in vocabulary]:
+            vocabulary[term] = len(self.words)
+            self.words.append(term)
+        return array("i", map(vocabulary.__getitem__, counts)), array("i", counts.values())
+
+    def prepare_for_edits(self) -> None:
+        """Make now what the first edit would otherwise wait for (the preview calls
+        this after its first build: 0.2 s at 10,000 papers)."""
+        self._holders()
+        self._posted()
+        self._listers()
+
+    def _listers(self) -> list[set[int]]:
+        """Per paper, the papers listing it: the lists an edit of it must rank again."""
+        if self.listers is None:
+            self.listers = [set() for _ in self.ids]
+            for paper, best in enumerate(self.best):
+                for _, other in best:
+                    self.listers[other].add(paper)
+        return self.listers
+
+    def _posted(self) -> dict[int, tuple[array, array]]:
+        if self.postings is None:
+            self.postings = {}
+            for paper in range(len(self.ids)):
+                self._post(paper, +1)
+        return self.postings
+
+    def _holders(self) -> dict[int, array]:
+        """Term -> the papers whose text holds it. Only edits need it (to find the
+        papers a moved term touches without a pass over all): a one-shot build
+        never makes it."""
+        if self.holders is None:
+            self.holders = {}
+            for paper, (terms, _) in enumerate(self.docs):
+                for term in terms:
+                    self.holders.setdefault(term, array("i")).append(paper)
+        return self.holders
+
+    def _set_idf(self, term: int) -> None:
+        df = self.df[term]
+        if df > 1:  # a term of one paper relates it to nothing (as in _score_all)
+            self.idf[term] = math.log(1 + len(self.ids) / df)
+        else:
+            self.idf.pop(term, None)
+
+    def _vector(self, paper: int) -> None:
+        self.vectors[paper], self.floors[paper] = self._vector_of(paper)
+
+    def _vector_of(self, paper: int) -> tuple[tuple[array, array], tuple[float, str] | None]:
+        """The paper's top terms, normalised and rounded; the key a term must beat to join them."""
+        idf, words = self.idf, self.words
+        terms, counts = self.docs[paper]
+        log1 = _LOG1 if max(counts, default=0) < len(_LOG1) else [_log1(n) for n in range(max(counts) + 1)]
+        weights = [(log1[n] * w, words[t], t) for t, n in zip(terms, counts) if (w := idf.get(t)) is not None]
+        top = heapq.nlargest(TERMS_PER_PAPER, weights)
+        norm = _norm([w for w, _, _ in top])
+        vector = array("i", [t for _, _, t in top]), array("i", [round(w / norm * SCALE) for w, _, _ in top])
+        return vector, top[-1][:2] if len(top) == TERMS_PER_PAPER else None
+
+    def _all_vectors(self) -> None:
+        """_vector_of for every paper at once, with numpy: the same top terms, the same integers."""
+        docs, idf, words = self.docs, self.idf, self.words
+        lengths = np.fromiter((len(terms) for terms, _ in docs), np.int64, len(docs))
+        terms = np.concatenate([np.frombuffer(t, np.int32) for t, _ in docs] or [np.zeros(0, np.int32)])
+        counts = np.concatenate([np.frombuffer(c, np.int32) for _, c in docs] or [np.zeros(0, np.int32)])
+        idf_of = np.full(len(words), np.nan)
+        idf_of[np.fromiter(idf, np.int64, len(idf))] = np.fromiter(idf.values(), np.float64, len(idf))
+        log1 = np.array([_log1(n) for n in range(int(counts.max(initial=0)) + 1)])  # math.log's values
+        weight = log1[counts] * idf_of[terms]
+        known = ~np.isnan(weight)  # terms of one paper have no IDF
+        paper, weight, terms = np.repeat(np.arange(len(docs)), lengths)[known], weight[known], terms[known]
+        rank = np.empty(len(words), np.int64)
+        rank[sorted(range(len(words)), key=words.__getitem__)] = np.arange(len(words))
+        order = np.lexsort((-rank[terms], -weight, paper))  # per paper, as heapq.nlargest((w, word, t))
+        paper, weight, terms = paper[order], weight[order], terms[order]
+        starts = np.searchsorted(paper, np.arange(len(docs) + 1))
+        top = np.arange(len(paper)) - starts[paper] < TERMS_PER_PAPER
+        paper, weight, terms = paper[top], weight[top], terms[top]
+        starts = np.searchsorted(paper, np.arange(len(docs) + 1)).tolist()
+        norms = np.array([_norm(weight[a:b].tolist()) for a, b in zip(starts, starts[1:])])
+        integers = np.rint(weight / norms[paper] * SCALE).astype(np.int64).tolist()
+        terms, weights = terms.tolist(), weight.tolist()
+        for number, (a, b) in enumerate(zip(starts, starts[1:])):
+            self.vectors[number] = array("i", terms[a:b]), array("i", integers[a:b])
+            self.floors[number] = (weights[b - 1], words[terms[b - 1]]) if b - a == TERMS_PER_PAPER else None
+
+    def _scores(self, paper: int) -> dict[int, int]:
+        """Similarity of `paper` with every paper sharing a top term with it."""
+        scores: dict[int, int] = {}
+        get, postings = scores.get, self._posted()
+        for term, weight in zip(*self.vectors[paper]):
+            for other, w in zip(*postings[term]):
+                scores[other] = get(other, 0) + weight * w
+        scores.pop(paper, None)
+        return scores
+
+    def _rank(self, paper: int, scores: dict[int, int]) -> None:
+        self._keep(paper, self._best_of(scores))
+
+    def _best_of(self, scores: dict[int, int]) -> list[tuple[int, int]]:
+        """The best `count` (score, paper) pairs: highest score first, then lowest number."""
+        top = heapq.nlargest(self.count, scores.values())
+        least = max(top[-1], 1) if top else 1
+        return [(-s, o) for s, o in sorted((-s, o) for o, s in scores.items() if s >= least)[:self.count]]
+
+    def _keep(self, paper: int, best: list[tuple[int, int]]) -> None:
+        if self.listers is not None:
+            old, new = {o for _, o in self.best[paper]}, {o for _, o in best}
+            for other in old - new:
+                self.listers[other].discard(paper)
+            for other in new - old:
+                self.listers[other].add(paper)
+        self.best[paper] = best
+        self.related[self.ids[paper]] = [self.ids[o] for _, o in best]
+
+    def _post(self, paper: int, sign: int) -> None:
+        """Add the paper to (or remove it from) the postings of its top terms."""
+        for term, weight in zip(*self.vectors[paper]):
+            papers, weights = self.postings.get(term) or self.postings.setdefault(term, (array("i"), array("i")))
+            if sign > 0:
+                papers.append(paper)
+                weights.append(weight)
+            else:
+                at = papers.index(paper)
+                del papers[at], weights[at]
+
+    # -- the two ways to an answer ----------------------------------------------
+
+    def _count_all(self, ids: list[str], texts: dict[str, tuple[str, ...]]) -> None:
+        """The first half of starting over: every text's term counts (for _score_all)."""
+        self.ids, self.id_set, self.texts = ids, set(ids), [texts[pid] for pid in ids]
+        # Counted here, not in workers: sending 10,000 Counters back cost as much as it saved.
+        self.docs = [self._counts(text) for text in self.texts]
+        self.counted_for = texts
+
+    def _score_all(self) -> None:
+        """Everything else from scratch, the per-paper steps on all cores."""
+        ids = self.ids
+        self.df = Counter(chain.from_iterable(terms for terms, _ in self.docs))
+        self.idf = {term: math.log(1 + len(ids) / n) for term, n in self.df.items() if n > 1}
+        self.vectors, self.floors = [(array("i"), array("i"))] * len(ids), [None] * len(ids)
+        self.postings, self.best, self.related = None, [[]] * len(ids), {}
+        self.holders = self.listers = None
+        self._all_vectors()
+        papers = range(len(ids))
+        scorer = _BlockScorer(self.vectors, self.count)
+        for paper, best in zip(papers, chain.from_iterable(parallel_map(scorer.best, scorer.blocks()))):
+            self._keep(paper, best)
+
+    def _edit(self, changed: list[int], texts: dict[str, str]) -> None:
+        # 1. New term counts; the terms whose document frequency moved.
+        moved: set[int] = set()
+        holders = self._holders()
+        for paper in changed:
+            self.texts[paper] = texts[self.ids[paper]]
+            old_terms = set(self.docs[paper][0])
+            self.docs[paper] = self._counts(self.texts[paper])
+            new_terms = set(self.docs[paper][0])
+            self.df.subtract(old_terms - new_terms)
+            self.df.update(new_terms - old_terms)
+            for term in old_terms - new_terms:
+                holders[term].remove(paper)
+            for term in new_terms - old_terms:
+                holders.setdefault(term, array("i")).append(paper)
+            moved |= old_terms ^ new_terms
+        old_idf = {term: self.idf.get(term) for term in moved}
+        for term in moved:
+            self._set_idf(term)
+
+        # 2. Papers whose vector changes: the edited ones, those holding a moved term
+        #    among their top terms, and those where a moved term now beats the weakest.
+        revector = set(changed)
+        rising = {term for term in moved if term in self.idf and (old_idf[term] is None or
+                                                                  self.idf[term] > old_idf[term])}
+        for paper in set().union(*(holders.get(term, ()) for term in moved)) - revector:
+            terms, counts = self.docs[paper]
+            vector, floor = self.vectors[paper][0], self.floors[paper]
+            for term in moved.intersection(terms):
+                if term in vector:
+                    revector.add(paper)
+                elif term in rising:  # its weight went up: does it beat the weakest kept term?
+                    n = counts[terms.index(term)]
+                    if floor is None or (_log1(n) * self.idf[term], self.words[term]) > floor:
+                        revector.add(paper)
+
+        # 3. New vectors; every paper whose list held an old one or that sees a new one as a
+        #    candidate. (A paper that saw an old vector but never listed it has nothing to
+        #    undo: what it gains, the new scores say.)
+        listers = self._listers()
+        self._posted()  # made on first use; _post needs it
+        seen_by: set[int] = set().union(*(listers[paper] for paper in revector))
+        for paper in revector:
+            self._post(paper, -1)
+            self._vector(paper)
+            self._post(paper, +1)
+        fresh = {paper: self._scores(paper) for paper in revector}
+        for scores in fresh.values():
+            seen_by.update(scores)
+        seen_by -= revector
+
+        # 4. New lists: in full for changed vectors and for lists that held one;
+        #    the others only gain the new scores, since no other score of theirs moved.
+        for paper, scores in fresh.items():
+            self._rank(paper, scores)
+        # What each other paper gains, in one pass over the new scores (per paper, a pass
+        # over all of them cost |seen_by| x |revector|: 7% of an edit at 10,000 papers).
+        incoming: dict[int, dict[int, int]] = {}
+        for other, scores in fresh.items():
+            for paper, score in scores.items():
+                if score > 0:
+                    incoming.setdefault(paper, {})[other] = score
+        for paper in sorted(seen_by):
+            best = self.best[paper]
+            if any(other in revector for _, other in best):
+                self._rank(paper, self._scores(paper))
+                continue
+            gained = incoming.get(paper, {})
+            if len(best) == self.count:  # full: only a score above the weakest kept one gets in
+                weakest = best[-1]
+                gained = {o: s for o, s in gained.items() if s > weakest[0] or s == weakest[0] and o < weakest[1]}
+            if gained:
+                self._rank(paper, {o: s for s, o in best} | gained)
+
+
+class _BlockScorer:
+    """Every paper's best `count` (score, paper) pairs, as `RelatedIndex._best_of(_scores(...))`
+    gives them, for a block of papers at once.
+
+    A paper's vector entry (term, weight) meets every paper on that term's
+    postings; their products, summed into a dense row of scores per paper of
+    the block, are the same integers the dict-based `_scores` sums (float64
+    holds integers up to 2**53 exactly, and no score exceeds 2**48).
+    """
+
+    def __init__(self, vectors: list[tuple[array, array]], count: int):
+        self.count, self.size = count, len(vectors)
+        lengths = np.fromiter((len(terms) for terms, _ in vectors), np.int64, len(vectors))
+        self.starts = np.concatenate(([0], np.cumsum(lengths)))  # a paper's entries, CSR
+        self.terms = np.fromiter(chain.from_iterable(t for t, _ in vectors), np.int64, int(self.starts[-1]))
+        self.weights = np.fromiter(chain.from_iterable(w for _, w in vectors), np.float64, int(self.starts[-1]))
+        # Postings: entries ordered by term, then paper.
+        order = np.argsort(self.terms, kind="stable")
+        self.posted_papers = np.repeat(np.arange(len(vectors)), lengths)[order]
+        self.posted_weights = self.weights[order]
+        width = int(self.terms.max()) + 1 if len(self.terms) else 0
+        self.posting_starts = np.searchsorted(self.terms[order], np.arange(width))
+        self.posting_lengths = np.bincount(self.terms, minlength=width)
+
+    def _floor(self, scores: np.ndarray) -> np.ndarray:
+        """Per row, a score that at least `count` scores of the row reach (and at least 1).
+
+        The `count`-th largest of the maxima of GROUPS stretches of the row:
+        each maximum is another score, so `count` scores reach it. Far cheaper
+        than partitioning whole rows, and it leaves few others above it."""
+        size = scores.shape[1]
+        groups = min(size, GROUPS)
+        maxima = np.maximum.reduceat(scores, np.arange(groups) * size // groups, axis=1)
+        count = min(self.count, groups)
+        return np.maximum(np.partition(maxima, groups - count, axis=1)[:, groups - count], 1)
+
+    def blocks(self, cells: int = BLOCK_CELLS) -> list[tuple[int, int]]:
+        step = max(1, cells // max(self.size, 1))
+        return [(start, min(start + step, self.size)) for start in range(0, self.size, step)]
+
+    def best(self, block: tuple[int, int]) -> list[list[tuple[int, int]]]:
+        first, stop = block
+        size, rows = self.size, stop - first
+        entries = slice(self.starts[first], self.starts[stop])
+        terms = self.terms[entries]
+        lengths = self.posting_lengths[terms]
+        # Entry e of the block meets postings[start[e] : start[e] + lengths[e]].
+        total = int(lengths.sum())
+        offsets = np.cumsum(lengths) - lengths
+        positions = np.arange(total) + np.repeat(self.posting_starts[terms] - offsets, lengths)
+        owners = np.repeat(np.repeat(np.arange(rows), np.diff(self.starts[first:stop + 1])), lengths)
+        products = np.repeat(self.weights[entries], lengths) * self.posted_weights[positions]
+        scores = np.bincount(owners * size + self.posted_papers[positions], weights=products,
+                             minlength=rows * size).reshape(rows, size)
+        scores[np.arange(rows), np.arange(first, stop)] = 0  # a paper is not related to itself
+        row, other = np.nonzero(scores >= self._floor(scores)[:, None])  # the best and more, few
+        value = scores[row, other]
+        order = np.lexsort((other, -value, row))  # by paper, then best score, then lowest number
+        best: list[list[tuple[int, int]]] = [[] for _ in range(rows)]
+        for r, o, v in zip(row[order].tolist(), other[order].tolist(), value[order].tolist()):
+            if len(best[r]) < self.count:
+                best[r].append((int(v), o))
+        return best
+
+
+def counted_texts(papers, abstracts: dict, index: RelatedIndex) -> dict[str, tuple[str, str]]:
+    """Each paper's text in parts, (title, abstract text), its words counted in `index`:
+    related papers score them, and the map's layout takes the same counts (kept_counts)."""
+    texts = {p.id: (p.title, abstracts[p.id].text) for p in papers}
+    index.count_terms(texts)
+    return texts

@@ -1,0 +1,143 @@
+"""`build`: the whole command. It does nothing when no input changed since the last build
+into the same folder (store.py keeps its record); else it builds on what the last build
+left, streaming the pages into the output, and keeps the cache for the next one.
+
+A build that finds nothing changed imports this module, store.py and little else.
+"""
+from __future__ import annotations
+
+import gc
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from . import sitesize
+from .store import (spelled_output, cache_warning, fingerprint, load_session, read_record, record_path, save_session,
+                    save_session_alongside, session_path, unchanged, write_record)
+
+if TYPE_CHECKING:
+    from ..pipeline import Build
+    from ..source.config import SiteConfig
+    from .output import WriteReport
+    from .runner import BuildCache
+
+
+@dataclass
+class Written:
+    """What `build` did, for its one line."""
+
+    papers: int
+    pages: int
+    written: int
+    removed: int
+    total: int
+    content_dir: str
+    size: int  # bytes, the whole site
+    cached: bool  # nothing changed since the last build: nothing was built
+    warnings: list[str]
+
+
+_kept: list = []  # the memo of the last build this process made
+
+
+def build(config_path: Path, output: Path, base_url: str | None = None, clean: bool = False,
+          progress=lambda stage: None, notify=None) -> Written:
+    """Build the site of config_path into output, reusing the cache beside it unless `clean`.
+    Raises SiteError as the build does; a cache that cannot be written is a warning."""
+    config_path, output = one_spelling(Path(config_path)), Path(output)
+    root = config_path.parent
+    record = read_record(root, output)
+    now = fingerprint(config_path, (spelled_output(output), base_url), record["files"] if record else None)
+    if not clean and unchanged(record, now, output):
+        summary = record["summary"]
+        warnings = sitesize.size_warnings(summary["size"], record.get("optional") or {})
+        return Written(**summary, written=0, removed=0, cached=True, warnings=warnings)
+    from ..source.config import load_config  # only now: a build with nothing to do needs none of it
+    from . import map_ahead
+    from .runner import BuildCache
+
+    config = load_config(config_path).with_base_url(base_url)
+    # An edit to one of the map's landmarks lays them out anew: started now, not once the memo is loaded
+    ahead = None if clean else map_ahead.start(root, config, now)
+
+    def start() -> BuildCache:  # called once the output is locked, while it is listed alongside
+        memo = (None if clean else load_session(root, now)) or BuildCache()
+        memo.map.ahead = ahead
+        # The memo's millions of objects live as long as this process: the cyclic collector,
+        # paused, never scans them, and frozen, neither does the saver's.
+        gc.freeze()
+        _kept[:] = [memo]  # not freed on return: cli.run ends the process first
+        return memo
+
+    try:
+        gc.disable()
+        result, report = build_and_write(config, output, progress=progress, notify=notify, start=start)
+    finally:
+        gc.enable()
+        if ahead is not None:
+            ahead.stop()
+    summary = {"papers": len(result.catalog.papers), "pages": result.pages, "total": report.total,
+               "content_dir": str(config.content_dir), "size": report.size}
+    optional = {}  # only for the warning: a pass over every path costs an edit build at 50,000 papers 0.1 s
+    if report.size > sitesize.PAGES_LIMIT:
+        optional = sitesize.optional_bytes((path, stat[0]) for path, stat in report.stats.items())
+    warnings = sitesize.size_warnings(report.size, optional)
+    try:
+        write_record(root, output, now, summary, optional)
+        memo = _kept[0]
+
+        def save() -> None:
+            save_session(root, now, memo)
+            map_ahead.keep(root, now, memo)
+        save_session_alongside(root, save, len(result.catalog.papers))
+    except OSError as exc:
+        warnings.append(cache_warning(root, exc))
+        _forget(root, output)
+    return Written(**summary, written=report.written, removed=report.removed, cached=False, warnings=warnings)
+
+
+def build_and_write(config: SiteConfig, out_dir: Path, progress: Callable[[str], None] = lambda stage: None,
+                    notify: Callable[[str], None] | None = None,
+                    start: BuildCache | Callable[[], BuildCache] | None = None) -> tuple[Build, WriteReport]:
+    """Build into out_dir, starting from `start` (what the last build left), or from what
+    `start()` loads while the output folder is listed alongside. Pages are written as they
+    are rendered, on every core, and never held in memory; the search index and the map are
+    built alongside. `notify` hears that the build waits for another one writing to out_dir."""
+    from ..pipeline import build_site
+    from .output import Staging
+    from .runner import BuildCache, Streamed
+
+    with Staging(out_dir, None, config.root, notify, survey_alongside=True) as staging:
+        memo = start() if callable(start) else start
+        staging.surveyed()  # before any worker forks: they all put into the staging folder
+        build = build_site(config, Streamed(memo or BuildCache(), staging, progress))
+        progress(f"writing {len(build.files) + len(build.stored)} files")
+        began = time.perf_counter()
+        report = staging.commit(build.files, build.stored)
+    build.timings["write"] = time.perf_counter() - began
+    return build, report
+
+
+def one_spelling(config_path: Path) -> Path:
+    """site.yaml's path spelled one way however it was given (./site.yaml, an absolute path,
+    ../site/site.yaml): from the working folder when it is inside it, else absolute. Fingerprints
+    and the session know files by the paths the build reads them by, so another spelling would
+    build the whole site again; messages name files as this spells them."""
+    try:
+        folder = config_path.parent.resolve()  # not abspath: `link/..` is wherever link points
+    except (RuntimeError, OSError):  # a symlink that loops: as given, for load_config to report
+        return config_path
+    try:
+        return folder.relative_to(Path.cwd()) / config_path.name
+    except (ValueError, OSError):  # outside it (or it is gone)
+        return folder / config_path.name
+
+
+def _forget(root: Path, output: Path) -> None:
+    """A cache half written is no cache: remove what may be stale."""
+    for path in (record_path(root, output), session_path(root)):
+        try:
+            path.unlink(missing_ok=True)
+        except OSError:
+            pass

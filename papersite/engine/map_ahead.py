@@ -1,0 +1,145 @@
+"""The map's landmarks laid out ahead, for a `build` after an edit to one of them.
+
+Such an edit lays the landmarks out anew and places every other paper among them
+again (paper_map.py): seconds at 10,000 papers, which a build could otherwise start
+only once it has loaded the last session and read the papers. `build` starts both
+first instead, in a process of its own, from what the last build left for it here
+(each paper's map text and term counts, and which file gave it) and the content
+files that changed since. The build takes that layout only if it is of the very
+texts it lays out (paper_map.LayoutCache.job checks), and a point only for the very
+text placed; it lays out as usual otherwise: a guess, never trusted.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+from pathlib import Path
+
+from .store import Fingerprint, cache_dir, read_entry, write_entry_from
+from ..source.config import SiteConfig
+from ..source.content import is_content_name, read_paper
+from ..papermap.files import map_text
+from ..text.markup import MarkupError, render_abstract
+from ..papermap.layout import fit, landmarks, place, skeleton_digest, term_counts, text_digest
+from ..parallel import Background, worth_forking
+from ..text.words import TermNumbers
+
+WORTH_FROM = 256 * 1024  # bytes of what the last build left: below that (a few hundred papers), not worth a process
+
+
+def ahead_path(root: Path) -> Path:
+    return cache_dir(root) / "map-ahead.pickle"
+
+
+def keep(root: Path, fingerprint_: Fingerprint, cache) -> None:
+    """What the next build's layout ahead starts from: which file gave each paper, each paper's
+    map text and term counts, and the digest of the landmarks' texts of the last layout.
+    Raises OSError."""
+    layout = cache.map
+    if layout.skeleton is None or not layout.texts:
+        return
+    sources = {path: (digest, parsed.paper.id)
+               for path, (digest, parsed) in cache.papers.by_content(fingerprint_.known).items()
+               if parsed.paper is not None}
+    # each text's term counts too, as related papers keep them: counting 10,000 texts again takes 0.6 s
+    terms = {key: kept for key, text in layout.texts.items() if (kept := cache.related.kept_terms(key, text))}
+    state = {"frame": layout.skeleton.digest, "sources": sources, "texts": dict(layout.texts),
+             "words": cache.related.words, "terms": terms}
+    write_entry_from(ahead_path(root), lambda file: pickle.dump((fingerprint_.engine, state), file,
+                                                               protocol=pickle.HIGHEST_PROTOCOL))
+
+
+class LayoutAhead:
+    """The landmarks' layout being made in a process of its own: its result is None when the
+    edits moved no landmark (nothing to make ahead), else the landmarks' Skeleton (its digest
+    says of which texts) and the other texts placed among them, by text digest. The build
+    places itself any text it has that was not guessed."""
+
+    def __init__(self, root: Path, config: SiteConfig, fingerprint_: Fingerprint):
+        self.process = Background(lambda: lay_out(root, config, fingerprint_), lambda: None)
+        self.made = None
+        self.got = False
+
+    def done(self) -> bool:
+        return self.got or self.process.done()
+
+    def result(self):
+        """What it made (waiting for it); None also when it failed: a guess never fails a build."""
+        if not self.got:
+            try:
+                self.made = self.process.result()
+            except Exception:
+                self.made = None
+            self.got = True
+        return self.made
+
+    def stop(self) -> None:
+        self.process.cancel()
+
+
+def start(root: Path, config: SiteConfig, fingerprint_: Fingerprint) -> LayoutAhead | None:
+    """The layout ahead, started; None where the last build left nothing to start from, or too
+    little to be worth a process."""
+    try:
+        size = ahead_path(root).stat().st_size
+    except OSError:
+        return None
+    if size < WORTH_FROM or not worth_forking(size):
+        return None
+    return LayoutAhead(root, config, fingerprint_)
+
+
+def content_files(config: SiteConfig, fingerprint_: Fingerprint) -> list[str]:
+    """The content files the build will read, as the fingerprint found them (walking the folder
+    again took 0.2 s at 10,000 papers): Markdown files but READMEs, none hidden."""
+    top = str(config.content_dir) + os.sep
+    return [path for path in fingerprint_.files if path.startswith(top) and is_content_name(os.path.basename(path))
+            and not any(part.startswith(".") for part in path[len(top):].split(os.sep))]
+
+
+def lay_out(root: Path, config: SiteConfig, fingerprint_: Fingerprint):
+    """In the process ahead: the texts the build will lay out, guessed from the last build's
+    and the files changed since; if their landmarks' layout differs from the last one, that
+    layout (a Skeleton) and the other texts placed among it (text digest -> point), else None."""
+    payload = read_entry(ahead_path(root))
+    if payload is None:
+        return None
+    engine, last = pickle.loads(payload)
+    if engine != fingerprint_.engine:
+        return None
+    sources, texts, words, terms = last["sources"], last["texts"], last["words"], last["terms"]
+    keys: dict[str, str] = {}  # content file -> its paper's key
+    for path in content_files(config, fingerprint_):
+        known, was = fingerprint_.known(path), sources.get(path)
+        if known is not None and was is not None and known[1] == was[0]:
+            keys[path] = was[1]
+            continue
+        parsed = read_paper(Path(path), config)
+        if parsed.paper is None:
+            return None  # the build says what is wrong
+        try:  # as the build renders it (pipeline.abstract_of), whose module this process need not import
+            _, abstract = render_abstract(parsed.paper.abstract)
+        except MarkupError:
+            return None
+        keys[path] = parsed.paper.id
+        texts[parsed.paper.id] = map_text(parsed.paper.title, abstract)
+        terms.pop(parsed.paper.id, None)
+    if len(set(keys.values())) != len(keys):
+        return None  # two papers with one id: the build says so
+    chosen = landmarks(list(keys.values()))
+    frame = skeleton_digest((key, texts[key]) for key in chosen)
+    if frame == last["frame"]:
+        return None  # no landmark moved: the build places the edited papers alone
+
+    def counts(key: str):
+        kept = terms.get(key)
+        return term_counts(texts[key]) if kept is None else TermNumbers(words, *kept)
+
+    skeleton = fit(chosen, [counts(key) for key in chosen], frame)
+    own, others = set(chosen), {}  # text digest -> a key with that text
+    for key in keys.values():
+        if key not in own:
+            others.setdefault(text_digest(texts[key]), key)
+    # placed here too: all of them move with the landmarks (0.5 s at 10,000 papers), and the build
+    # would otherwise place them itself, once it waits for the map, on its critical path
+    return skeleton, dict(zip(others, place(skeleton, map(counts, others.values()))))

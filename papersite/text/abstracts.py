@@ -1,0 +1,66 @@
+"""The Markdown stage: each paper's abstract rendered once, for its page, search and snippets."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..errors import Problem, SiteError
+from ..parallel import parallel_map
+from ..source.content import split_front_matter
+from .markup import MarkupError, cut_snippet, render_abstract
+
+if TYPE_CHECKING:
+    from ..catalog import Catalog
+    from ..model import Paper
+    from ..source.config import SiteConfig
+
+
+@dataclass(frozen=True)
+class Abstract:
+    """An abstract rendered once: HTML for its page, text for search and snippets."""
+
+    html: str
+    text: str
+    snippet: str
+
+
+def render_abstracts(catalog: Catalog, known: dict[str, Abstract]) -> dict[str, Abstract]:
+    """id -> rendered abstract. `known` (Markdown source -> Abstract) spares rendering the
+    sources it holds, and is left holding this catalog's: text that is gone is dropped.
+
+    Markdown past a limit is a SiteError naming every file and line."""
+    new = sorted({p.abstract for p in catalog.papers} - known.keys())
+    found = known | dict(zip(new, parallel_map(abstract_of, new)))
+    failed = [p for p in catalog.papers if isinstance(found[p.abstract], MarkupError)]
+    if failed:
+        raise SiteError(sorted((_markup_problem(p, found[p.abstract], catalog.config) for p in failed),
+                               key=lambda problem: (str(problem.path), problem.line or 0)))
+    rendered = {p.id: found[p.abstract] for p in catalog.papers}
+    kept = {p.abstract: found[p.abstract] for p in catalog.papers}
+    known.clear()
+    known.update(kept)
+    return rendered
+
+
+def abstract_of(source: str) -> Abstract | MarkupError:
+    """One abstract rendered. The problem comes back as a value (from a worker too), so
+    every file's problem is listed."""
+    try:
+        html, text = render_abstract(source)
+    except MarkupError as error:
+        return error
+    return Abstract(html, text, cut_snippet(text))
+
+
+def _markup_problem(paper: Paper, error: MarkupError, config: SiteConfig) -> Problem:
+    """The error's line within the abstract, as a line of the paper's file (read again to find it)."""
+    try:
+        path = paper.source.relative_to(config.root)
+    except ValueError:
+        path = paper.source
+    try:
+        _, body, body_line = split_front_matter(paper.source.read_text(encoding="utf-8-sig"))
+        line = body_line + body[:len(body) - len(body.lstrip())].count("\n") + error.line - 1
+    except (OSError, ValueError):  # changed or gone since it was read
+        line = None
+    return Problem(path, line, error.message)
