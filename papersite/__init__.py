@@ -1,8 +1,8 @@
 """papersite: a static website generator for catalogs of research-paper abstracts.
 
-The pipeline, in order (see pipeline.py):
-    config.load_config -> content.load_papers -> catalog.Catalog.build
-    -> pages.plan_pages -> render.render_pages (+ search, static) -> output.Staging
+The spine is pipeline.build_site: load -> catalog -> abstracts -> related -> pages
+-> render -> map, search, static. How it runs is engine/'s business; docs/architecture.md
+draws the whole package.
 """
 __version__ = "0.2.0"  # pyproject.toml reads it from here
 __all__ = ["SiteConfig", "load_config", "Problem", "SiteError", "__version__"]
@@ -11,7 +11,7 @@ _HOMES = {"SiteConfig": "source.config", "load_config": "source.config", "Proble
 
 def __getattr__(name: str):
     """The public names, imported on first use: a build that finds nothing changed loads
-    almost nothing (see cache.py), and `import papersite.anything` runs this file first."""
+    almost nothing (see engine/command.py), and `import papersite.anything` runs this file first."""
     if name not in _HOMES:
         raise AttributeError(f"module 'papersite' has no attribute {name!r}")
     import importlib

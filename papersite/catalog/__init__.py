@@ -23,7 +23,7 @@ class Catalog:
     venue_papers: dict[str, tuple[Paper, ...]]
     topic_papers: dict[str, tuple[Paper, ...]]
     citation_keys: dict[str, str] = field(default_factory=dict)  # paper id -> BibTeX key, unique in the catalog
-    authors: tuple[Author, ...] = ()  # everyone who wrote a paper, A-Z (see people.py)
+    authors: tuple[Author, ...] = ()  # everyone who wrote a paper, A-Z (see catalog/people.py)
     bylines: dict[str, tuple[tuple[str, Author], ...]] = field(default_factory=dict)  # id -> (name as written, Author)
     author_paths: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # id -> (name, page path)
     years: tuple[int, ...] = ()  # years that have papers, newest first

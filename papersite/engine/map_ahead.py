@@ -1,7 +1,7 @@
 """The map's landmarks laid out ahead, for a `build` after an edit to one of them.
 
 Such an edit lays the landmarks out anew and places every other paper among them
-again (paper_map.py): seconds at 10,000 papers, which a build could otherwise start
+again (papermap/layout.py): seconds at 10,000 papers, which a build could otherwise start
 only once it has loaded the last session and read the papers. `build` starts both
 first instead, in a process of its own, from what the last build left for it here
 (each paper's map text and term counts, and which file gave it) and the content

@@ -15,7 +15,7 @@ Two kinds of entries:
     imported for it).
   - the last session: parsed papers (under their file's digest), rendered
     abstracts (under their Markdown source), related papers, people and
-    compiled templates, which the next build starts from. See execution.py.
+    compiled templates, which the next build starts from (engine/runner.py: BuildCache).
 
 Each entry file carries a digest of its payload: a corrupt or truncated
 entry is detected and ignored (the build starts from nothing), never

@@ -25,7 +25,7 @@ rest is done row by row.
 
 An edit to a landmark lays the landmarks out anew, and places every other paper
 among them again; `build` starts both ahead, before it loads its session
-(layout_ahead.py).
+(engine/map_ahead.py).
 """
 from __future__ import annotations
 
@@ -111,7 +111,7 @@ class LayoutCache:
         self.texts: Mapping[str, str] = {}  # of the layout kept (what the next build's layout ahead starts from)
         self.asked: tuple[str | None, Mapping[str, str]] = (None, {})  # the digest and texts of the last job
         self.shown: dict[tuple[str, str], tuple[str, int | str]] = {}  # map_data.map_files's titles and slugs
-        # The landmarks' layout being made ahead of this build, where `build` started one (layout_ahead.py):
+        # The landmarks' layout being made ahead of this build, where `build` started one (engine/map_ahead.py):
         # done() says whether it is made, result() gives it (see _of_frame; None: nothing made ahead).
         self.ahead = None
 

@@ -5,7 +5,7 @@ An editor's save is several events (temp file, write, rename) and
 loop takes them once nothing new arrived for a quiet period (debounce) and
 rebuilds once. Events that arrive during a rebuild stay queued for the next
 round, so no change is lost. Which files changed only labels the terminal
-line: a rebuild (session.py) always reads the sources as they are.
+line: a rebuild (rebuild.py) always reads the sources as they are.
 
 Watched: content/, templates/, static/ and the config file; never the output.
 """

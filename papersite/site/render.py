@@ -45,7 +45,7 @@ class TemplateCache(jinja2.BytecodeCache):
     Compiling the theme is most of a small site's build time, and every build in
     a process (a preview session, `build --watch`, a test run) compiles the same
     theme; the templates a cache's last build used are also kept in it, so the
-    session that cache.py keeps on disk brings them to the next `build`. Jinja
+    session that engine/store.py keeps on disk brings them to the next `build`. Jinja
     keys each entry by template name and file, and checks it against a checksum
     of the source, so an edited, added or removed template is never served
     stale. Jinja also folds constant expressions such as `'static/style.css'|link`
