@@ -49,6 +49,12 @@ def page_of(listing: str, number: int) -> str:
     return listing if number == 1 else f"{listing}page/{number}/"
 
 
+def letter_anchor(letter: str) -> str:
+    """The id of the authors index's heading for names under `letter`: 'letter-A', and
+    'letter-other' for the names listed under '#' (a '#' in a link's fragment is invalid)."""
+    return f"letter-{letter}" if letter.isalnum() else "letter-other"
+
+
 def feed_of(target: Venue | Topic | Author | None = None) -> str:
     """The Atom feed of the whole catalog, or of one venue, topic or author ('venues/<slug>/feed.xml')."""
     return (path_of(target) if target else "") + FEED

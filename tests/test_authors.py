@@ -316,6 +316,34 @@ def test_many_authors_are_shortened_in_listings_and_results(site, tmp_path):
     assert len(record["authors"]) == 10 and record["more"] == 4
 
 
+def test_an_author_page_always_shows_its_own_author(site, tmp_path):
+    """On Person12's page their paper's list of fourteen names keeps Person12 in view."""
+    names = [f"Person{i} Name{i}" for i in range(14)]
+    site.write("content/icml-2024/big.md", "---\nid: big\ntitle: Big\nauthors: [" + ", ".join(names) +
+               "]\nvenue: icml-2024\n---\nText.\n")
+    site.build(tmp_path / "out")
+    out = tmp_path / "out"
+    own = main_text(out / "authors/person12-name12/index.html")
+    names_shown = re.findall(r'<a href="/catalog/authors/[^"]+">([^<]+)</a>', own)
+    assert names_shown == [*names[:9], "Person12 Name12"]
+    assert "Person8 Name8</a>, …, <a " in own and " and 4 more" in own
+    early = main_text(out / "authors/person3-name3/index.html")  # among the first ten: the list as everywhere
+    assert re.findall(r'<a href="/catalog/authors/[^"]+">([^<]+)</a>', early) == names[:10]
+    assert "…" not in early
+    listing = main_text(out / "papers/index.html")  # no author's own page: the first ten
+    assert re.findall(r'<a href="/catalog/authors/[^"]+">([^<]+)</a>', listing) == names[:10]
+
+
+def test_names_under_no_letter_get_a_valid_jump_link(site, tmp_path):
+    site.write("content/icml-2024/odd.md", "---\nid: odd\ntitle: Odd\nauthors: ['Team 42', Ada Able]\n"
+                                          "venue: icml-2024\n---\nText.\n")
+    site.build(tmp_path / "out")
+    html = main_text(tmp_path / "out" / "authors/index.html")
+    assert '<h2 id="letter-other">#</h2>' in html
+    assert 'href="/catalog/authors/#letter-other">#</a>' in html
+    assert "#letter-#" not in html
+
+
 @pytest.mark.skipif(shutil.which("java") is None, reason="vnu needs Java (CI has Java 17)")
 def test_new_page_kinds_are_valid_html(built):
     out, _ = built

@@ -158,7 +158,7 @@ def people_pages(catalog: Catalog, bylines: dict, abstracts: dict[str, Abstract]
         letters: dict[str, str] = {}  # letter -> the index page it starts on, with its heading's anchor
         for index, entry in enumerate(entries):
             if entry[3] not in letters:
-                letters[entry[3]] = f"{urls.page_of(urls.ALL_AUTHORS, index // PAGE_SIZE + 1)}#letter-{entry[3]}"
+                letters[entry[3]] = f"{urls.page_of(urls.ALL_AUTHORS, index // PAGE_SIZE + 1)}#{urls.letter_anchor(entry[3])}"
         pages = paginate(urls.ALL_AUTHORS, "authors.html", "Authors", {"letters": tuple(letters.items())},
                          entries, key="authors")
     fresh[("authors",)] = (catalog.authors, entries, tuple(pages))
@@ -192,6 +192,7 @@ def author_context(author, site_title: str, omit: tuple, bylines: tuple, abstrac
     context = {
         "person": author.person,  # name, orcid, affiliation, homepage
         "spellings": author.spellings,
+        "author_path": urls.path_of(author),  # their name stays shown in long author lists
     }
     if "author-feeds" not in omit:
         context["feed"] = urls.feed_of(author)

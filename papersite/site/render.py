@@ -158,29 +158,36 @@ def _cached_author_links(link: Callable[[str], str]) -> Callable[..., Markup]:
     """The author_links filter, made once per byline and build: listings and author pages
     show each paper's eight times or more."""
     @functools.lru_cache(maxsize=None)
-    def cached(byline: tuple, limit: int | None, et_al: bool) -> Markup:
-        return _author_links(link, byline, limit, et_al)
+    def cached(byline: tuple, limit: int | None, et_al: bool, keep: str | None) -> Markup:
+        return _author_links(link, byline, limit, et_al, keep)
 
-    def author_links(byline, limit: int | None = None, et_al: bool = False) -> Markup:
+    def author_links(byline, limit: int | None = None, et_al: bool = False, keep: str | None = None) -> Markup:
         try:
-            return cached(byline, limit, bool(et_al))
+            return cached(byline, limit, bool(et_al), keep)
         except TypeError:  # a list a template made: not hashable, and rarely repeated
-            return _author_links(link, byline, limit, bool(et_al))
+            return _author_links(link, byline, limit, bool(et_al), keep)
     return author_links
 
 
-def _author_links(link: Callable[[str], str], byline, limit: int | None, et_al: bool = False) -> Markup:
+def _author_links(link: Callable[[str], str], byline, limit: int | None, et_al: bool = False,
+                  keep: str | None = None) -> Markup:
     """(name, author page path) pairs as linked names, comma-separated; past `limit`
     names, "and N more"; "et al." after them where the paper names some of its authors
-    (et_al). In Python: listings show it for every paper, and a macro call costs as much
-    as the rest of the paper's entry."""
-    shown = byline if limit is None else byline[:limit]
+    (et_al). The author whose page path is `keep` (on their own page) is always shown:
+    past the limit, after an ellipsis in place of the last name shown. In Python: listings
+    show it for every paper, and a macro call costs as much as the rest of the paper's entry."""
+    shown = list(byline if limit is None else byline[:limit])
+    if keep is not None and len(byline) > len(shown) and all(path != keep for _, path in shown):
+        own = [pair for pair in byline[len(shown):] if pair[1] == keep]
+        if own:
+            shown[-1:] = [("…", None), own[0]]
     # no class: the stylesheet finds the names by their paragraph, and a listing holds thousands
-    html = ", ".join(f'<a href="{escape(link(path))}">{escape(name)}</a>' for name, path in shown)
+    html = ", ".join(f'<a href="{escape(link(path))}">{escape(name)}</a>' if path is not None else name
+                     for name, path in shown)
     if et_al:
         html += ", et al."  # how many more is not known
-    elif len(byline) > len(shown):
-        html += f" and {len(byline) - len(shown)} more"
+    elif limit is not None and len(byline) > limit:
+        html += f" and {len(byline) - limit} more"
     return Markup(html)
 
 
