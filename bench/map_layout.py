@@ -28,9 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from papersite.papermap import layout as paper_map  # noqa: E402  first: it sets up numpy's BLAS (one thread)
-
-import numpy as np  # noqa: E402
+from papersite.numeric import np  # noqa: E402  numpy as the build loads it (one BLAS thread)
+from papersite.papermap import layout as paper_map  # noqa: E402
 
 from titledata import DEFAULT as DATA  # noqa: E402  ../shared beside the repository or its worktree
 K = 10

@@ -119,7 +119,7 @@ def main(argv: list[str]) -> None:
 
 
 def dense(texts: list[tuple[str, str]], name: str) -> tuple[list[list[int]], float]:
-    import numpy as np
+    from papersite.numeric import np
     start = time.perf_counter()
     index = related.RelatedIndex()
     index.update({f"p{n:05d}": t for n, t in enumerate(texts)})

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-import numpy as np  # noqa: E402
+from papersite.numeric import np  # noqa: E402  numpy as the build loads it (one BLAS thread)
 
 import papersite.catalog.related as related  # noqa: E402
 from papersite.text.markup import plain_text  # noqa: E402

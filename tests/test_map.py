@@ -211,7 +211,7 @@ def test_layout_is_a_pure_function_of_the_texts():
 
 def test_another_process_computes_the_same_layout():
     """No state of this process (a warm cache, the BLAS set-up) decides where papers go."""
-    code = ("import json, sys; from papersite import paper_map; from tests.test_map import DIFFUSION, BANDITS; "
+    code = ("import json, sys; from papersite.papermap import layout as paper_map; from tests.test_map import DIFFUSION, BANDITS; "
             "print(json.dumps(paper_map.layout(DIFFUSION + BANDITS)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parent.parent).stdout

@@ -133,7 +133,7 @@ def test_two_builds_are_byte_identical_across_hash_seeds(bundled, tmp_path):
         subprocess.run([sys.executable, str(ROOT / "build.py"), "build", "-q", "-o", str(target),
                         "--config", str(root / "site.yaml")],
                        check=True, cwd=root, env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin",
-                                                  # the BLAS kernels this process runs: see paper_map.arithmetic
+                                                  # the BLAS kernels this process runs: see papermap.layout.arithmetic
                                                   **{k: v for k, v in os.environ.items() if k.startswith("OPENBLAS_")}})
     assert_same_tree(out, tmp_path / "a")
     assert_same_tree(tmp_path / "a", tmp_path / "b")

@@ -21,7 +21,7 @@ from bisect import bisect_left
 from collections import Counter
 from itertools import chain
 
-import numpy as np
+from ..numeric import np
 
 from ..parallel import parallel_map
 from ..text.words import TermNumbers, prose_term_counts as term_counts

@@ -32,17 +32,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
-import os
 from array import array
 from itertools import chain, islice, repeat
 from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from ..parallel import Detachable
 from ..text.words import TermNumbers, prose_term_counts as term_counts
-
-# One BLAS thread: as fast for these small products, never oversubscribed on a busy machine
-# (OpenBLAS threads slow a QR forty-fold there), and safe in the forked workers of a build.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 GRID = 4096  # coordinates are integers 0..GRID-1 on both axes
@@ -213,7 +208,7 @@ def arithmetic() -> str:
     OPENBLAS_CORETYPE), which sum in another order, and the force layout turns a last-bit
     difference into another map: a layout made on one is not reused on another (a build
     cache restored on another CI machine), since a clean build there would differ."""
-    import numpy as np
+    from ..numeric import np
 
     rng = np.random.default_rng(SEED)
     matrix = rng.standard_normal((600, 74))
@@ -265,7 +260,7 @@ def layout(texts: Sequence[str], keys: Sequence[str] | None = None, method: str 
     benchmark's baseline)."""
     keys = list(keys) if keys is not None else [str(i) for i in range(len(texts))]
     if method == "pca":
-        import numpy as np
+        from ..numeric import np
         return _to_grid(_pca2(lsa(texts)), np)
     cache = LayoutCache()
     job, _ = cache.job(dict(zip(keys, texts)))
@@ -275,7 +270,7 @@ def layout(texts: Sequence[str], keys: Sequence[str] | None = None, method: str 
 def fit(keys: Sequence[str], counts: Sequence[Counts], digest: str) -> Skeleton:
     """The landmarks' layout: LSA of their texts (given as term counts), their kNN graph laid
     out by force."""
-    import numpy as np
+    from ..numeric import np
 
     n = len(counts)
     rows, columns, values, vocabulary, idf = _tfidf(counts)
@@ -299,7 +294,7 @@ def place(frame: Skeleton, counts: Iterable[Counts]) -> list[Point]:
     similar ones are, each weighted by its similarity ** PULL. A text no landmark shares a
     term with goes to the landmarks' centre. A text placed alone lands exactly where it lands
     among thousands: every sum is exact (see _fixed), and the rest is done row by row."""
-    import numpy as np
+    from ..numeric import np
 
     centre = frame.points.mean(axis=0)
     near = min(NEAREST, len(frame.points))
@@ -331,7 +326,7 @@ def _fixed(vectors):
     of two entries is a whole number of FIXED_UNIT ** 2 below 2 ** 40, every dot product one
     below 2 ** 47, all exact in float64. So BLAS gives the same sums, to the last bit, whether
     it multiplies one vector or a block of them, in whatever order its kernels add."""
-    import numpy as np
+    from ..numeric import np
 
     return np.rint(vectors / FIXED_UNIT)
 
@@ -343,7 +338,7 @@ def _vectors(frame: Skeleton, counts: list[Counts], basis=None, columns: _Column
     are exact too (see _fixed), for any number of texts at once; scaling by the largest entry,
     not the length, keeps each row's arithmetic its own (a similarity's scale cancels out of
     the weights)."""
-    import numpy as np
+    from ..numeric import np
 
     words, sizes, terms, tfs = _numbered(counts)
     columns = (columns or _Columns(frame.columns))(words, terms)
@@ -369,7 +364,7 @@ def _vectors(frame: Skeleton, counts: list[Counts], basis=None, columns: _Column
 def _log1(counts):
     """1 + log(count) for each count, by math.log (numpy's own log may round otherwise on some
     processors, and differently for a short array than for a long one)."""
-    import numpy as np
+    from ..numeric import np
 
     if not hasattr(_log1, "table"):
         _log1.table = np.array([0.0] + [1 + math.log(n) for n in range(1, 1024)])
@@ -392,7 +387,7 @@ def _on_grid(frame: Skeleton, points) -> list[list[int]]:
 
 
 def _gridded(points, low, scale: float, shift) -> list[list[int]]:
-    import numpy as np
+    from ..numeric import np
 
     return np.clip(np.rint((points - low) * scale + shift), 0, GRID - 1).astype(int).tolist()
 
@@ -407,7 +402,7 @@ def tfidf(texts: Sequence[str]):
 
 def _tfidf(counts: Sequence[Counts]):
     """(rows, columns, values, term -> column, idf by column) of the texts' term counts."""
-    import numpy as np
+    from ..numeric import np
 
     n = len(counts)
     words, sizes, terms, tf = _numbered(counts)
@@ -438,7 +433,7 @@ def _numbered(counts: Sequence[Counts]):
     number in `words`, its count), text after text, each text's terms in its own order. Texts
     numbered into one word list (TermNumbers) are taken as they are, with no dict a text;
     terms given by name are numbered after that list's words."""
-    import numpy as np
+    from ..numeric import np
 
     shared = next((c.words for c in counts if isinstance(c, TermNumbers)), ())
     words, number = shared, None
@@ -472,7 +467,7 @@ class _Columns:
         self.columns, self.words, self.table = columns, None, None
 
     def __call__(self, words: Sequence[str], terms):
-        import numpy as np
+        from ..numeric import np
 
         if words is not self.words or len(self.table) != len(words):
             self.words, self.table = words, np.full(len(words), -2, np.int64)
@@ -493,7 +488,7 @@ class _Sparse:
     CHUNK = 1 << 12  # entries multiplied at once: their products (CHUNK x width floats) stay in cache
 
     def __init__(self, rows, columns, values, shape: tuple[int, int]):
-        import numpy as np
+        from ..numeric import np
 
         order = np.argsort(rows, kind="stable")
         self.rows, self.columns, self.values = rows[order], columns[order], values[order][:, None]
@@ -506,7 +501,7 @@ class _Sparse:
         self.chunks = [(low, high, starts[(starts >= low) & (starts < high)] - low) for low, high in zip(cuts, ends)]
 
     def __matmul__(self, matrix):
-        import numpy as np
+        from ..numeric import np
 
         out = np.zeros((self.shape[0], matrix.shape[1]), dtype=np.result_type(self.values, matrix))
         for low, high, starts in self.chunks:
@@ -522,7 +517,7 @@ class _Sparse:
 def _svd(rows, columns, values, n: int, terms: int, rank: int):
     """Randomized truncated SVD of the TF-IDF matrix (Halko et al.: a random range, two power
     iterations): (left vectors times singular values, n x rank; right vectors, rank x terms)."""
-    import numpy as np
+    from ..numeric import np
 
     matrix = _Sparse(rows, columns, values, (n, terms))
     transposed = matrix.T
@@ -547,7 +542,7 @@ def _svd(rows, columns, values, n: int, terms: int, rank: int):
 def _basis(rows, columns, values, n: int, terms: int, rank: int):
     """terms x rank: a TF-IDF row times it is the row's LSA vector. SVD components are
     defined up to sign: each is made to have its largest entry among the texts positive."""
-    import numpy as np
+    from ..numeric import np
 
     vectors, vt = _svd(rows, columns, values.astype(np.float32), n, terms, rank)
     flip = np.sign(vectors[np.abs(vectors).argmax(axis=0), np.arange(vectors.shape[1])])
@@ -557,7 +552,7 @@ def _basis(rows, columns, values, n: int, terms: int, rank: int):
 def lsa(texts: Sequence[str]):
     """Each text as a unit vector of DIMENSIONS latent components, all texts in one SVD
     (the benchmark's "pca" baseline)."""
-    import numpy as np
+    from ..numeric import np
 
     rows, columns, values, n, terms = tfidf(texts)
     if terms == 0:
@@ -575,7 +570,7 @@ def _fix_signs(vectors, np):
 
 def nearest(vectors, k: int):
     """Each row's k most similar other rows by cosine (vectors are unit length), best first."""
-    import numpy as np
+    from ..numeric import np
 
     n = len(vectors)
     k = min(k, n - 1)
@@ -594,7 +589,7 @@ def force_layout(neighbours, start, epochs: int = EPOCHS, negatives: int = NEGAT
     cross-entropy objective (with its a = b = 1 curve, 1 / (1 + d^2), t-SNE's kernel,
     which needs no powers), by full-batch gradient steps. The two axes are kept as
     separate arrays: gathering rows of an n x 2 array cost three times as much."""
-    import numpy as np
+    from ..numeric import np
 
     n, k = neighbours.shape
     heads = np.repeat(np.arange(n), k)
@@ -625,7 +620,7 @@ def force_layout(neighbours, start, epochs: int = EPOCHS, negatives: int = NEGAT
 
 def _pca2(vectors):
     """The first two principal components, scaled to a spread of about 10 (UMAP's start)."""
-    import numpy as np
+    from ..numeric import np
 
     centred = vectors - vectors.mean(axis=0)
     _, _, vt = np.linalg.svd(centred, full_matrices=False)

@@ -136,7 +136,7 @@ def test_a_hostile_title_is_shown_as_text(page, served):
 
 def test_search_results_open_highlighted_on_the_map(page, served):
     page.goto(served.url + "search/?q=diffusion")
-    page.wait_for_selector("#search-results .search-result-link")
+    page.wait_for_selector('#search-app[data-query="diffusion"]')  # every result painted, not the first
     found = page.eval_on_selector_all("#search-results .search-result-link", "links => links.map(a => a.textContent)")
     assert len(found) == 6
     with page.expect_navigation():
