@@ -1,4 +1,6 @@
 """Catalog checks: unique ids and slugs, and the order of papers and topics."""
+import json
+
 import pytest
 
 from papersite.catalog import Catalog
@@ -29,3 +31,22 @@ def test_order(site):
     catalog = Catalog.build(load_papers(site.config), site.config)
     assert [p.title for p in catalog.papers] == ["alpha", "Beta", "Gamma"]  # case-insensitive
     assert [t.slug for t in catalog.topics] == ["learning-theory"]  # the unused topic gets no page
+
+
+def test_titles_sort_as_they_are_read(site, tmp_path):
+    """A title that starts with math sorts by what it reads ('ΦFlow' as 'phiflow'), on /papers/
+    and in the search page's title order alike."""
+    titles = {"phi": r"$\Phi$Flow: differentiable physics", "three": "3D scenes from text",
+              "opt": "Optimal transport", "quant": "Quantum kernels", "eps": r"$\epsilon$-greedy exploration",
+              "dots": r"$\ldots$ and more"}
+    for slug, title in titles.items():
+        site.paper(slug, id=slug, title=f'"{title}"'.replace("\\", "\\\\"))
+    catalog = Catalog.build(load_papers(site.config), site.config)
+    ids = [p.id for p in catalog.papers]
+    assert ids.index("opt") < ids.index("phi") < ids.index("quant")
+    assert ids.index("dots") < ids.index("three") < ids.index("eps")  # "… and", "3d", "epsilon"
+    build, _ = site.build(tmp_path / "out")
+    numbered = sorted(ids)  # the search numbers one venue's papers by id
+    assert [numbered[n] for n in json.loads(build.files["search/order.json"])] == ids
+    listing = build.files["papers/index.html"].decode()
+    assert [slug for _, slug in sorted((listing.index(f"/papers/{slug}/"), slug) for slug in titles)] == ids

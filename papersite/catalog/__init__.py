@@ -10,6 +10,7 @@ from ..source.config import SiteConfig
 from ..source.content import split_front_matter
 from ..errors import Problem, SiteError
 from ..model import Paper, Topic, Venue
+from .order import title_key
 from .people import Author, PeopleCache, collect_people
 from ..source.yamlsource import load_yaml
 
@@ -43,7 +44,7 @@ class Catalog:
             newest[paper.venue] = max(newest.get(paper.venue, paper.year), paper.year)
         venue_order = {v.slug: (-(v.year if v.year is not None else newest.get(v.slug, 0)), v.name.casefold(), v.slug)
                        for v in config.venues}
-        ordered = tuple(sorted(papers, key=lambda p: (venue_order[p.venue], -p.year, p.title.casefold(), p.id)))
+        ordered = tuple(sorted(papers, key=lambda p: (venue_order[p.venue], -p.year, title_key(p.title), p.id)))
         by_venue: dict[str, list[Paper]] = defaultdict(list)
         by_topic: dict[str, list[Paper]] = defaultdict(list)
         for paper in ordered:

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field, replace
 
 from .. import urls
 from ..model import Author, Paper, Person
+from .order import title_key
 
 _PUNCTUATION = re.compile(r"[^\w]+")
 _SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})  # "Jr." is not a given name or a surname
@@ -140,7 +141,7 @@ def _people_of(paper: Paper) -> tuple[Person, ...]:
 
 def _paper_order(paper: Paper) -> tuple:
     """A person's papers: newest year first, then newest date, then by title."""
-    return (-paper.year, _newest_first(paper.date), paper.title.casefold(), paper.id)
+    return (-paper.year, _newest_first(paper.date), title_key(paper.title), paper.id)
 
 
 def _refreshed(cache: PeopleCache, papers) -> People | None:

@@ -21,7 +21,7 @@ from ..text.markup import plain_title
 from ..model import Paper, Topic, Venue
 from ..parallel import Detachable
 from ..text.abstracts import Abstract
-from ..text.words import greek_words
+from ..text.words import greek_words, reading_key
 from . import store as docstore
 from .shards import B, ShardedIndex, shard_name
 
@@ -188,7 +188,7 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
         facets_changed = order_changed = True
         cache.doc_files = {}
         shards = cache.index.build(cache.keys, texts)
-        cache.by_title = sorted((r[1].casefold(), r[0], n) for n, r in enumerate(records))
+        cache.by_title = sorted((reading_key(r[1]), r[0], n) for n, r in enumerate(records))
     else:
         old = {n: cache.papers[n] for n in changed}
         was = {n: made_of(n) for n in changed}
@@ -202,8 +202,8 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
         shards = cache.index.update({n: (was[n][0], now[n][0]) for n in changed})
         for n, paper in changed.items():  # move the retitled papers (a re-sort would cost ~100 ms at 50,000 papers)
             if old[n].title != paper.title:
-                del cache.by_title[bisect_left(cache.by_title, (was[n][1][1].casefold(), paper.id, n))]
-                insort(cache.by_title, (now[n][1][1].casefold(), paper.id, n))
+                del cache.by_title[bisect_left(cache.by_title, (reading_key(was[n][1][1]), paper.id, n))]
+                insort(cache.by_title, (reading_key(now[n][1][1]), paper.id, n))
     count = len(cache.papers)
     files = {}
     table = []

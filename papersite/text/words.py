@@ -28,7 +28,7 @@ from typing import NamedTuple, Sequence
 from lunr.stop_word_filter import WORDS as _LUNR_WORDS
 
 __all__ = ["GREEK", "PROSE_STOP_WORDS", "STOP_WORDS", "TITLE_STOP_WORDS", "TermNumbers", "plural_stem",
-           "prose_term_counts", "greek_words", "stem", "suffix_stem"]
+           "prose_term_counts", "greek_words", "reading_key", "stem", "suffix_stem"]
 
 STOP_WORDS: frozenset[str] = frozenset(_LUNR_WORDS)  # lunr.js 2.3.9's stop words (lunr.py ships the same list)
 
@@ -55,6 +55,14 @@ def greek_words(text: str) -> str:
     if text.isascii():
         return ""
     return " ".join(GREEK[letter] for letter in _GREEK_LETTER.findall(text))
+
+def reading_key(text: str) -> str:
+    """How a plain text sorts, as it is read: Greek letters by their names ("ΦFlow" sorts as
+    "phiflow", among the P's), case folded."""
+    if not text.isascii():
+        text = _GREEK_LETTER.sub(lambda letter: GREEK[letter[0]], text.casefold())
+    return text.casefold()
+
 
 # Function words and the stock phrases of abstracts ("we propose a novel method"): what
 # related papers and the paper map leave out when they compare texts.
