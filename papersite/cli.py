@@ -343,8 +343,8 @@ _ends_at_once = False  # set by a `build` that has written the site and said so
 def run(command: click.Command, **options) -> None:
     """Run the command line as a program does. After a finished `build` the process ends
     at once, its output flushed: freeing the session it loaded, millions of objects, is
-    work for nothing in a process about to end (0.3 s at 10,000 papers). Every pool it
-    used is stopped and the session saver is a process of its own by then."""
+    work for nothing in a process about to end. Every pool it used is stopped and the
+    session saver is a process of its own by then."""
     try:
         command.main(**options)
     except SystemExit as exit:

@@ -3,15 +3,14 @@
 Workers are forked, so they start with the parent's memory: the function and
 its inputs are never pickled, only the slice bounds going out and the results
 coming back. Results come back in input order, so output stays deterministic.
-Small jobs run inline: forking costs ~20 ms, which a one-paper rebuild cannot
-afford and does not need.
+Small jobs run inline: forking costs more than a small job saves, and a one-paper
+rebuild cannot afford it.
 
 `in_background` runs one serial job (the search index) in a forked process
 while the parent goes on with other stages, so neither core waits for it; a
 `Detachable` job goes to a fresh interpreter instead, which starts small (a forked
-one copies every page of the parent's memory its work reads: at 50,000 papers
-the search index's grew to 800 MB). `Background` runs one that nobody waits
-for (the preview's map layout).
+one copies every page of the parent's memory its work reads). `Background`
+runs one that nobody waits for (the preview's map layout).
 """
 from __future__ import annotations
 
@@ -32,7 +31,7 @@ from typing import Callable, Iterator, Sequence, TypeVar
 T = TypeVar("T")
 R = TypeVar("R")
 
-MIN_ITEMS = 400  # measured: 200 abstracts take as long inline as on two workers, 400 are 1.6x faster
+MIN_ITEMS = 400  # fewer items save less on other cores than forking costs
 STOP_WAIT = 5.0  # seconds end_pool gives a pool to stop (it takes milliseconds unless it never will)
 WAKE_EVERY = 0.05  # seconds: how often a wait for a forked process's result lets a signal handler run (see waited)
 _job: tuple[Callable, Sequence] | None = None  # set only while workers may be forked for it
@@ -55,8 +54,8 @@ def parallel_map(func: Callable[[T], R], items: Sequence[T], fresh: bool = False
     here, as it would be inline. `fresh`: every slice in a new worker. Merely
     reading an object writes its reference count, so a worker slowly copies
     every page of the parent's memory it reads; rendering reads nearly all
-    of it (at 50,000 papers each worker grew to 850 MB). A fresh worker per
-    slice holds a slice's worth at most, for a fork per slice.
+    of it. A fresh worker per slice holds a slice's worth at most, for a
+    fork per slice.
     """
     if not worth_forking(len(items)):
         return [func(item) for item in items]

@@ -91,7 +91,7 @@ def _check_unique(papers: list[Paper], config: SiteConfig, what: str, key,
                   line=lambda path: None, shown=None) -> None:
     """Both files are named, as in every other message: relative to the site, with a line."""
     if len({key(paper) for paper in papers}) == len(papers):
-        return  # the usual case, checked without sorting 10,000 paths
+        return  # the usual case, checked without sorting the paths
     seen: dict[str, Paper] = {}
     problems = []
     for paper in sorted(papers, key=lambda p: str(p.source)):

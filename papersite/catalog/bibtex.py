@@ -218,7 +218,7 @@ def assign_keys(papers: Iterable[Paper], bases: dict[tuple, str] | None = None) 
     Bare keys are handed out before any suffix, so a new paper never takes another's bare key.
     `bases`: the bare keys made last time, by what they are made of (first author, venue,
     year, title); updated to this catalog's (a `build` keeps them, as a warm session keeps
-    the lru_cache of _base_key: 0.15 s at 10,000 papers).
+    the lru_cache of _base_key).
     """
     global _last_assignment
     papers = list(papers)

@@ -26,10 +26,10 @@ from ..numeric import np
 from ..parallel import parallel_map
 from ..text.words import TermNumbers, prose_term_counts as term_counts
 
-TERMS_PER_PAPER = 40  # 25 found the topic 10% less often; 60 cost 2.6x the scoring of 40 (docs/performance.md)
+TERMS_PER_PAPER = 40  # fewer found the topic less often; more cost far more scoring (docs/performance.md)
 COUNT = 5  # related papers per paper
 SCALE = 1 << 24  # weight resolution: a score is at most SCALE**2 = 2**48 (Cauchy-Schwarz)
-BLOCK_CELLS = 1 << 18  # scores held at once per block: 2 MB of float64, in cache (32 MB blocks took 1.7x the time)
+BLOCK_CELLS = 1 << 18  # scores held at once per block: 2 MB of float64, small enough to stay in cache
 GROUPS = 64  # stretches of a row of scores whose maxima bound its top (see _BlockScorer._floor)
 _LOG1 = [0.0] + [1 + math.log(n) for n in range(1, 4096)]  # 1 + log(count)
 
@@ -85,7 +85,7 @@ class RelatedIndex:
         return {**self.__dict__, "counted_for": None}
 
     def count_terms(self, texts: dict[str, tuple[str, ...]]) -> None:
-        """Count now what update(texts), given the very same dict, would count anew: when it starts
+        """Count now what update(texts), given this same dict object, would count anew: when it starts
         over, every text. The map's layout takes the counts (kept_counts) rather than count them
         again, so a build calls this before it forks the map's process."""
         if self.counted_for is texts:
@@ -93,7 +93,7 @@ class RelatedIndex:
         # Counted anew for other texts and never scored (a build failed in between): the lists
         # are not those texts', so start over; or the papers are not the same ones.
         if self.counted_for is not None or len(texts) != len(self.ids) or texts.keys() != self.id_set:
-            self._count_all(sorted(texts), texts)  # (comparing key sets is cheaper than sorting 10,000 ids)
+            self._count_all(sorted(texts), texts)  # (comparing key sets is cheaper than sorting the ids)
             return
         changed = [i for i, pid in enumerate(self.ids) if texts[pid] != self.texts[i]]
         if len(changed) > self.restart * len(self.ids):  # a burst of edits (git checkout): start over
@@ -140,7 +140,7 @@ class RelatedIndex:
 
     def prepare_for_edits(self) -> None:
         """Make now what the first edit would otherwise wait for (the preview calls
-        this after its first build: 0.2 s at 10,000 papers)."""
+        this after its first build)."""
         self._holders()
         self._posted()
         self._listers()
@@ -265,7 +265,7 @@ class RelatedIndex:
     def _count_all(self, ids: list[str], texts: dict[str, tuple[str, ...]]) -> None:
         """The first half of starting over: every text's term counts (for _score_all)."""
         self.ids, self.id_set, self.texts = ids, set(ids), [texts[pid] for pid in ids]
-        # Counted here, not in workers: sending 10,000 Counters back cost as much as it saved.
+        # Counted here, not in workers: sending the Counters back costs as much as it saves.
         self.docs = [self._counts(text) for text in self.texts]
         self.counted_for = texts
 
@@ -339,7 +339,7 @@ class RelatedIndex:
         for paper, scores in fresh.items():
             self._rank(paper, scores)
         # What each other paper gains, in one pass over the new scores (per paper, a pass
-        # over all of them cost |seen_by| x |revector|: 7% of an edit at 10,000 papers).
+        # over all of them would cost |seen_by| x |revector|).
         incoming: dict[int, dict[int, int]] = {}
         for other, scores in fresh.items():
             for paper, score in scores.items():

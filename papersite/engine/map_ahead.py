@@ -1,7 +1,7 @@
 """The map's landmarks laid out ahead, for a `build` after an edit to one of them.
 
 Such an edit lays the landmarks out anew and places every other paper among them
-again (papermap/layout.py): seconds at 10,000 papers, which a build could otherwise start
+again (papermap/layout.py): seconds on a large catalog, which a build could otherwise start
 only once it has loaded the last session and read the papers. `build` starts both
 first instead, in a process of its own, from what the last build left for it here
 (each paper's map text and term counts, and which file gave it) and the content
@@ -41,7 +41,7 @@ def keep(root: Path, fingerprint_: Fingerprint, cache) -> None:
     sources = {path: (digest, parsed.paper.id)
                for path, (digest, parsed) in cache.papers.by_content(fingerprint_.known).items()
                if parsed.paper is not None}
-    # each text's term counts too, as related papers keep them: counting 10,000 texts again takes 0.6 s
+    # each text's term counts too, as related papers keep them: not counted again ahead
     terms = {key: kept for key, text in layout.texts.items() if (kept := cache.related.kept_terms(key, text))}
     state = {"frame": layout.skeleton.digest, "sources": sources, "texts": dict(layout.texts),
              "words": cache.related.words, "terms": terms}
@@ -90,8 +90,8 @@ def start(root: Path, config: SiteConfig, fingerprint_: Fingerprint) -> LayoutAh
 
 
 def content_files(config: SiteConfig, fingerprint_: Fingerprint) -> list[str]:
-    """The content files the build will read, as the fingerprint found them (walking the folder
-    again took 0.2 s at 10,000 papers): Markdown files but READMEs, none hidden."""
+    """The content files the build will read, as the fingerprint found them (not walking the folder
+    again): Markdown files but READMEs, none hidden."""
     top = str(config.content_dir) + os.sep
     return [path for path in fingerprint_.files if path.startswith(top) and is_content_name(os.path.basename(path))
             and not any(part.startswith(".") for part in path[len(top):].split(os.sep))]
@@ -140,6 +140,6 @@ def lay_out(root: Path, config: SiteConfig, fingerprint_: Fingerprint):
     for key in keys.values():
         if key not in own:
             others.setdefault(text_digest(texts[key]), key)
-    # placed here too: all of them move with the landmarks (0.5 s at 10,000 papers), and the build
-    # would otherwise place them itself, once it waits for the map, on its critical path
+    # placed here too: all of them move with the landmarks, and the build would otherwise
+    # place them itself, once it waits for the map, on its critical path
     return skeleton, dict(zip(others, place(skeleton, map(counts, others.values()))))

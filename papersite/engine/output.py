@@ -72,7 +72,7 @@ Receipt = str
 class Written(str):
     """The receipt of a file this build wrote into the staging folder. A session keeps it as a
     plain str (cache.save_session): the next build finds the file in the output, and unpickles
-    60,000 plain receipts ten times faster than objects of a class."""
+    plain strings much faster than objects of a class."""
 
     __slots__ = ()
 
@@ -95,7 +95,7 @@ def check_output(out_dir: Path, project: Path | None = None) -> None:
         pass
 
 
-SURVEY_APART_FROM = 5_000  # files in the output: listing fewer costs less than a process (9 us a file)
+SURVEY_APART_FROM = 5_000  # files in the output: listing fewer costs less than a process
 # What every papersite build writes at the top of a site: without a manifest,
 # a folder lacking it is not one of our outputs.
 SITE_MARK = ".nojekyll"
@@ -112,8 +112,8 @@ class Staging:
     def __init__(self, out_dir: Path, digests: dict[str, tuple[bytes, str]] | None = None,
                  project: Path | None = None, notify: Callable[[str], None] | None = None,
                  survey_alongside: bool = False):
-        """`survey_alongside`: list what the output holds in a process of its own (62,000 files at
-        10,000 papers), while the caller prepares the build; `surveyed()` waits for it."""
+        """`survey_alongside`: list what the output holds in a process of its own, while the
+        caller prepares the build; `surveyed()` waits for it."""
         self.shown = Path(out_dir)  # as the user gave it, for messages
         self.out_dir = resolve_output(self.shown)
         refuse_unsafe_output(self.shown, self.out_dir, project)
@@ -180,12 +180,12 @@ class Staging:
         digest = _digest(path, data, self.digests)
         if _unchanged(self.out_dir, path, data, digest, self.surveyed()):
             return digest
-        # Paths as strings, files by os calls: 62,000 files at 10,000 papers, and pathlib and
-        # buffered files made each write cost 28 us instead of 17
+        # Paths as strings, files by os calls: run for every file, and pathlib and buffered
+        # files make each write cost more
         target = os.path.join(self.folder, path)
         try:
             # One mkdir per folder, not per file: a paper's folder gets three files,
-            # and at 10,000 papers most of a write is otherwise spent in mkdir.
+            # and mkdir would otherwise cost most of a write.
             folder = os.path.dirname(target)
             if folder not in self.made:
                 os.makedirs(folder, exist_ok=True)
@@ -198,8 +198,7 @@ class Staging:
     def holding(self, path: str, receipt: Receipt) -> Receipt | None:
         """A receipt for `path` if the current site holds the bytes of last build's `receipt`, as its
         manifest says (a file touched since, by hand or by another build, is not vouched for):
-        that very receipt when it was a kept file's (the caches reuse what they find the same
-        object: 60,000 files at 10,000 papers)."""
+        that very receipt when it was a kept file's (see engine/runner.py: BuildCache)."""
         if self.surveyed().vouched.get(path) != receipt:
             return None
         return str(receipt)  # a plain str: itself
@@ -380,7 +379,7 @@ def _move_in(staging: Path, out_dir: Path, fresh: list[str], stale: list[str]) -
     made: set[str] = set()
     for path in fresh:
         _make_folder(out_dir, os.path.dirname(path), made)
-        source, target = os.path.join(staging, path), os.path.join(out_dir, path)  # strings: 62,000 at 10,000 papers
+        source, target = os.path.join(staging, path), os.path.join(out_dir, path)  # strings: run for every file
         try:
             os.rename(source, target)
         except IsADirectoryError:  # a folder of the old site where the new one has a file
@@ -409,7 +408,7 @@ def _move_in(staging: Path, out_dir: Path, fresh: list[str], stale: list[str]) -
 def _make_folder(out_dir: Path, folder: str, made: set[str]) -> None:
     """out_dir/folder, made where missing; an old site's file (or link) that stands in its way
     goes (it is one the new site drops: the manifest check said every file there is ours).
-    `made`: the folders made or found so far, each looked at once (20,000 at 10,000 papers)."""
+    `made`: the folders made or found so far, each looked at once."""
     if not folder or folder in made:
         return
     _make_folder(out_dir, os.path.dirname(folder), made)

@@ -60,8 +60,7 @@ def theme_root() -> Path:
 
 
 def _digest(data) -> str:
-    # SHA-256, not BLAKE2: processors hash it in hardware, twice as fast here (a 10,000-paper
-    # session is 160 MB)
+    # SHA-256, not BLAKE2: processors hash it in hardware, and a session runs to hundreds of MB
     return hashlib.sha256(data).hexdigest()[:32]
 
 
@@ -166,7 +165,7 @@ def _take(path: str, st: os.stat_result, files: dict[str, list], last: dict[str,
         files[path] = known
     elif not S_ISREG(st.st_mode):  # a FIFO or a device: opening it could hang (the build refuses it)
         files[path] = [*now, f"not a file ({st.st_mode:o})"]
-    elif st.st_size > HASHED_UP_TO:  # known by its stat alone: no 50 GB read (content refuses it anyway)
+    elif st.st_size > HASHED_UP_TO:  # known by its stat alone, never read (content refuses it anyway)
         files[path] = [*now, f"{st.st_size} bytes"]
     else:
         try:
@@ -188,9 +187,9 @@ def write_entry(path: Path, payload: bytes) -> None:
 
 
 def write_entry_from(path: Path, dump: Callable[[BinaryIO], Any]) -> None:
-    """write_entry of what dump(file) writes to the file it is given, as it writes it: a pickle
-    of a 50,000-paper session is 535 MB, which made whole in memory (and copied once more)
-    took the saver from 1.4 to 2.4 GB. The header's room is kept first and filled last."""
+    """write_entry of what dump(file) writes to the file it is given, as it writes it: a large
+    session's pickle made whole in memory would nearly double the saver's peak. The header's
+    room is kept first and filled last."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
@@ -224,7 +223,7 @@ class _Digesting:
 
 def read_entry(path: Path) -> memoryview | None:
     """The payload, or None when the entry is missing, truncated or does not match its digest.
-    Mapped rather than read: copying a 10,000-paper session (121 MB) took 0.09 s. An entry is
+    Mapped rather than read: a session is too large to copy for nothing. An entry is
     replaced by renaming a new file over it (write_entry_from), never rewritten in place, so
     the mapped bytes stay as they were checked."""
     try:
@@ -354,7 +353,7 @@ ALONGSIDE_FROM = 400  # papers; a smaller session is saved in less time than a f
 
 
 def save_session_alongside(root: Path, save: Callable[[], None], papers: int) -> None:
-    """save() (save_session, say) in a process of its own (pickling a 10,000-paper session takes a while),
+    """save() (save_session, say) in a process of its own (pickling a large session takes a while),
     so that `build` returns as soon as the site is written. It holds the session's lock
     from before it starts: the next build's load_session waits for it, and so reads the
     newest session. A small one, or where processes cannot fork, is saved here and now (raising OSError);
@@ -435,7 +434,7 @@ def _flock(fd: int, operation: int) -> None:
 
 class _collector_paused:
     """Unpickling a session makes millions of objects: the cyclic collector would scan them
-    all again and again (five times the time, measured at 10,000 papers)."""
+    all again and again, for nothing."""
 
     def __enter__(self):
         import gc

@@ -45,7 +45,7 @@ def map_files(catalog: Catalog, points: Sequence[tuple[int, int]],
               shown: dict[tuple[str, str], tuple[str, int | str]] | None = None) -> dict[str, bytes]:
     """map/points.json, for the points laid out from map_texts (a data file, as the search's are).
     `shown`: each (title, slug)'s plain title and short slug, as the last build made them (a fresh
-    `build` process would make all of them again: 0.16 s at 10,000 papers); left holding this build's."""
+    `build` process would otherwise make all of them again); left holding this build's."""
     papers = search_order(catalog)
     last = shown if shown is not None else {}
     keys = [(p.title, p.slug) for p in papers]

@@ -43,11 +43,11 @@ from ..text.words import TermNumbers, prose_term_counts as term_counts
 GRID = 4096  # coordinates are integers 0..GRID-1 on both axes
 LANDMARKS = 4000  # laid out by the force layout; the rest placed among them
 NEAREST = 10  # landmarks a paper is placed among
-PULL = 32  # their weights: similarity ** PULL (8 kept fewer neighbours, 64 stacked a fifth of the papers)
-DIMENSIONS = 64  # LSA components: 32 kept far fewer neighbours, 96 a few more at 1.5x the cost
+PULL = 32  # their weights: similarity ** PULL (lower kept fewer neighbours, higher stacked papers)
+DIMENSIONS = 64  # LSA components: fewer kept far fewer neighbours, more gained little at more cost
 POWER_ITERATIONS = 2  # of the randomized SVD
-NEIGHBOURS = 5  # kNN graph degree: 15 (UMAP's default) kept fewer neighbours and cost 3x the edges
-EPOCHS = 80  # 120 placed no better
+NEIGHBOURS = 5  # kNN graph degree: UMAP's default, 15, kept fewer neighbours at more edges
+EPOCHS = 80  # more placed no better
 NEGATIVES = 3  # repelling samples per edge and epoch
 SEED = 20240721
 VERSION = "landmarks-3"  # of the layout: part of every digest, so a cache of another one is not reused
@@ -223,8 +223,8 @@ def arithmetic() -> str:
 
 
 def texts_digest(texts: Mapping[str, str]) -> str:
-    """The keyed texts, in order, told apart by their lengths too (one join: JSON took 0.14 s
-    at 10,000). Keys count: they choose the landmarks. So does the machine's arithmetic."""
+    """The keyed texts, in order, told apart by their lengths too (one join, cheaper than
+    JSON). Keys count: they choose the landmarks. So does the machine's arithmetic."""
     values, keys = list(texts.values()), list(texts)
     digest = hashlib.sha256(f"{VERSION} {arithmetic()}".encode())
     digest.update(",".join(map(str, map(len, values))).encode())
@@ -302,8 +302,8 @@ def place(frame: Skeleton, counts: Iterable[Counts]) -> list[Point]:
     columns = _Columns(frame.columns)
     out = []
     counts = iter(counts)
-    # 256 texts at a time: the counts of 46,000 texts (a landmark's edit at 50,000 papers) would
-    # take hundreds of megabytes at once
+    # 256 texts at a time: the counts of every other paper (a landmark's edit) would take
+    # hundreds of megabytes at once
     while chunk := list(islice(counts, 256)):
         similar = (_fixed(_vectors(frame, chunk, basis, columns)) @ landmarks) * FIXED_UNIT ** 2
         if near < similar.shape[1]:
@@ -351,7 +351,7 @@ def _vectors(frame: Skeleton, counts: list[Counts], basis=None, columns: _Column
     # Exact while a row's weights sum to less than 2 ** 53 / 2 ** 18; a text of tens of
     # thousands of distinct terms is summed in integers instead.
     bound = np.bincount(rows, np.abs(weights), minlength=len(counts)) < 2.0 ** 35
-    if len(rows):  # each row's products summed: exact, so the same in any order (dense blocks cost 1.6x)
+    if len(rows):  # each row's products summed: exact, so the same in any order (dense blocks cost more)
         starts = np.flatnonzero(np.concatenate(([True], rows[1:] != rows[:-1])))
         vectors[rows[starts]] = np.add.reduceat(weights[:, None] * basis[columns], starts, axis=0)
     for row in np.flatnonzero(~bound):
@@ -472,7 +472,7 @@ class _Columns:
         if words is not self.words or len(self.table) != len(words):
             self.words, self.table = words, np.full(len(words), -2, np.int64)
         table = self.table
-        missing = terms[table[terms] == -2]  # (np.unique's first call in a process takes 12 ms)
+        missing = terms[table[terms] == -2]  # (np.unique's first call in a process is slow)
         new = np.flatnonzero(np.bincount(missing, minlength=len(table))).tolist() if len(missing) else []
         table[new] = np.fromiter(map(self.columns.get, map(words.__getitem__, new), repeat(-1)), np.int64, len(new))
         return table[terms]
@@ -480,10 +480,10 @@ class _Columns:
 
 class _Sparse:
     """A sparse matrix (entry (row, column) = value, for each given) that multiplies dense
-    ones: each product only over its entries, not a dense block of every term (at 4,000
-    landmarks, each text has ~70 of ~9,500 terms: BLAS on dense blocks did 130 times the
-    products, 0.7 s of a landmarks' layout). Each output row adds its products in the order
-    of its entries, one after the other (numpy's reduceat): the same sums on any machine."""
+    ones: each product only over its entries, not a dense block of every term (a text
+    has few of the terms: dense blocks would multiply mostly zeros). Each output row adds
+    its products in the order of its entries, one after the other (numpy's reduceat): the
+    same sums on any machine."""
 
     CHUNK = 1 << 12  # entries multiplied at once: their products (CHUNK x width floats) stay in cache
 
@@ -588,7 +588,7 @@ def force_layout(neighbours, start, epochs: int = EPOCHS, negatives: int = NEGAT
     """A graph (row i: the k papers i is drawn to) laid out from `start` by UMAP's
     cross-entropy objective (with its a = b = 1 curve, 1 / (1 + d^2), t-SNE's kernel,
     which needs no powers), by full-batch gradient steps. The two axes are kept as
-    separate arrays: gathering rows of an n x 2 array cost three times as much."""
+    separate arrays: gathering rows of an n x 2 array costs more."""
     from ..numeric import np
 
     n, k = neighbours.shape

@@ -5,7 +5,7 @@ rebuild after an edit redoes only what the edit touches, and keeps the last
 good build, so a broken edit never stops the preview.
 
 The preview's map follows an edit rather than holding it up (FollowingLayout):
-laying out 10,000 papers again takes seconds, and an author waits for the page
+laying out a large catalog again takes seconds, and an author waits for the page
 they edited, not for the map.
 """
 from __future__ import annotations
@@ -133,8 +133,8 @@ class Rebuilder:
                 self.cache.related.prepare_for_edits()  # part of the first build, not of the first edit
                 # The first build's objects live as long as the session. Frozen, the cyclic collector
                 # never scans them again: it otherwise ran a full pass over them right after each
-                # rebuild, in the path of the page being served (0.3 s at 2,000 papers). What later
-                # rebuilds replace is still freed, by reference counting.
+                # rebuild, in the path of the page being served. What later rebuilds replace
+                # is still freed, by reference counting.
                 gc.freeze()
             self.last, self.error = build, None
             return Outcome(build, None, changed, time.perf_counter() - start, paths)
@@ -199,8 +199,8 @@ def unexpected(error: Exception) -> SiteError:
 
 def changed_paths(old: dict[str, bytes], new: dict[str, bytes]) -> frozenset[str]:
     """The output files added, changed or removed."""
-    # Set operations on the items views run in C; an unchanged file is the very same bytes
-    # object as last build's, whose hash is computed once and cached.
+    # Set operations on the items views run in C; an unchanged file is last build's bytes
+    # object, whose hash is computed once and cached.
     return frozenset(path for path, _ in old.items() ^ new.items())
 
 

@@ -23,9 +23,9 @@ from watchdog.observers import Observer
 from ..source.files import SOURCE_DIRS
 
 # Seconds without events before a rebuild starts. An editor's save (temp file,
-# rename, chmod) and a `git checkout` emit their events well under 5 ms apart,
-# so 25 ms still groups them, and it is a quarter of the 100 ms an author can
-# wait at 1,000 papers. A burst that pauses longer gets a second rebuild, never
+# rename, chmod) and a `git checkout` emit their events milliseconds apart, so
+# this groups them, and leaves most of the 100 ms an author may wait at 1,000
+# papers (issue 4). A burst that pauses longer gets a second rebuild, never
 # a wrong one: every rebuild reads the files as they are.
 QUIET = 0.025
 MAX_WAIT = 2.0  # rebuild anyway when events never stop (a process writing in a loop)

@@ -41,14 +41,13 @@ TERMS = "search/terms.json"
 @dataclass
 class SearchCache:
     """What a rebuild may reuse. A one-paper edit must not cost Python work
-    per paper across 50,000 papers, so besides the shard builder this keeps,
-    per paper number, the paper and abstract objects (an unchanged paper is
-    the very same object build after build) and its authors' names and pages,
-    and the files. What a paper's entry was made of is kept, not the entry:
-    the entries of the papers an edit changed are made again, as they were
-    and as they are (at 50,000 papers, keeping them took some 150 MB, and
-    as much again to send back from the process that made them). See
-    search_files."""
+    per paper across the catalog, so besides the shard builder this keeps,
+    per paper number, the paper and abstract objects (see engine/runner.py:
+    BuildCache) and its authors' names and pages, and the files. What a
+    paper's entry was made of is kept, not the entry: the entries of the
+    papers an edit changed are made again, as they were and as they are
+    (keeping them costs much memory, and as much again to send back from
+    the process that made them). See search_files."""
 
     index: ShardedIndex = field(default_factory=lambda: ShardedIndex(FIELDS))
     names: tuple = ()  # base URL, topic and venue names that everything below was made with
@@ -101,7 +100,7 @@ class SearchCache:
 @dataclass(frozen=True)
 class _Fields:
     """What search_files reads of a catalog and its abstracts, as plain values, to be sent to a
-    fresh process: ~90 MB pickled at 50,000 papers, where the catalog's objects are ten times that."""
+    fresh process: far smaller pickled than the catalog's objects."""
 
     base_url: str
     topics: tuple[Topic, ...]
@@ -200,7 +199,7 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
                              for n, paper in changed.items())
         order_changed = any(old[n].title != paper.title for n, paper in changed.items())
         shards = cache.index.update({n: (was[n][0], now[n][0]) for n in changed})
-        for n, paper in changed.items():  # move the retitled papers (a re-sort would cost ~100 ms at 50,000 papers)
+        for n, paper in changed.items():  # move the retitled papers (cheaper than a re-sort)
             if old[n].title != paper.title:
                 del cache.by_title[bisect_left(cache.by_title, (reading_key(was[n][1][1]), paper.id, n))]
                 insort(cache.by_title, (reading_key(now[n][1][1]), paper.id, n))

@@ -56,7 +56,7 @@ def field_terms(text: str) -> dict[str, int]:
     low = text.lower()
     if _SPLIT_DIFFERS.search(low):
         tokens = filter(None, SEPARATORS.split(low))
-    else:  # the same split, ~2x faster
+    else:  # the same split, faster
         tokens = low.replace("-", " ").split()
     counts = Counter(map(_TERMS.__getitem__, tokens))
     counts.pop(None, None)

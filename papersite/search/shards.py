@@ -1,6 +1,6 @@
 """The full-text search index, cut into shards by term.
 
-One lunr index over every abstract grows by ~1 MB gzipped per 1,000 papers,
+One lunr index over every abstract grows to megabytes on a large catalog,
 so the vocabulary is cut into contiguous ranges of sorted terms, a shard
 each. A query needs only the shards holding its terms.
 
@@ -16,9 +16,9 @@ tf >= 16. In the browser, search.js hands the postings of the shards a query
 needs to lunr.js's own Builder (createFieldVectors, createTokenSet), so the
 weights are computed by lunr.js itself and the result is the lunr index
 lunr.js builds from the same documents, restricted to those terms: a lunr
-score is a dot product over the query's terms, so it is exact. Shipping
-postings rather than lunr's serialized vectors is ~4x smaller, which is what
-keeps a query on a 50,000-paper catalog near 50 KB gzipped (bench/search_scale.py).
+score is a dot product over the query's terms, so it is exact. Postings
+are much smaller than lunr's serialized vectors, which is what keeps the
+download of a query small on a large catalog (bench/search_scale.py).
 tests/lunr_reference.py turns shard files back into lunr's serialized form,
 and tests/test_search_parity.py checks it byte for byte against lunr.js.
 """
@@ -69,10 +69,10 @@ class ShardedIndex:
     texts changed, by number, with their texts of last time: each is
     tokenized again, old and new text, only its postings are updated, and
     only the shards holding a term whose postings changed are re-encoded.
-    Neither tokens nor texts are kept per document (at 50,000 papers the
-    tokens would take ~250 MB, and the caller has what the texts are made
-    from): the postings are the cache. When the list of documents changes,
-    the numbers of the documents after the change move, so the caller builds
+    Neither tokens nor texts are kept per document (the tokens would
+    cost much memory, and the caller has what the texts are made from):
+    the postings are the cache. When the list of documents changes, the
+    numbers of the documents after the change move, so the caller builds
     everything again (distinct words are stemmed once per process, so that
     is still much faster than the first build).
     """
@@ -137,9 +137,8 @@ class ShardedIndex:
     # --- postings ------------------------------------------------------------
 
     def _index_all(self, texts: list[tuple[str, ...]]) -> dict[str, array]:
-        """The postings of every document. (Tokenizing on both cores was
-        measured slower: the workers' results cost more to send back and merge
-        than they save, and this machine's second core is rarely idle.)"""
+        """The postings of every document. (Not on all cores: the workers'
+        results cost more to send back and merge than they save.)"""
         postings: defaultdict[str, array] = defaultdict(partial(array, "q"))
         for doc, fields in enumerate(texts):
             if len(fields) != len(self.fields):

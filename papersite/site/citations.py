@@ -188,8 +188,8 @@ class Citations:
     """The citations of one build's catalog: `bib(papers)` makes the .bib of any list of papers
     (e.g. authors/<slug>/papers.bib), `files()` every citation file of the catalog.
 
-    A rebuild remakes only the papers whose inputs changed (mostly identity checks: unchanged
-    papers are the very same objects); a first build makes them on all cores. With `store`
+    A rebuild remakes only the papers whose inputs changed (mostly identity checks: see
+    engine/runner.py: BuildCache); a first build makes them on all cores. With `store`
     (output path, bytes -> receipt; see render_pages) the workers write each paper's files.
     """
 
@@ -207,7 +207,7 @@ class Citations:
         venues = {venue.slug: venue for venue in catalog.config.venues}
         last, keys, fresh, todo = cache.papers, catalog.citation_keys, {}, []
         files = cache.files  # kept up to date, not remade: a one-paper edit changes two entries
-        for paper in catalog.papers:  # 10,000 times in a one-paper rebuild: kept lean
+        for paper in catalog.papers:  # every paper, even in a one-paper rebuild: kept lean
             inputs = (paper, venues[paper.venue], keys[paper.id], abstracts[paper.id].text)
             kept = last.get(paper.id)
             if kept is not None and kept[0] == inputs:
@@ -259,7 +259,7 @@ class Citations:
         """A .bib of these papers of the catalog, in the order given. With its output `path`,
         last build's file is reused while it lists the same papers and no entry changed; and
         with `store`, the file is stored at once and its receipt given (no listing's bytes are
-        kept: at 50,000 papers, hundreds of megabytes)."""
+        kept: on a large catalog, hundreds of megabytes)."""
         last = self.cache.listings.get(path) if path else None
         ids = last[1] if last is not None and last[0] is papers and isinstance(papers, tuple) \
             else tuple(map(_ID, papers))

@@ -219,8 +219,8 @@ def render_page(env: jinja2.Environment, page: Page) -> bytes:
 
 
 # Above this many pages to render, each slice gets a fresh worker (see parallel_map):
-# at 50,000 papers that halves the peak memory; at 10,000 the copies stay under
-# 300 MB and the forks cost more time (0.2 s) than the memory is worth.
+# on a large catalog that bounds the peak memory; below it the copies stay small
+# and the forks cost more time than the memory is worth.
 FRESH_ABOVE = 20_000
 
 # Globals that hold the whole catalog: a template reading them can show anything.
@@ -232,11 +232,11 @@ class RenderCache:
 
     What a page shows is its template, its context, the config and the small
     globals (such as paper_count): last build's are kept and compared (a page the plan
-    kept is the same Page, and its context is not compared, nor even made). Unchanged
-    papers are the very same objects, so comparing a context is mostly pointer
-    checks. A template that reads a catalog-wide global (found by parsing it and
-    everything it extends, includes or imports) can show anything, so its pages
-    are always rendered: in the theme that is the home, venues and topics pages.
+    kept is the same Page, and its context is not compared, nor even made). Comparing
+    a context is mostly pointer checks (see engine/runner.py: BuildCache). A template
+    that reads a catalog-wide global (found by parsing it and everything it extends,
+    includes or imports) can show anything, so its pages are always rendered: in the
+    theme that is the home, venues and topics pages.
     A page's output is its bytes, or where a build streaming to disk stored them
     (kept by the persistent cache, and reused only while the output still holds them).
     """
@@ -276,10 +276,10 @@ def render_pages(env: jinja2.Environment, pages: list[Page], cache: RenderCache 
     cache.start(env)
     wide = {template: _reads_catalog(env, template, cache.wide) for template in {page.template for page in pages}}
     # Keyed by page path; an entry is (template, page, output, output file). A page the plan
-    # kept is the very same Page: one identity check, its entry reused as is, and its context
+    # kept is last build's Page: one identity check, its entry reused as is, and its context
     # never made (see Page). Another page is compared by its context.
     last, kept, out, todo = cache.pages, {}, {}, []
-    for page in pages:  # 47,000 times in a one-paper rebuild at 10,000 papers: kept lean
+    for page in pages:  # every page, even in a one-paper rebuild: kept lean
         entry = last.get(page.path)
         if entry is None or wide[page.template] or entry[0] != page.template or \
                 not (entry[1] is page or entry[1].context == page.context) or \
@@ -292,7 +292,7 @@ def render_pages(env: jinja2.Environment, pages: list[Page], cache: RenderCache 
         _load(env, template)  # compiled once here, before workers fork
     # Listings last: each reads hundreds of papers, so a worker rendering them copies
     # most of the parent's memory (see parallel_map). Last, they do not meet the
-    # search process of a one-shot build, which is done by then at 50,000 papers. A page
+    # search process of a one-shot build, mostly done by then. A page
     # made from its inputs (a paper's, an author's) lists few, and its context is made by
     # the worker that renders it, not kept by this process (see Page).
     order = sorted(range(len(todo)), key=lambda i: 0 if todo[i].made_from else len(todo[i].context.get("papers", ())))

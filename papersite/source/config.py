@@ -87,17 +87,17 @@ class SiteConfig:
         return name not in self.omit
 
 
-MAX_CONFIG_BYTES = 10 * 1024 * 1024  # site.yaml runs to kilobytes; PyYAML parses about 1 MB/s
+MAX_CONFIG_BYTES = 10 * 1024 * 1024  # site.yaml runs to kilobytes, and PyYAML is slow
 # Years become dates (feeds, JSON-LD): what a date can hold.
 MIN_YEAR, MAX_YEAR = 1, 9999
 KEYS = ("title", "base_url", "description", "author", "language", "cname", "topics", "venues", "authors",
         "extra", "extra_css", "omit")
 # What `omit:` may leave out, the biggest part of a large site after the paper pages, and the output
-# files each name stands for (bytes a paper at 50,000 papers, docs/performance.md "Site size"):
+# files each name stands for (their sizes: docs/performance.md "Site size"):
 OMITTABLE = {
-    "author-feeds": r"authors/[^/]+/feed\.xml",  # ~4,200
-    "author-bibtex": r"authors/[^/]+/papers\.bib|papers/[^/]+/cite\.bib",  # ~2,000; an author of one paper has its cite.bib
-    "citation-files": r"papers/[^/]+/cite\.(?:ris|json)",  # ~3,300; the reading list then exports BibTeX alone
+    "author-feeds": r"authors/[^/]+/feed\.xml",
+    "author-bibtex": r"authors/[^/]+/papers\.bib|papers/[^/]+/cite\.bib",  # an author of one paper has its cite.bib
+    "citation-files": r"papers/[^/]+/cite\.(?:ris|json)",  # the reading list then exports BibTeX alone
 }
 TOPIC_KEYS = ("slug", "name", "description", "keywords")
 VENUE_KEYS = ("slug", "name", "year", "full_name", "url", "kind", "aliases")

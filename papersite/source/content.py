@@ -34,11 +34,11 @@ PAPER_KEYS = ("id", "title", "authors", "et_al", "venue", "year", "date", "added
 DATE = re.compile(r"^(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?$")
 BIBTEX_KEY = re.compile(r"^[A-Za-z0-9_:.+/-]+$")  # what BibTeX and biber accept unquoted
 MAX_FILE_BYTES = 10 * 1024 * 1024  # far beyond any abstract; guards against a stray dump
-# Abstracts run to 2,000 characters. Rendering costs about 0.4 ms per $math$ span, and
-# Python-Markdown is quadratic in the spans of one paragraph: a 5 MB abstract took 13
-# minutes. 64,000 characters renders in under 3 s whatever it holds (measured).
+# Abstracts run to a few thousand characters. Python-Markdown is quadratic in the
+# $math$ spans of one paragraph, so a huge abstract could take minutes; this bounds
+# the worst case to seconds.
 MAX_ABSTRACT_CHARS = 64_000
-MAX_FRONT_MATTER_CHARS = 64_000  # PyYAML parses about 1 MB/s
+MAX_FRONT_MATTER_CHARS = 64_000  # front matter is short, and PyYAML slow
 
 
 def split_front_matter(text: str) -> tuple[str, str, int]:
@@ -66,7 +66,7 @@ def find_content_files(content_dir: Path) -> list[Path]:
 def _content_entries(content_dir: Path, root: Path | None = None,
                      problems: list[Problem] | None = None) -> list[tuple[str, os.DirEntry]]:
     """(path, directory entry) of every content file, in Path order: plain strings, because
-    a rebuild looks at every file and Path objects cost more than the stat (10,000 files)."""
+    a rebuild looks at every file and Path objects cost more than the stat."""
     return walk_files(content_dir, root, problems, is_content_name)
 
 
@@ -266,7 +266,7 @@ class PaperCache:
 
     def read_all(self, entries: list[tuple[str, os.DirEntry]], config: SiteConfig) -> list[Parsed]:
         """Every (path, directory entry) parsed, or its last parse while its stamp is unchanged: the
-        loop a rebuild runs 10,000 times, kept lean; the files to parse are parsed on all cores."""
+        loop a rebuild runs once per file, kept lean; the files to parse are parsed on all cores."""
         self._check_config(config)
         cached, found, missing = self._entries.get, [], []
         for path, entry in entries:

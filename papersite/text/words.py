@@ -12,10 +12,9 @@ papers (bench/text_toolkit.py), and the plural stemmer is the cheaper.
 the search index holds "ε-greedy" with the word "epsilon" too (lunr.js drops a
 lone "ε" as a non-word character), and new files are named "epsilon-greedy".
 
-`suffix_stem` is lighter, and topics keep it for a measured reason: derive's
-keyword matching (its thresholds were tuned with it) loses 4.7 points of
-precision at equal recall with the Porter stemmer on the held-out ICML 2024
-papers, and 1.9 points of recall with a plural-only stemmer (bench/text_toolkit.py).
+`suffix_stem` is lighter, and topics keep it: derive's keyword matching (its
+thresholds were tuned with it) loses precision with the Porter stemmer, and
+recall with a plural-only one (bench/text_toolkit.py).
 """
 from __future__ import annotations
 
