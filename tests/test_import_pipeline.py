@@ -7,7 +7,7 @@ import multiprocessing
 
 import pytest
 
-import papersite.importers as importers
+from papersite.importers import run
 from papersite import parallel
 from papersite.source.config import load_config
 from papersite.importers import import_files
@@ -32,7 +32,7 @@ def import_into(site, source, monkeypatch, jobs: int, batch: int):
     monkeypatch.setenv("PAPERSITE_JOBS", str(jobs))
     monkeypatch.setenv("PAPERSITE_TODAY", "2025-03-04")
     monkeypatch.setattr(parallel, "MIN_ITEMS", 1)  # fork for every batch, however small
-    monkeypatch.setattr(importers, "BATCH", batch)
+    monkeypatch.setattr(run, "BATCH", batch)
     report = import_files([source], load_config(site.root / "site.yaml"), site.root / "site.yaml")
     files = {path.relative_to(site.root).as_posix(): path.read_bytes()
              for path in sorted((site.root / "content").rglob("*")) if path.is_file()}
@@ -59,14 +59,14 @@ def test_an_error_in_a_worker_stops_the_import_and_keeps_what_was_written(tmp_pa
     source = tmp_path / "export.csv"
     write_export(source, 30)
     site = TinySite(tmp_path / "site")
-    prepare = importers._Importer._prepare
+    prepare = run.prepare
 
-    def failing(self, job):
-        if job[0].args[-1] == 20:  # the 20th row (Deferred(make, ..., number))
+    def failing(item, seed, topics):
+        if item.args[-1] == 20:  # the 20th row (Deferred(make, ..., number))
             raise RuntimeError("a bug")
-        return prepare(self, job)
+        return prepare(item, seed, topics)
 
-    monkeypatch.setattr(importers._Importer, "_prepare", failing)
+    monkeypatch.setattr(run, "prepare", failing)
     with pytest.raises(RuntimeError, match="a bug"):
         import_into(site, source, monkeypatch, 2, 7)
     written = sorted((site.root / "content").rglob("*.md"))
