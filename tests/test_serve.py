@@ -21,8 +21,11 @@ import papersite.cli as cli_module
 from papersite import parallel
 from papersite.errors import Problem, SiteError
 from papersite.pipeline import build_site
-from papersite.preview.server import (LISTED_CHANGES, MAP_LANDED, HostFilter, Preview, SiteState, exposure_warning,
-                             make_server, printable, terminal_text)
+from papersite.preview.handler import make_server
+from papersite.preview.hosts import HostFilter, exposure_warning
+from papersite.preview.server import MAP_LANDED, Preview
+from papersite.preview.state import LISTED_CHANGES, SiteState
+from papersite.preview.terminal import printable, terminal_text
 from papersite.preview.build_watch import watch_and_build
 from papersite.preview.watch import ChangeQueue
 from tests.conftest import ROOT, TinySite, paper_text
