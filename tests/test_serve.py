@@ -214,6 +214,25 @@ def test_a_client_that_disconnects_mid_response_does_not_hurt(server):
     assert status == 200 and b"First Title" in body
 
 
+def test_the_pages_tabs_name_are_forgotten_once_their_streams_close(server):
+    """Each tab's event stream names the page it shows (?page=); a name is not kept
+    after its stream closes, however many distinct names come (issue 38 item 15)."""
+    state, port = server
+    for index in range(100):
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as events:
+            events.sendall(f"GET /catalog/__reload?page=papers/p{index}/index.html HTTP/1.1\r\n"
+                           "Host: localhost\r\n\r\n".encode())
+            received = b""
+            while b"data:" not in received:
+                received += events.recv(4096)
+    state.close()  # the server's threads notice the closed streams
+    deadline = time.monotonic() + 10
+    while state.viewers and time.monotonic() < deadline:
+        time.sleep(0.01)
+    held = {name: len(value) for name, value in vars(state).items() if isinstance(value, (dict, set, list))}
+    assert max(held.values()) < 10, held
+
+
 def test_200_concurrent_requests_all_succeed(server):
     _, port = server
     paths = ["/catalog/", "/catalog/papers/one/", "/catalog/search/index.json", "/catalog/static/style.css"]

@@ -37,7 +37,7 @@ class SiteState:
         self.problems: list[dict] = []
         self.closed = False
         self.viewers: dict[str, int] = {}  # output file -> open event streams of tabs showing it
-        self.opened: dict[str, int] = {}  # output file -> event streams ever opened by tabs showing it
+        self.awaited: set[str] = set()  # the files publish_and_settle() waits for a tab to load again
 
     def publish(self, build: Build, changed: frozenset[str] | None = None) -> None:
         """Serve a new good build. `changed`: its output files that differ from the build
@@ -68,7 +68,7 @@ class SiteState:
         with self.lock:
             if file is not None:
                 self.viewers[file] = self.viewers.get(file, 0) + 1
-                self.opened[file] = self.opened.get(file, 0) + 1
+                self.awaited.discard(file)
             self.lock.notify_all()
         try:
             yield
@@ -83,14 +83,15 @@ class SiteState:
         """publish(), then wait until a tab showing each changed file has reloaded (its event
         stream opened again), at most `limit` seconds: what follows (the rebuild) takes the
         cores, and would slow the tabs loading the page. (A stream a tab closed counts until
-        the server next writes to it: waiting for one tab a file, not all, leaves it out.)"""
+        the server next writes to it: waiting for one tab a file, not all, leaves it out.)
+        Only the files being waited for are remembered, not every page a tab ever named:
+        the names come from requests."""
         with self.lock:
-            waiting = {file: self.opened[file] + 1 for file in changed if file in self.viewers}
-        self.publish(build, changed)
-        if waiting:
-            with self.lock:
-                self.lock.wait_for(lambda: self.closed or all(self.opened[file] >= count
-                                                              for file, count in waiting.items()), limit)
+            self.awaited = {file for file in changed if file in self.viewers}
+            self.publish(build, changed)
+            if self.awaited:
+                self.lock.wait_for(lambda: self.closed or not self.awaited, limit)
+            self.awaited = set()
 
     def status(self) -> tuple:
         with self.lock:
