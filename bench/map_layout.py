@@ -157,7 +157,8 @@ def frame_times(data: bytes) -> dict:
 
     from papersite.source.config import load_config
     from papersite.pipeline import build_site
-    from papersite.preview.server import SiteState, make_server
+    from papersite.preview.handler import make_server
+    from papersite.preview.state import SiteState
 
     build = build_site(load_config(ROOT / "site.yaml"))
     build = dataclasses.replace(build, files={**build.files, "map/points.json": data})

@@ -25,7 +25,7 @@ from .errors import SiteError
 
 # Each command imports what it needs when it runs: a `build` that finds nothing
 # changed (see engine/command.py) must not pay for loading Jinja, Markdown and lunr.
-_LAZY = {"Preview": "preview.server", "exposure_warning": "preview.server"}
+_LAZY = {"Preview": "preview.server", "exposure_warning": "preview.hosts"}
 
 
 def __getattr__(name: str):

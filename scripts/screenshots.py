@@ -19,7 +19,8 @@ sys.path.insert(0, str(ROOT))
 
 from papersite.source.config import load_config  # noqa: E402
 from papersite.pipeline import build_site  # noqa: E402
-from papersite.preview.server import SiteState, make_server  # noqa: E402
+from papersite.preview.handler import make_server  # noqa: E402
+from papersite.preview.state import SiteState  # noqa: E402
 from tests.browser.conftest import CHROMIUM_ARGS, chromium_path  # noqa: E402
 
 WIDTHS = {"desktop": (1280, 900), "phone": (390, 844)}

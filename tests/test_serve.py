@@ -21,8 +21,11 @@ import papersite.cli as cli_module
 from papersite import parallel
 from papersite.errors import Problem, SiteError
 from papersite.pipeline import build_site
-from papersite.preview.server import (LISTED_CHANGES, MAP_LANDED, HostFilter, Preview, SiteState, exposure_warning,
-                             make_server, printable, terminal_text)
+from papersite.preview.handler import make_server
+from papersite.preview.hosts import HostFilter, exposure_warning
+from papersite.preview.server import MAP_LANDED, Preview
+from papersite.preview.state import LISTED_CHANGES, SiteState
+from papersite.preview.terminal import printable, terminal_text
 from papersite.preview.build_watch import watch_and_build
 from papersite.preview.watch import ChangeQueue
 from tests.conftest import ROOT, TinySite, paper_text
@@ -209,6 +212,25 @@ def test_a_client_that_disconnects_mid_response_does_not_hurt(server):
     state.publish(state.build)  # the server now writes to a closed stream
     status, body = get(port, "/catalog/papers/one/")
     assert status == 200 and b"First Title" in body
+
+
+def test_the_pages_tabs_name_are_forgotten_once_their_streams_close(server):
+    """Each tab's event stream names the page it shows (?page=); a name is not kept
+    after its stream closes, however many distinct names come (issue 38 item 15)."""
+    state, port = server
+    for index in range(100):
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as events:
+            events.sendall(f"GET /catalog/__reload?page=papers/p{index}/index.html HTTP/1.1\r\n"
+                           "Host: localhost\r\n\r\n".encode())
+            received = b""
+            while b"data:" not in received:
+                received += events.recv(4096)
+    state.close()  # the server's threads notice the closed streams
+    deadline = time.monotonic() + 10
+    while state.viewers and time.monotonic() < deadline:
+        time.sleep(0.01)
+    held = {name: len(value) for name, value in vars(state).items() if isinstance(value, (dict, set, list))}
+    assert max(held.values()) < 10, held
 
 
 def test_200_concurrent_requests_all_succeed(server):

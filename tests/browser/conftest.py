@@ -13,7 +13,8 @@ import threading
 import pytest
 from playwright.sync_api import sync_playwright
 
-from papersite.preview.server import SiteState, make_server
+from papersite.preview.handler import make_server
+from papersite.preview.state import SiteState
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
