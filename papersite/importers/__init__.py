@@ -27,7 +27,7 @@ import yaml
 from ..source.config import ORCID, SiteConfig
 from ..source.content import DATE, MAX_ABSTRACT_CHARS, find_content_files, normalise_link, slugify, split_front_matter
 from ..errors import Problem, SiteError
-from ..text.markup import plain_title
+from ..text.plain import plain_title
 from ..model import LINK_KINDS, Venue
 from ..parallel import MapInBackground
 from ..text.words import GREEK
