@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import papersite.catalog.related as related  # noqa: E402
 import papersite.text.words as prose  # noqa: E402
-from papersite.text.markup import plain_text  # noqa: E402
+from papersite.text.plain import plain_text  # noqa: E402
 from realdata import real_papers  # noqa: E402
 
 EXAMPLES = ("Consistency Models", "Threshold-Consistent")

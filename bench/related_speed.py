@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from papersite.numeric import np  # noqa: E402  numpy as the build loads it (one BLAS thread)
 
 import papersite.catalog.related as related  # noqa: E402
-from papersite.text.markup import plain_text  # noqa: E402
+from papersite.text.plain import plain_text  # noqa: E402
 from papersite.parallel import parallel_map  # noqa: E402
 from synth import generate  # noqa: E402
 

@@ -81,7 +81,7 @@ def prepare(size: int, folder: Path, seed: int):
     from papersite.catalog import Catalog
     from papersite.source.config import load_config
     from papersite.source.content import load_papers
-    from papersite.text.markup import plain_text, snippet
+    from papersite.text.plain import plain_text, snippet
     from papersite.site.pages import Abstract
     from synth import write_catalog
     if not (folder / "site.yaml").exists():
@@ -147,7 +147,7 @@ def build_new(catalog, abstracts, config, edits: int) -> dict:
 def build_old(catalog, abstracts) -> dict:
     """The previous design: one lunr.py index and one document store, both loaded whole."""
     from papersite import urls
-    from papersite.text.markup import plain_text
+    from papersite.text.plain import plain_text
     from papersite.search import FIELDS, clear_caches
     from tests.lunr_reference import build_index, index_json
     clear_caches()

@@ -10,7 +10,7 @@ import pytest
 
 from papersite import urls
 from papersite.site.feeds import FEED_ENTRIES
-from papersite.text.markup import plain_text
+from papersite.text.plain import plain_text
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")

@@ -18,7 +18,7 @@ import html5lib
 import pytest
 import yaml
 
-from papersite.text.markup import snippet
+from papersite.text.plain import snippet
 from tests.conftest import MINIMAL_CONFIG, TinySite
 from tests.test_search_files import read_store
 from tests.test_search_files import search as search_ids

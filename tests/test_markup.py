@@ -1,4 +1,5 @@
-"""Tests for papersite.text.markup: Markdown + TeX math -> safe HTML / plain text."""
+"""Tests for papersite.text's Markdown + TeX math -> safe HTML / plain text (markdown_html, mathml,
+html_writer, plain and the modules they use)."""
 
 import json
 import re
@@ -8,7 +9,9 @@ import html5lib
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from papersite.text.markup import ALLOWED_ELEMENTS, plain_text, render_abstract, render_markdown, render_title, snippet
+from papersite.text.html_writer import ALLOWED_ELEMENTS
+from papersite.text.markdown_html import render_abstract, render_markdown, render_title
+from papersite.text.plain import plain_text, snippet
 
 SEEDS = sorted((Path(__file__).parent / "fixtures" / "seeds").glob("*.txt"))
 # Header line, then abstracts separated by blank lines.
@@ -268,23 +271,41 @@ def test_render_never_raises_and_is_always_safe(source):
     assert len(snippet(source, 40)) <= 40
 
 
-def test_retuned_inline_patterns_find_what_markdowns_own_find():
-    """The faster regexes markup registers match exactly where Python-Markdown's would."""
+RANDOM_ATOMS = ["\\", "`", "``", "!", "[", "]", "$", "$$", "x", " ", "\\[", "\\(", "\\)", "\\]", "\n", "\\\\", "\x02"]
+
+
+def test_the_math_pattern_with_its_fast_start_finds_what_it_would_without():
     import random
-    import markdown.inlinepatterns as md_patterns
-    from papersite.text import markup
-    pairs = [(md_patterns.BACKTICK_RE, markup._FAST_START["backtick"] + md_patterns.BACKTICK_RE + ")"),
-             (markup._FAST_LINK[0], markup._FAST_LINK[1]),
-             (markup._MATH_RE, markup._FAST_START["math"] + markup._MATH_RE + ")")]
+    from papersite.text.math_spans import MATH_RE, MATH_START
     rng = random.Random(5)
-    atoms = ["\\", "`", "``", "!", "[", "]", "$", "$$", "x", " ", "\\[", "\\(", "\\)", "\\]", "\n", "\\\\", "\x02"]
-    samples = ABSTRACTS + ["".join(rng.choice(atoms) for _ in range(rng.randint(1, 30))) for _ in range(5000)]
-    for original, fast in pairs:
-        original, fast = re.compile(original, re.DOTALL), re.compile(fast, re.DOTALL)
-        for text in samples:
-            for start in (0, 2):
-                assert [(m.span(), m.groups()) for m in original.finditer(text, start)] == \
-                       [(m.span(), m.groups()) for m in fast.finditer(text, start)], (original.pattern, text)
+    samples = ABSTRACTS + ["".join(rng.choice(RANDOM_ATOMS) for _ in range(rng.randint(1, 30))) for _ in range(5000)]
+    original, fast = re.compile(MATH_RE, re.DOTALL), re.compile(MATH_START + MATH_RE + ")", re.DOTALL)
+    for text in samples:
+        for start in (0, 2):
+            assert [(m.span(), m.groups()) for m in original.finditer(text, start)] == \
+                   [(m.span(), m.groups()) for m in fast.finditer(text, start)], text
+
+
+def test_text_without_backticks_or_brackets_reads_the_same_without_code_and_link_patterns():
+    """Such text goes through a Markdown without the patterns for code spans, links and
+    images: it must give what the full Markdown gives."""
+    import random
+    from papersite.text import markdown_html
+    full, lean = markdown_html._build_markdown(True), markdown_html._build_markdown(False)
+    rng = random.Random(7)
+    atoms = [a for a in TOKENS + UNITS + ["&amp;", "&#42;", "<a@b.org>", "<http://x.org>", "!", "  \n"]
+             if "`" not in a and "[" not in a]
+    samples = [a for a in ABSTRACTS if "`" not in a and "[" not in a]
+    samples += ["".join(rng.choice(atoms) for _ in range(rng.randint(1, 30))) for _ in range(3000)]
+    for text in samples:
+        try:
+            expected = full.reset().convert(text), full.treeprocessors["allow_list"].plain
+        except MarkupError as error:
+            expected = error.args
+        try:
+            assert (lean.reset().convert(text), lean.treeprocessors["allow_list"].plain) == expected, text
+        except MarkupError as error:
+            assert error.args == expected, text
 
 
 # --- the serializer against the parser it replaced ---------------------------------
@@ -301,21 +322,39 @@ def test_output_equals_the_html_parser_pass_it_replaced(case):
     assert render_title(case["markdown"]) == case["title"]
 
 
-def test_markup_uses_only_public_markdown_api():
-    """No private name of Python-Markdown is imported, and none of its objects is patched."""
+# What of Python-Markdown the text modules may import: its extension API's base classes and helpers.
+MARKDOWN_API = {"markdown": {"Markdown"}, "markdown.extensions": {"Extension"},
+                "markdown.preprocessors": {"Preprocessor"}, "markdown.inlinepatterns": {"InlineProcessor"},
+                "markdown.treeprocessors": {"Treeprocessor"}, "markdown.postprocessors": {"Postprocessor"},
+                "markdown.util": {"AtomicString", "code_escape"}}
+# Its internals: the raw-HTML stash's contents, its placeholders and its built-in patterns' regexes.
+MARKDOWN_INTERNALS = {"rawHtmlBlocks", "html_counter", "AMP_SUBSTITUTE", "HTML_PLACEHOLDER", "HTML_PLACEHOLDER_RE",
+                      "INLINE_PLACEHOLDER", "INLINE_PLACEHOLDER_RE", "INLINE_PLACEHOLDER_PREFIX", "STX", "ETX",
+                      "stashed_nodes", "compiled_re", "serializer", "pattern", "inlinepatterns", "util"}
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).parent.parent / "papersite" / "text").glob("*.py")),
+                         ids=lambda path: path.name)
+def test_text_uses_only_public_markdown_api(path):
+    """Python-Markdown is used through its extension API: only its base classes are
+    imported (none of its own processors), no private name of it is used, its raw-HTML
+    stash only through store(), and none of its internals (placeholders, regexes) is
+    read or patched."""
     import ast
-    import papersite.text.markup
-    tree = ast.parse(Path(papersite.text.markup.__file__).read_text(encoding="utf-8"))
+    tree = ast.parse(path.read_text(encoding="utf-8"))
     own = {node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module.split(".")[0] == "markdown":
-            assert not any(alias.name.startswith("_") for alias in node.names), ast.unparse(node)
-        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
-            assert node.attr in own, ast.unparse(node)  # only markup's own private names
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Attribute):
-                    assert target.attr not in {"compiled_re", "serializer", "pattern"}, ast.unparse(node)
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "markdown":
+            assert {alias.name for alias in node.names} <= MARKDOWN_API.get(node.module, set()), ast.unparse(node)
+        if isinstance(node, ast.Import):
+            assert all(alias.name == "markdown" for alias in node.names if alias.name.startswith("markdown")), \
+                ast.unparse(node)
+        if isinstance(node, ast.Attribute):
+            assert node.attr not in MARKDOWN_INTERNALS, ast.unparse(node)
+            if isinstance(node.value, ast.Attribute) and node.value.attr == "htmlStash":
+                assert node.attr == "store", ast.unparse(node)
+            if node.attr.startswith("_") and not node.attr.startswith("__"):
+                assert node.attr in own, ast.unparse(node)  # only the module's own private names
 
 
 # --- limits: nesting and TeX length, through a real build ------------------------
@@ -327,8 +366,8 @@ import sys
 from click.testing import CliRunner
 
 import build as build_cli
-from papersite.text import markup
-from papersite.text.markup import MAX_NESTING, MAX_TEX_LENGTH, MarkupError
+from papersite.text import mathml
+from papersite.text.limits import MAX_NESTING, MAX_TEX_LENGTH, MarkupError
 from tests.conftest import TinySite, paper_text
 from tests.htmlcheck import parse as parse_page
 
@@ -462,7 +501,7 @@ def test_nesting_fuzz_renders_or_names_a_line(parts):
     """Long runs of nesting renders or fails with a line, never RecursionError, with a
     stack far smaller than Python's default: the explicit limits come first."""
     source = "".join(unit * count for unit, count in parts)[:64000]
-    markup._math_element.cache_clear()
+    mathml._converted.cache_clear()
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(len(inspect.stack()) + 450)
     try:

@@ -11,7 +11,7 @@ import pytest
 from lunr.index import Index
 
 from papersite import urls
-from papersite.text.markup import plain_text
+from papersite.text.plain import plain_text
 from papersite.engine.runner import BuildCache, Warm
 from papersite.pipeline import build_site
 from papersite.search import DOCS_PER_FILE, FIELDS, ORDER, SHARDS, TERMS, SearchCache, ShardedIndex, shard_name

@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 import html5lib
 import pytest
 
-from papersite.text.markup import plain_text
+from papersite.text.plain import plain_text
 
 from tests.conftest import ROOT
 from tests.htmlcheck import page_url, parse, resolve

@@ -1,7 +1,7 @@
 """How the catalog orders papers by title: as a title is read, not as it is written."""
 from __future__ import annotations
 
-from ..text.markup import plain_title
+from ..text.plain import plain_title
 from ..text.words import reading_key
 
 

@@ -19,7 +19,8 @@ from .store import Fingerprint, cache_dir, read_entry, write_entry_from
 from ..source.config import SiteConfig
 from ..source.content import is_content_name, read_paper
 from ..papermap.files import map_text
-from ..text.markup import MarkupError, render_abstract
+from ..text.limits import MarkupError
+from ..text.markdown_html import render_abstract
 from ..papermap.layout import fit, landmarks, place, skeleton_digest, term_counts, text_digest
 from ..parallel import Background, worth_forking
 from ..text.words import TermNumbers

@@ -15,7 +15,7 @@ from ..errors import Problem, SiteError
 from ..model import LINK_KINDS, Venue
 from ..source.config import SiteConfig
 from ..source.content import DATE, MAX_ABSTRACT_CHARS, find_content_files, slugify, split_front_matter
-from ..text.markup import plain_title
+from ..text.plain import plain_title
 from ..text.words import GREEK
 from .identity import identifiers, record_id
 from .matching import KnownPapers

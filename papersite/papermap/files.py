@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from .. import urls
 from ..catalog import Catalog
-from ..text.markup import plain_title
+from ..text.plain import plain_title
 from .layout import GRID
 from ..search.shards import inert
 

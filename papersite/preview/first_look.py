@@ -25,7 +25,7 @@ from ..source.content import read_paper
 from ..errors import SiteError
 from ..engine.runner import BuildCache
 from ..text.abstracts import abstract_of
-from ..text.markup import MarkupError
+from ..text.limits import MarkupError
 from ..model import Paper
 from ..site.pages import Page
 from ..site.render import render_page

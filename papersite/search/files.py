@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from .. import urls
 from ..catalog import Catalog
-from ..text.markup import plain_title
+from ..text.plain import plain_title
 from ..model import Paper, Topic, Venue
 from ..parallel import Detachable
 from ..text.abstracts import Abstract

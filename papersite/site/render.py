@@ -21,7 +21,8 @@ from .citations import json_ld, scholar_tags, scholarly_article
 from ..source.config import SiteConfig
 from ..source.files import unreadable
 from ..errors import Problem, SiteError
-from ..text.markup import plain_title, render_title
+from ..text.markdown_html import render_title
+from ..text.plain import plain_title
 from .pages import Page
 from ..parallel import parallel_map
 

@@ -1,6 +1,14 @@
 """Text: abstracts rendered, and the words that search, related papers and the map count.
 
-    abstracts.py   the Markdown stage: render_abstracts(catalog) -> {id: Abstract}
-    markup.py      Markdown with TeX math -> safe HTML and MathML; plain text and snippets
-    words.py       stemmers, stop words and term counts, shared by search, related and the map
+    abstracts.py        the Markdown stage: render_abstracts(catalog) -> {id: Abstract}
+    markdown_html.py    Markdown with TeX math -> safe HTML and its plain text, in one pass
+                        (render_abstract, render_title), through Python-Markdown's extension API:
+    markdown_limits.py    input nested or long past the limits refused, with its line
+    math_spans.py         where the formulas are
+    mathml.py             TeX -> MathML through an allow-list
+    html_writer.py        the tree written through an allow-list
+    tex_text.py         TeX -> readable text (search, snippets)
+    plain.py            titles and abstracts as one line of plain text; snippets
+    limits.py           what an abstract may hold; MarkupError
+    words.py            stemmers, stop words and term counts, shared by search, related and the map
 """

@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 from ..errors import Problem, SiteError
 from ..parallel import parallel_map
 from ..source.content import split_front_matter
-from .markup import MarkupError, cut_snippet, render_abstract
+from .limits import MarkupError
+from .markdown_html import render_abstract
+from .plain import cut_snippet
 
 if TYPE_CHECKING:
     from ..catalog import Catalog
