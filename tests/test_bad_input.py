@@ -239,25 +239,23 @@ def test_control_characters_in_an_abstract_are_dropped(site):
         p.read_text(encoding="utf-8") for p in (site.root / "_site").rglob("*") if p.suffix in (".html", ".xml", ".json")))
 
 
-def test_five_megabyte_abstract_is_refused_quickly(site):
+def test_five_megabyte_abstract_is_refused_by_its_length(site):
+    # how long the refusal takes: bench/hostile_speed.py
     body = ("We prove a bound on $\\|x\\|_2$ for deep networks, with words and more words. " * 70_000)
     assert len(body) > 5_000_000
     site.paper("huge", body=body)
-    start = time.perf_counter()
     found = only_problem(site)
-    assert time.perf_counter() - start < 10
     assert found == ("content/icml-2024/huge.md", 9,
                      f"abstract is {len(body.strip()):,} characters; the limit is {MAX_ABSTRACT_CHARS:,}: "
                      "an abstract, not the paper")
 
 
-def test_an_abstract_at_the_limit_builds_in_reasonable_time(site):
-    """Worst case near the limit: one paragraph dense with math (each span costs most)."""
+def test_an_abstract_at_the_limit_builds(site):
+    """Worst case near the limit: one paragraph dense with math (each span costs most). How long
+    it takes (a quadratic renderer took minutes): bench/hostile_speed.py."""
     body = ("$x_{i}$ and $y^2$ bound " * 3000)[:MAX_ABSTRACT_CHARS - 1]
     site.paper("long", body=body)
-    start = time.perf_counter()
     build_ok(site)
-    assert time.perf_counter() - start < 30  # about 3 s here; a quadratic renderer took minutes
     assert (site.root / "_site/papers/long/index.html").read_text(encoding="utf-8").count("<math") > 2000
 
 
@@ -268,13 +266,14 @@ def test_a_stray_dump_is_refused_by_size(site):
 
 # --- Hostile YAML ------------------------------------------------------------
 
-def test_deeply_nested_yaml_is_refused_quickly(site):
+def test_deeply_nested_yaml_is_refused(site):
+    # Refused by the depth limit as the YAML is read (PyYAML alone would give up with "nested too
+    # deeply" at Python's recursion limit, after a scan quadratic in the depth: 10,000 took
+    # seconds). How long the refusal takes: bench/hostile_speed.py.
     site.write(BAD, "---\nid: " + "[" * 10_000 + "\n---\nText.\n")
     site.write("content/icml-2024/closed.md", "---\nextra: " + "{a: " * 10_000 + "1" + "}" * 10_000 + "\n---\nT.\n")
     site.write("content/icml-2024/block.md", "---\nextra:\n" + "".join(" " * i + "a:\n" for i in range(1, 300)) + "---\nT.\n")
-    start = time.perf_counter()
     found = build_fails(site)
-    assert time.perf_counter() - start < 5  # PyYAML alone is quadratic in depth: 10,000 took seconds
     assert {(path, message) for path, _, message in found} == {
         (path, "invalid YAML: nested more than 50 levels deep")
         for path in (BAD, "content/icml-2024/closed.md", "content/icml-2024/block.md")}
@@ -285,9 +284,7 @@ def test_alias_bombs_and_self_references_are_refused(site):
         f"  {name}: &{name} [{', '.join(['*' + prev] * 10)}]\n" for prev, name in zip("abcdefgh", "bcdefghi"))
     site.write(BAD, paper_text(extra=laughs))
     site.write("content/icml-2024/loop.md", paper_text(id="p2", extra="extra: &me {self: *me}\n"))
-    start = time.perf_counter()
-    found = set(build_fails(site))
-    assert time.perf_counter() - start < 5
+    found = set(build_fails(site))  # refused by counting, not by expanding (bench/hostile_speed.py times it)
     assert (BAD, 13, "invalid YAML: aliases expand this to more than 100,000 values") in found
     assert ("content/icml-2024/loop.md", 8, "invalid YAML: an alias refers to a collection that contains it") in found
 
@@ -463,9 +460,7 @@ def test_import_of_bad_seed_files(site):
                                             "'ICML 2024 Papers', not 'Just an abstract.'\n")
     run = cli(site, "import", "latin1.txt")
     assert run.code == 1 and run.stderr == "latin1.txt: not UTF-8 text (invalid continuation byte)\n"
-    start = time.perf_counter()
-    run = cli(site, "import", "huge.txt")
-    assert time.perf_counter() - start < 10
+    run = cli(site, "import", "huge.txt")  # how long the refusal takes: bench/hostile_speed.py
     assert run.code == 1 and run.stderr == (f"huge.txt:3: abstract is 6,199,999 characters; the limit is "
                                             f"{MAX_ABSTRACT_CHARS:,}: is a blank line missing between two?\n")
     assert list((site.root / "content").iterdir()) == []  # nothing written

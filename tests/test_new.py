@@ -133,9 +133,9 @@ def test_a_new_catalog_serves_straight_away(tmp_path):
     preview = Preview(folder / "site.yaml", None, "127.0.0.1", 0, log=lambda line: None)
     preview.start()
     try:
-        with urllib.request.urlopen(preview.url, timeout=10) as response:
+        with urllib.request.urlopen(preview.url, timeout=60) as response:
             assert response.status == 200 and b"<h1" in response.read()
-        with urllib.request.urlopen(preview.url + "static/lunr.min.js", timeout=10) as response:
+        with urllib.request.urlopen(preview.url + "static/lunr.min.js", timeout=60) as response:
             assert response.status == 200
     finally:
         preview.stop()

@@ -66,7 +66,7 @@ class PagesServer:
         return 404, {"Content-Type": "text/html"}, (self.folder / "404.html").read_bytes()
 
     def get(self, path: str) -> tuple[int, str, bytes]:
-        connection = http.client.HTTPConnection(self.host, timeout=10)
+        connection = http.client.HTTPConnection(self.host, timeout=60)
         try:
             connection.request("GET", path)
             response = connection.getresponse()

@@ -25,11 +25,88 @@ def run_loop(queue: ChangeQueue, builder) -> threading.Thread:
     return thread
 
 
-def wait_until(condition, timeout: float = 5.0) -> None:
+def wait_until(condition, timeout: float = 60.0) -> None:
+    """A guard against hangs, not a claim about speed: conditions hold in milliseconds."""
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.01)
+
+
+class FakeClock:
+    """time.monotonic for the debouncer: its seconds pass when a test advances them (or by
+    `tick` at every reading), so no test depends on how fast this machine runs. `readings`
+    counts the readings of other threads (a taker's), so that a test can wait until a taker
+    has seen the time it set."""
+
+    def __init__(self):
+        self.now, self.tick, self.readings = 1000.0, 0.0, 0
+        self.main = threading.get_ident()
+
+    def monotonic(self) -> float:
+        if threading.get_ident() != self.main:
+            self.readings += 1
+        self.now += self.tick
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+    def seen_by(self, thread: threading.Thread) -> None:
+        """Wait until `thread` has read the clock (again), or has ended."""
+        readings = self.readings
+        wait_until(lambda: self.readings > readings or not thread.is_alive())
+
+
+@pytest.fixture
+def clock(monkeypatch) -> FakeClock:
+    """The watch module's clock, faked (its waits on a condition still take real time:
+    never longer than the quiet period, after which it reads the clock again)."""
+    import sys
+    import types
+
+    clock = FakeClock()
+    fake_time = types.SimpleNamespace(monotonic=clock.monotonic, sleep=time.sleep)
+    monkeypatch.setattr(sys.modules[ChangeQueue.__module__], "time", fake_time)
+    return clock
+
+
+class Taker(threading.Thread):
+    """queue.take() in a thread of its own: `result(60)` waits for it (60 s: a hang guard)."""
+
+    def __init__(self, queue: ChangeQueue):
+        super().__init__(daemon=True)
+        self.queue, self.taken = queue, []
+        self.start()
+
+    def run(self) -> None:
+        self.taken.append(self.queue.take())
+
+    def result(self, timeout: float = 60.0) -> ChangeSet | None:
+        self.join(timeout)
+        assert not self.is_alive(), "take() never returned"
+        return self.taken[0]
+
+
+class Calls:
+    """A builder for rebuild_loop that records its calls; `wait_for(n)` until n came (60 s: a hang guard)."""
+
+    def __init__(self, then=None):
+        self.calls: list[ChangeSet] = []
+        self.cond = threading.Condition()
+        self.then = then
+
+    def __call__(self, changes: ChangeSet) -> None:
+        with self.cond:
+            self.calls.append(changes)
+            self.cond.notify_all()
+        if self.then:
+            self.then(changes)
+
+    def wait_for(self, count: int) -> list[ChangeSet]:
+        with self.cond:
+            assert self.cond.wait_for(lambda: len(self.calls) >= count, 60), f"{len(self.calls)} calls, not {count}"
+            return list(self.calls)
 
 
 # --- classify: what counts as a source change ------------------------------
@@ -65,39 +142,40 @@ def test_output_inside_a_watched_folder_is_refused(tmp_path):
 
 # --- the debouncer -------------------------------------------------------
 
-def test_a_burst_of_events_gives_one_change_set():
+def test_a_burst_of_events_gives_one_change_set(clock):
     queue = ChangeQueue(quiet=0.1)
-    for index in range(1000):  # `git checkout` touching 1,000 files
+    for index in range(1000):  # `git checkout` touching 1,000 files, all at one instant
         queue.put(f"content/v/p{index}.md")
-    start = time.monotonic()
+    burst_ended = clock.now
+    clock.tick = 0.03  # each reading of the clock from now on is 30 ms later
     changes = queue.take()
     assert len(changes.paths) == 1000
-    assert time.monotonic() - start >= 0.09  # waited for the quiet period
+    assert clock.now - burst_ended >= 0.1  # waited for the quiet period, as the debouncer's clock tells
 
 
-def test_events_spread_over_time_still_give_one_change_set():
+def test_events_spread_over_time_still_give_one_change_set(clock):
     queue = ChangeQueue(quiet=0.15)
-    thread = threading.Thread(target=lambda: [queue.put(f"content/p{i}.md") or time.sleep(0.02)
-                                              for i in range(10)])
-    thread.start()
-    changes = queue.take()
-    thread.join()
-    assert len(changes.paths) == 10
+    queue.put("content/p0.md")
+    taker = Taker(queue)
+    for index in range(1, 10):  # 20 ms apart, 180 ms in all: more than the quiet period
+        clock.advance(0.02)
+        clock.seen_by(taker)  # the taker waits on, since the last event is recent
+        queue.put(f"content/p{index}.md")
+    clock.advance(0.15)
+    assert len(taker.result().paths) == 10
 
 
-def test_never_ending_events_still_rebuild():
+def test_never_ending_events_still_rebuild(clock):
     queue = ChangeQueue(quiet=0.1, max_wait=0.3)
-    stop = threading.Event()
-
-    def writer():
-        while not stop.is_set():
-            queue.put("content/busy.md")
-            time.sleep(0.01)
-    threading.Thread(target=writer, daemon=True).start()
-    start = time.monotonic()
-    assert queue.take() == ChangeSet(("content/busy.md",))
-    stop.set()
-    assert time.monotonic() - start < 1.0
+    started = clock.now
+    queue.put("content/busy.md")
+    taker = Taker(queue)
+    while taker.is_alive() and clock.now - started < 10:  # a writer in a loop, 50 ms apart: never quiet
+        clock.advance(0.05)
+        clock.seen_by(taker)
+        queue.put("content/busy.md")
+    assert taker.result() == ChangeSet(("content/busy.md",))
+    assert 0.3 <= clock.now - started < 0.35  # at max_wait, on the debouncer's clock, while events went on
 
 
 def test_close_ends_take():
@@ -141,35 +219,38 @@ def test_describe():
 
 # --- the rebuild loop, with an injected builder -----------------------------
 
-def test_loop_rebuilds_once_per_burst():
-    queue, calls = ChangeQueue(quiet=0.05), []
-    thread = run_loop(queue, calls.append)
-    for index in range(200):
+def test_loop_rebuilds_once_per_burst(clock):
+    queue, calls = ChangeQueue(quiet=0.05), Calls()
+    thread = run_loop(queue, calls)
+    queue.put("content/p0.md")
+    wait_until(lambda: clock.readings or calls.calls)  # the loop waits for the quiet period (or took p0 alone)
+    for index in range(1, 200):  # all at one instant of the debouncer's clock
         queue.put(f"content/p{index}.md")
-    wait_until(lambda: calls)
-    time.sleep(0.2)
+    clock.advance(0.05)
+    [burst] = calls.wait_for(1)
+    clock.advance(1)
+    queue.put("content/later.md")  # nothing of the burst is left for a second rebuild
+    clock.advance(0.05)
+    assert calls.wait_for(2)[1:] == [ChangeSet(("content/later.md",))]
     queue.close()
-    thread.join(2)
-    assert len(calls) == 1 and len(calls[0].paths) == 200
+    thread.join(60)
+    assert len(calls.calls) == 2 and len(burst.paths) == 200
 
 
-def test_an_edit_during_a_rebuild_triggers_another_rebuild():
-    queue, calls = ChangeQueue(quiet=0.05), []
-    started = threading.Event()
-
-    def slow_builder(changes):
-        calls.append(changes)
-        started.set()
-        time.sleep(0.3)  # a long rebuild; the user saves again meanwhile
-
-    thread = run_loop(queue, slow_builder)
+def test_an_edit_during_a_rebuild_triggers_another_rebuild(clock):
+    queue, release = ChangeQueue(quiet=0.05), threading.Event()
+    calls = Calls(then=lambda changes: release.wait(60))  # a long rebuild; the user saves again meanwhile
+    thread = run_loop(queue, calls)
     queue.put("content/a.md")
-    assert started.wait(2)
+    clock.advance(0.05)
+    calls.wait_for(1)
     queue.put("content/b.md")  # during the rebuild
-    wait_until(lambda: len(calls) == 2)
+    clock.advance(0.05)
+    release.set()
+    calls.wait_for(2)
     queue.close()
-    thread.join(2)
-    assert [c.paths for c in calls] == [("content/a.md",), ("content/b.md",)]
+    thread.join(60)
+    assert [c.paths for c in calls.calls] == [("content/a.md",), ("content/b.md",)]
 
 
 def test_nothing_is_lost_under_a_steady_stream_of_edits():
@@ -181,26 +262,39 @@ def test_nothing_is_lost_under_a_steady_stream_of_edits():
         time.sleep(0.002)
     wait_until(lambda: seen == expected)
     queue.close()
-    thread.join(2)
+    thread.join(60)
 
 
 # --- the watcher, with real file events -------------------------------------
 
+class RecordingQueue(ChangeQueue):
+    """A ChangeQueue on the fake clock that also lists every path put into it, as the watcher puts them."""
+
+    def __init__(self, clock: FakeClock, quiet: float):
+        super().__init__(quiet=quiet)
+        self.clock, self.put_paths = clock, []
+
+    def put(self, path: str) -> None:
+        self.put_paths.append(path)
+        super().put(path)
+
+
 @pytest.fixture
-def watched(tmp_path):
+def watched(clock, tmp_path):
     root = tmp_path / "project"
     for folder in ("content/v", "templates", "static"):
         (root / folder).mkdir(parents=True)
     (root / "site.yaml").write_text("title: x\n")
     (root / "content/v/a.md").write_text("old\n")
-    queue = ChangeQueue(quiet=0.2)
+    queue = RecordingQueue(clock, quiet=0.2)
     watcher = SourceWatcher(root / "site.yaml", queue)
     watcher.start()
     yield root, queue
     watcher.stop()
 
 
-def take_soon(queue: ChangeQueue, timeout: float = 5.0) -> ChangeSet | None:
+def take_soon(queue: ChangeQueue, timeout: float = 60.0) -> ChangeSet | None:
+    """queue.take(), or None after `timeout` seconds (a hang guard: events come in milliseconds)."""
     result = []
     thread = threading.Thread(target=lambda: result.append(queue.take()), daemon=True)
     thread.start()
@@ -211,20 +305,33 @@ def take_soon(queue: ChangeQueue, timeout: float = 5.0) -> ChangeSet | None:
     return result[0] if result else None
 
 
+def take_once_put(queue: RecordingQueue, *paths: str) -> ChangeSet | None:
+    """The change set, taken once the watcher has put each of `paths`. The debouncer's clock (the
+    `clock` fixture) stands still until then, however slowly the events come on a busy machine;
+    then every reading of it passes the quiet period, and the next take() returns what is pending."""
+    wait_until(lambda: set(paths) <= set(queue.put_paths))  # 60 s: a hang guard
+    queue.clock.tick = queue.quiet
+    try:
+        return take_soon(queue)
+    finally:
+        queue.clock.tick = 0.0
+        queue.put_paths.clear()
+
+
 def test_editor_save_temp_file_then_rename(watched):
     root, queue = watched
     temp = root / "content/v/.a.md.tmp"
     temp.write_text("new\n")
     os.replace(temp, root / "content/v/a.md")
-    assert take_soon(queue) == ChangeSet(("content/v/a.md",))
+    assert take_once_put(queue, "content/v/a.md") == ChangeSet(("content/v/a.md",))
 
 
 def test_git_checkout_of_many_files_is_one_change_set(watched):
     root, queue = watched
-    for index in range(1000):
-        (root / f"content/v/p{index:04d}.md").write_text(f"paper {index}\n")
-    changes = take_soon(queue)
-    assert len(changes.paths) == 1000
+    names = [f"content/v/p{index:04d}.md" for index in range(1000)]
+    for name in names:
+        (root / name).write_text(f"{name}\n")
+    assert take_once_put(queue, *names) == ChangeSet(tuple(names))
 
 
 def test_site_yaml_templates_static_and_deletes_are_seen(watched):
@@ -233,7 +340,8 @@ def test_site_yaml_templates_static_and_deletes_are_seen(watched):
     (root / "templates/paper.html").write_text("{{ paper.title }}")
     (root / "static/x.css").write_text("a{}")
     (root / "content/v/a.md").unlink()
-    assert set(take_soon(queue).paths) == {"site.yaml", "templates/paper.html", "static/x.css", "content/v/a.md"}
+    expected = {"site.yaml", "templates/paper.html", "static/x.css", "content/v/a.md"}
+    assert set(take_once_put(queue, *expected).paths) == expected
 
 
 def test_output_folder_and_reads_are_ignored(watched):
@@ -242,29 +350,29 @@ def test_output_folder_and_reads_are_ignored(watched):
     (root / "_site/index.html").write_text("built")
     (root / "content/v/a.md").read_text()  # the build reading a source is no change
     (root / "content/v/a.md").write_text("changed\n")
-    assert take_soon(queue) == ChangeSet(("content/v/a.md",))
+    assert take_once_put(queue, "content/v/a.md") == ChangeSet(("content/v/a.md",))
 
 
-def test_a_source_folder_created_later_or_recreated_is_watched(tmp_path):
+def test_a_source_folder_created_later_or_recreated_is_watched(clock, tmp_path):
     root = tmp_path / "project"
     (root / "content").mkdir(parents=True)
     (root / "site.yaml").write_text("title: x\n")
-    queue = ChangeQueue(quiet=0.2)
+    queue = RecordingQueue(clock, quiet=0.2)
     watcher = SourceWatcher(root / "site.yaml", queue)
     watcher.start()
     try:
         (root / "templates").mkdir()
-        assert take_soon(queue) == ChangeSet(("templates",))
+        assert take_once_put(queue, "templates") == ChangeSet(("templates",))
         time.sleep(0.1)
         (root / "templates/paper.html").write_text("x")
-        assert take_soon(queue) == ChangeSet(("templates/paper.html",))
+        assert take_once_put(queue, "templates/paper.html") == ChangeSet(("templates/paper.html",))
         shutil.rmtree(root / "templates")  # e.g. a `git checkout` of a branch without it, and back
-        assert "templates" in take_soon(queue).paths
+        assert "templates" in take_once_put(queue, "templates").paths
         (root / "templates").mkdir()
-        assert take_soon(queue) == ChangeSet(("templates",))
+        assert take_once_put(queue, "templates") == ChangeSet(("templates",))
         time.sleep(0.1)
         (root / "templates/base.html").write_text("x")
-        assert take_soon(queue) == ChangeSet(("templates/base.html",))
+        assert take_once_put(queue, "templates/base.html") == ChangeSet(("templates/base.html",))
     finally:
         watcher.stop()
 
