@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from click.testing import CliRunner  # noqa: E402
 
 import build  # noqa: E402  (build.py: the command a user runs)
-from papersite.content import MAX_ABSTRACT_CHARS  # noqa: E402
+from papersite.source.content import MAX_ABSTRACT_CHARS  # noqa: E402
 
 CONFIG = """\
 title: Hostile Inputs

@@ -19,8 +19,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from papersite.config import load_config
-from papersite.pipeline import build_and_write
+from papersite.source.config import load_config
+from papersite.engine.command import build_and_write
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "tests" / "fixtures" / "golden_site"
