@@ -19,7 +19,7 @@ from .site.render import THEME
 
 DEFAULT_TOPICS = Path(__file__).parent / "default_topics.yaml"
 
-# The one front-end package the build ships (static_files.NPM_ASSETS), as the
+# The one front-end package the build ships (site.static.NPM_ASSETS), as the
 # engine's own package-lock.json pins it (tests/test_new.py keeps the two equal).
 LUNR_VERSION = "2.3.9"
 LUNR_INTEGRITY = "sha512-zTU3DaZaF3Rt9rhN3uBMGQD3dD2/vFQqnvZCDv4dl5iOzq2IZQqTxu90r4E5J+nP70J3ilqVCrbho2eWaeW8Ow=="

@@ -105,13 +105,13 @@ class LayoutCache:
         self.placed: dict[str, Point] = {}
         self.texts: Mapping[str, str] = {}  # of the layout kept (what the next build's layout ahead starts from)
         self.asked: tuple[str | None, Mapping[str, str]] = (None, {})  # the digest and texts of the last job
-        self.shown: dict[tuple[str, str], tuple[str, int | str]] = {}  # map_data.map_files's titles and slugs
+        self.shown: dict[tuple[str, str], tuple[str, int | str]] = {}  # papermap.files.map_files's titles and slugs
         # The landmarks' layout being made ahead of this build, where `build` started one (engine/map_ahead.py):
         # done() says whether it is made, result() gives it (see _of_frame; None: nothing made ahead).
         self.ahead = None
 
     def __getstate__(self) -> dict:
-        # Not kept: a process of this build's, and the texts (layout_ahead.keep keeps them apart: the
+        # Not kept: a process of this build's, and the texts (engine.map_ahead.keep keeps them apart: the
         # session is loaded by every build, and needs them not)
         return {**self.__dict__, "texts": {}, "asked": (None, {}), "ahead": None}
 
