@@ -25,7 +25,7 @@ from papersite.importers.titles import derive_title  # noqa: E402
 from papersite.parallel import parallel_map, workers  # noqa: E402
 from title_check import BASELINE  # noqa: E402
 from titledata import DEFAULT, load_pairs  # noqa: E402
-from titles import old_derive  # noqa: E402
+from old_papersite import old_derive  # noqa: E402
 
 
 def timing(derive, clear_caches, abstracts: list[str], n: int) -> tuple[float, float]:

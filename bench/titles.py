@@ -14,12 +14,7 @@ derive 10,000 titles. --seeds prints the 57 seed abstracts' titles, old and new.
 from __future__ import annotations
 
 import argparse
-import importlib
-import io
-import subprocess
 import sys
-import tarfile
-import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -31,37 +26,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 from papersite.importers import title_model  # noqa: E402
 from papersite.importers.title_model import content_f1, degenerate_reason  # noqa: E402
 from papersite.importers.titles import derive_title  # noqa: E402
+from old_papersite import old_derive  # noqa: E402
 from titledata import DEFAULT, load_pairs, split  # noqa: E402
 
 OLD_COMMIT = "78f8c24"  # the heuristic derivation this one replaced
-
-
-# Where each function lived: the modules of papersite that held it, newest layout first.
-_HOMES = {"derive_title": ("importers.titles", "derive"), "assign_topics": ("importers.topics", "derive")}
-
-
-def old_derive(commit: str, *names: str):
-    """derive_title (or the functions named, from _HOMES) as papersite was at commit: its whole
-    package unpacked from git under another name, so its model file and modules come along."""
-    name = f"papersite_{commit}"
-    if name not in sys.modules:
-        folder = Path(tempfile.mkdtemp())
-        archive = subprocess.run(["git", "archive", commit, "papersite"], cwd=ROOT, check=True,
-                                 capture_output=True).stdout
-        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-            tar.extractall(folder, filter="data")
-        (folder / "papersite").rename(folder / name)
-        sys.path.insert(0, str(folder))
-    found = []
-    for wanted in names or ("derive_title",):
-        for home in _HOMES[wanted]:
-            try:
-                module = importlib.import_module(f"{name}.{home}")
-            except ModuleNotFoundError:
-                continue
-            found.append(getattr(module, wanted))
-            break
-    return found if names else found[0]
 
 
 def first_words(abstract: str, n: int = 12) -> str:

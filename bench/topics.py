@@ -105,7 +105,7 @@ def report(keywords: Path | None, tuning, held, part: str = "held") -> None:
     labels, source = labels_for(pairs, keywords)
     assigned = [matching.assign_topics(derive_title(a), a, taxonomy) for a, _ in pairs]
     labelled = [i for i, lab in enumerate(labels) if lab]
-    from titles import old_derive  # the previous commit's titles, topics and taxonomy, for comparison
+    from old_papersite import old_derive  # the previous commit's titles, topics and taxonomy, for comparison
     old_topics, old_title = old_derive(LABELS_AT, "assign_topics", "derive_title")
     frozen = frozen_taxonomy()
     before = [old_topics(old_title(a), a, frozen) for a, _ in pairs]
