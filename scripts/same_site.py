@@ -1,11 +1,12 @@
 """Do two versions of papersite build the same sites, byte for byte?
 
-    python scripts/same_site.py BEFORE [AFTER] [--papers 1000] [--diff] [--keep]
+    python scripts/same_site.py BEFORE [AFTER] [--papers 1000] [--catalog DIR]... [--diff] [--keep]
 
 BEFORE and AFTER are git commits; AFTER defaults to the work tree, uncommitted
 changes included. Each version builds the catalog bundled with it and one
 synthetic catalog (bench/synth.py, written once from the work tree so both
-versions read the same input, and built with each version's own theme). The
+versions read the same input, and built with each version's own theme), and
+each --catalog folder given (a copy of it, with its own site.yaml). The
 script lists every file that differs or exists on one side only, and exits 1
 if any does, 0 if both sites are byte-identical.
 
@@ -34,6 +35,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("before", help="a commit, e.g. 9a0b361 or main")
     parser.add_argument("after", nargs="?", help="a commit (default: the work tree as it is)")
     parser.add_argument("--papers", type=int, default=1000, help="papers in the synthetic catalog (default 1000)")
+    parser.add_argument("--catalog", type=Path, action="append", default=[],
+                        help="a catalog folder (its site.yaml and content) built by both versions too; may repeat")
     parser.add_argument("--diff", action="store_true", help="show the start of a diff for each differing text file")
     parser.add_argument("--keep", action="store_true", help="keep the temp folder (its path is printed)")
     args = parser.parse_args(argv)
@@ -46,6 +49,9 @@ def main(argv: list[str]) -> int:
         run([sys.executable, ROOT / "bench" / "synth.py", str(args.papers), synth])
         same = True
         catalogs = [("bundled catalog", None), (f"{args.papers}-paper synthetic catalog", synth)]
+        for number, folder in enumerate(args.catalog):  # copied: each build leaves its cache in the catalog
+            shutil.copytree(folder, scratch / f"catalog{number}", ignore=shutil.ignore_patterns(".cache", "_site"))
+            catalogs.append((f"catalog {folder}", scratch / f"catalog{number}"))
         for number, (name, catalog) in enumerate(catalogs):
             outputs = [scratch / f"site{number}-{side}" for side in ("before", "after")]
             for (_, engine), out in zip(sides, outputs):
