@@ -4,6 +4,7 @@
     command.py     `build`: nothing to do when no input changed, else a Streamed build, the cache kept
     store.py       the persistent cache in .cache/papersite/: fingerprints, entries, the last session
     output.py      writing a site all or nothing, through a staging folder, only the files that changed
+    output_guard.py  which folders a build may replace (never sources, never another's files); the lock
     map_ahead.py   the map's landmarks laid out ahead, for a `build` after an edit to one of them
     sitesize.py    whether GitHub Pages publishes a site this big
 
