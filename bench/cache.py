@@ -10,7 +10,7 @@ session is saved (see build()), writing to --folder (a RAM disk by default: the 
 run; see docs/performance.md). Runs are interleaved: Hugo, clean build, no-op build, the two edits. The
 catalogs come from bench/synth.py (`--real`: the real ICML 2024 papers, replicated; needs
 ../shared/data); an edit retitles one paper, as in bench/rebuild.py: one that is no landmark
-of the map, then one that is (paper_map.py: an edit to one of those lays the landmarks out
+of the map, then one that is (papermap/layout.py: an edit to one of those lays the landmarks out
 anew). Prints medians and their ratios to Hugo's clean build.
 
 `--against COMMIT` runs that commit's build.py too (its tree unpacked from git), on a copy of
