@@ -56,7 +56,7 @@ def build(tree: Path, site: Path, out: Path, *options: str) -> float:
     wait_for_saver(site)
     start = time.perf_counter()
     subprocess.run([sys.executable, str(tree / "build.py"), "build", "-q", "--config", str(site / "site.yaml"),
-                    "-o", str(out), *options], check=True, env=USERS_ENV)
+                    "-o", str(out), *options], check=True, env=USERS_ENV, cwd=site)  # run from the catalog, as a user does
     return time.perf_counter() - start
 
 

@@ -194,7 +194,9 @@ class _Fresh:
         package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         path = os.environ.get("PYTHONPATH")
         env = {**os.environ, "PYTHONPATH": package_root + (os.pathsep + path if path else "")}
-        self.process = subprocess.Popen([sys.executable, "-c", _FRESH], stdin=subprocess.PIPE,
+        # -P: the working folder is not put first on sys.path, so a `papersite` folder there (another
+        # checkout) never stands in for this one
+        self.process = subprocess.Popen([sys.executable, "-P", "-c", _FRESH], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, env=env)
         self.answer: list[bytes] = []
         job = pickle.dumps((func, args), protocol=pickle.HIGHEST_PROTOCOL)

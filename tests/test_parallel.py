@@ -127,6 +127,18 @@ def test_a_detachable_job_runs_in_a_fresh_interpreter_and_gives_its_result_its_e
     assert process.wait(timeout=60) < 0
 
 
+def test_a_fresh_interpreter_runs_this_papersite_whatever_folder_it_starts_in(forked, tmp_path, monkeypatch):
+    """A build run from a folder holding another papersite (a second checkout) does its
+    background work with its own code, not that one."""
+    impostor = tmp_path / "papersite"
+    impostor.mkdir()
+    (impostor / "__init__.py").write_text("raise ImportError('the papersite of the working folder')\n")
+    monkeypatch.chdir(tmp_path)
+    job = parallel.Detachable(lambda: divmod(17, 5), lambda: (divmod, (17, 5)))
+    with parallel.in_background(job, size=1) as result:
+        assert result() == (3, 2)
+
+
 def test_a_detachable_job_without_an_interpreter_to_start_is_forked(forked, monkeypatch):
     monkeypatch.setattr(parallel.sys, "executable", "/nonexistent/python")
     job = parallel.Detachable(lambda: os.getpid(), lambda: (os.getpid, ()))
