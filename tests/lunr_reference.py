@@ -4,17 +4,18 @@ The site never builds one index over the whole catalog (papersite.search cuts
 it into shards); these functions build what lunr.js would, so that tests can
 check the shards and search.js against it, and lunr.js against it:
 
-- build_index(): one lunr index with lunr.py's Builder, given lunr.js's
-  pipeline functions explicitly (papersite.search.lunr_text), so the
-  serialized index equals, byte for byte, the one lunr.js builds from the same
-  documents (the design before shards; bench/search_scale.py measures it);
+- build_index(): one lunr index with lunr.py's Builder, given the browser's
+  pipeline functions explicitly (papersite.search.lunr_text: lunr.js's stemmer
+  and stop words, search.js's trimmer), so the serialized index equals, byte
+  for byte, the one lunr.js builds from the same documents with search.js's
+  trimmer (the design before shards; bench/search_scale.py measures it);
 - decode() and lunr_json(): shard files back to lunr's serialized form;
 - load_index(): a serialized index loaded by lunr.py, searching with lunr.js's
   stemmer (lunr.py's own would look up "delai" for "delayed").
 
 Nothing here writes into lunr.py's global Pipeline.registered_functions: the
-pipeline functions carry lunr.js's labels, and lunr.py's Pipeline, Builder and
-Index take them as arguments. bench/ imports this module with the repository
+pipeline functions carry the labels lunr.js knows them by, and lunr.py's
+Pipeline, Builder and Index take them as arguments. bench/ imports this module with the repository
 root on sys.path.
 """
 from __future__ import annotations
@@ -39,9 +40,9 @@ K1 = 1.2  # lunr.js's default
 _TO_SPACE = str.maketrans({c: " " for c in JS_EXTRA_SEPARATORS})
 
 
-# lunr.py pipeline functions doing what lunr.js's do. The labels are lunr.js's
-# (the serialized index names its pipeline by them); lunr.py's Pipeline only
-# reads a label, it registers nothing.
+# lunr.py pipeline functions doing what the browser's do. The labels are those
+# lunr.js registers them under (lunr.js's stemmer, search.js's trimmer); lunr.py's
+# Pipeline only reads a label, it registers nothing.
 def trimmer(token, i=None, tokens=None):
     return token.update(lambda s, metadata=None: trim(s))
 
@@ -50,7 +51,7 @@ def stemmer(token, i=None, tokens=None):
     return token.update(lambda s, metadata=None: stem(s))
 
 
-trimmer.label, stemmer.label = "trimmer", "stemmer"
+trimmer.label, stemmer.label = "unicodeTrimmer", "stemmer"
 
 
 def load_index(serialized: dict) -> Index:

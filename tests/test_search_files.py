@@ -174,13 +174,38 @@ def test_math_is_indexed_as_text_not_tex(site):
 
 
 def test_greek_letters_are_indexed_by_name_too(site):
-    """"$\\epsilon$-greedy" reads "ε-greedy", which lunr.js would index as "greedy" alone."""
+    """"$\\epsilon$-greedy" reads "ε-greedy", indexed as "epsilon-greedy": a visitor types "epsilon"."""
     site.paper("p1", title="'$\\beta$-VAE Revisited'", body=r"An $\epsilon$-greedy policy with $\Phi(x)$ features.")
     site.paper("p2", id="p2", title="Plain", body="Nothing Greek here: alpha-beta pruning is spelt out.")
     build, _ = site.build()
     for word, found in (("epsilon", ["p1"]), ("beta", ["p1", "p2"]), ("phi", ["p1"]), ("greedy", ["p1"])):
         assert sorted(search(build.files, word)) == found, word
     assert read_store(build.files)["p1"]["title"] == "β-VAE Revisited"  # shown as written
+
+
+def test_words_of_every_script_are_indexed(site):
+    """Hebrew and Arabic words are indexed whole (lunr.js's trimmer would leave nothing of them),
+    accents kept; Han text as its pairs of characters, so two characters of a run find it."""
+    site.paper("p1", title="'שלום עולם: كتابٌ جديد'", body="Café naïve, Привет.")
+    site.paper("p2", id="p2", title="'深度学习的研究'", body="关于GPT在中文的测试。")
+    site.paper("p3", id="p3", title="'深層学習による画像認識'", body="A Japanese title.")
+    build, _ = site.build()
+    for word, found in (("שלום", ["p1"]), ("كتابٌ", ["p1"]), ("جديد", ["p1"]), ("café", ["p1"]), ("привет", ["p1"]),
+                        ("学习", ["p2"]), ("研究", ["p2"]), ("中文", ["p2"]), ("gpt", ["p2"]), ("学習", ["p3"]),
+                        ("画像", ["p3"]), ("による", ["p3"])):
+        assert search(build.files, word) == found, word
+    terms = set(json.loads(build.files[TERMS]))
+    assert {"שלום", "עולם", "深度", "度学", "学习"} <= terms and "深度学习的研究" not in terms
+
+
+def test_a_subscript_typed_as_in_tex_is_indexed_as_math_reads(site):
+    """$\\ell_p$ reads "lp"; "ℓ_p" typed in a title (no math) is indexed the same, "snake_case" as it is."""
+    site.paper("p1", title="'Regression with the $\\ell_p$ loss'")
+    site.paper("p2", id="p2", title="'ℓ_p-Norm Bounds and ℓ_{p} Balls'", body="See snake_case and x_0.")
+    build, _ = site.build()
+    assert sorted(search(build.files, "lp")) == ["p1", "p2"]
+    terms = set(json.loads(build.files[TERMS]))
+    assert {"lp", "snake_cas", "x0"} <= terms and not {"l_p", "l_{p", "ℓ_p"} & terms
 
 
 def test_math_in_titles_is_stored_as_text(site):

@@ -1,7 +1,9 @@
 """The Python-built search index must be exactly what lunr.js 2.3.9 builds.
 
 lunr.js itself is the oracle: tests/js/lunr_oracle.js answers every question
-(index build, stems, trims, stop words, searches) in a single node call.
+(index build, stems, trims, stop words, searches) in a single node call. It
+builds with search.js's trimmer, as the site does (lunr.js's own strips every
+letter beyond ASCII).
 The site's index is cut into shards (papersite/search/shards.py); each shard
 must be what lunr.js builds from all documents, restricted to the shard's
 terms, both as computed in Python and as search.js builds it in the browser,
@@ -21,7 +23,7 @@ import pytest
 
 from papersite.search import FIELDS as SITE_FIELDS
 from papersite.search import ShardedIndex
-from papersite.search.lunr_text import JS_EXTRA_SEPARATORS, SEPARATORS, field_terms, trim
+from papersite.search.lunr_text import JS_EXTRA_SEPARATORS, SEPARATORS, field_terms, searchable, trim
 from papersite.text.words import STOP_WORDS, stem
 from tests.lunr_reference import build_index, index_json, load_index, shards_as_lunr
 
@@ -55,6 +57,8 @@ EDGE_WORDS = [
     "generalization", "hopefulness", "caresses", "ponies", "ties", "caress",
     "cats", "controll", "roll", "naïve", "café", "über", "𝑥s", "y𝑥ing",
     "a𝑥ed", "𝑥𝑥ing", "e.g.,", "(i.e.", "'quoted'", "--", "x", "xy", "ys", "",
+    # other scripts: letters, marks (niqqud, harakat, a final vowel sign), astral ideographs
+    "שלום", "(עוֹלָם)", "كتابٌ", "«مرحبا»", "中文", "深度学习。", "𠀀𠀁", "हिंदी", "Привет,", "ε", "Φflow", "_x_", "x_0",
 ]  # fmt: skip
 
 
@@ -101,11 +105,13 @@ def parity():
         "build": {"ref": "id", "fields": FIELDS, "documents": sorted(docs, key=lambda d: d["id"])},
         "stem": words,
         "trim": words,
+        "lunrTrim": words,
+        "wordChars": True,
         "stopWord": sorted(STOP_WORDS | set(words)),
         "search": {"index": py_index, "queries": QUERIES},
         "separators": True,
     }
-    return {"py_index": py_index, "words": words, "request": request, "js": node(ORACLE, LUNR_JS, request=request)}
+    return {"py_index": py_index, "words": words, "request": request, "js": node(ORACLE, LUNR_JS, SEARCH_JS, request=request)}
 
 
 @needs_node
@@ -137,10 +143,28 @@ def test_stemmer_matches_lunr_js_on_whole_vocabulary(parity):
 
 
 @needs_node
-def test_trimmer_matches_lunr_js(parity):
+def test_trimmer_matches_search_js(parity):
     words, js_trims = parity["request"]["trim"], parity["js"]["trim"]
     mismatches = [(w, trim(w), js) for w, js in zip(words, js_trims) if trim(w) != js]
-    assert not mismatches, f"(token, python, lunr.js): {mismatches[:20]}"
+    assert not mismatches, f"(token, python, search.js): {mismatches[:20]}"
+    # ...and trims ASCII exactly as lunr.js's own trimmer does
+    ascii_words = [(w, js) for w, js in zip(words, parity["js"]["lunrTrim"]) if w.isascii()]
+    assert len(ascii_words) > 2000 and all(trim(w) == js for w, js in ascii_words)
+
+
+@needs_node
+def test_trimmer_keeps_the_letters_of_every_script(parity):
+    """Every code point the trimmer keeps at a word's edge, in Python and in search.js: letters,
+    marks and numbers of every script, and _. Node's Unicode is newer than Python's: characters
+    that Python's unicodedata does not know yet are left out."""
+    import unicodedata
+    js_keeps = {code for first, last in parity["js"]["wordChars"] for code in range(first, last + 1)}
+    known = [code for code in range(0x110000) if not 0xD800 <= code <= 0xDFFF
+             and unicodedata.category(chr(code)) != "Cn"]
+    differ = [hex(code) for code in known if (trim(chr(code)) != "") != (code in js_keeps)]
+    assert not differ, differ[:20]
+    assert {trim(w) for w in ("שלום", "(עוֹלָם)", "كتابٌ", "«مرحبا»", "深度学习。", "हिंदी")} == \
+        {"שלום", "עוֹלָם", "كتابٌ", "مرحبا", "深度学习", "हिंदी"}
 
 
 @needs_node
@@ -199,6 +223,8 @@ SHARD_QUERIES = [
     # misspelt: searched again with the words spelt like them
     "grokking", "diffusion", "transformer", "transformers", "difusion", "trasformer", "transfromers", "difusion music", "grokking difusion", "calibraton temperature",
     "xyzzyq", "title:difusion",
+    # other scripts, and math as typed
+    "שלום", "كتابٌ", "עולם", "جديد", "深度学习", "学习", "度学习的", "title:研究", "王小明", "中", "ℓ_p", "ℓp", "lp", "ε",
 ]
 
 
@@ -212,7 +238,10 @@ def shard_documents():
                      "topics": TOPICS[n % 4], "venue": ["ICML 2024", "ICLR 2024"][n % 2], "body": doc["body"]})
     docs.append({"title": "Edge cases", "authors": "", "topics": "", "venue": "ICML 2024",
                  "body": " ".join(EDGE_WORDS) + " repeat" * 20 + " -- ( ("})
-    return [{"ref": str(n), **doc} for n, doc in enumerate(docs)]
+    docs.append({"title": "深度学习的研究", "authors": "王小明 דוד כהן", "topics": "", "venue": "ICML 2024",
+                 "body": "שלום עולם. كتابٌ جديد. An ℓ_p-norm bound for ε-greedy GPT在中文."})
+    # each field folded as the site folds it (files.py)
+    return [{"ref": str(n), **{name: searchable(text) for name, text in doc.items()}} for n, doc in enumerate(docs)]
 
 
 @pytest.fixture(scope="module")
@@ -226,7 +255,7 @@ def sharded():
     files = index.build([d["ref"] for d in docs], [tuple(d[name] for name in names) for d in docs])
     bounds = [bound for bound, _ in files]
     settings = {"fields": names, "boosts": [f.get("boost", 1) for f in SITE_FIELDS], "b": 0, "count": len(docs)}
-    oracle = node(ORACLE, LUNR_JS, request={"shards": {
+    oracle = node(ORACLE, LUNR_JS, SEARCH_JS, request={"shards": {
         "ref": "ref", "fields": SITE_FIELDS, "documents": docs, "b": 0, "bounds": bounds}})
     engine = node(ENGINE, LUNR_JS, SEARCH_JS, request={
         "settings": settings, "bounds": bounds, "shards": [json.loads(data) for _, data in files],
@@ -323,24 +352,45 @@ def test_exact_matches_rank_above_words_spelt_like_a_typo(sharded):
 @needs_node
 def test_a_greek_letter_typed_or_spelt_out_finds_the_text_that_has_it():
     """search.js builds papersite.text.words's GREEK from the same string; every word it makes of a query
-    holding Greek letters, or of their names, is a term of the same text as indexed."""
-    from papersite.search.files import searchable
+    holding Greek letters, or of their names, is a term of the same text as indexed. So for the other
+    folds: "ℓ_p" as TeX writes it, Han text cut into pairs, words of other scripts."""
+    from papersite.search.lunr_text import HAN
     from papersite.text.words import GREEK
     phrases = ["ε-greedy", "ΦFlow", "opt+ε", "μP transfer", "αβ pruning", "Σ-ϑ", "(ϵ, δ)-privacy", "λ=0.5",
-               "+ε", "title:ε", "l1 and 𝑥 terms"]
+               "+ε", "title:ε", "l1 and 𝑥 terms", "ℓ_p-norm", "x_{t} and w_0", "深度学习的研究", "GPT在中文",
+               "title:深度学习", "שלום עולם", "كتابٌ جديد", "ε_t"]
     spelt = ["epsilon-greedy", "phi flow", "epsilon", "mu p transfer", "alpha beta pruning", "sigma theta",
-             "epsilon delta privacy", "lambda", "+epsilon", "epsilon", "ℓ1 and x terms"]  # ℓ: plain text has "l"
+             "epsilon delta privacy", "lambda", "+epsilon", "epsilon", "ℓ1 and x terms",  # ℓ: plain text has "l"
+             "lp norm", "xt w0", "学习 研究", "gpt 中文", "度学", "עולם", "جديد", "epsilon t"]
     script = ("const lunr = require(process.argv[1]); const engine = require(process.argv[2])(lunr);"
               "const groups = JSON.parse(process.argv[3]).map(q => engine.parseQuery(q, ['title', 'body']));"
-              "console.log(JSON.stringify({greek: engine.greek, terms: groups.map(gs => gs.map(g => engine.stem(g.term))),"
+              "console.log(JSON.stringify({greek: engine.greek, han: engine.HAN,"
+              "  terms: groups.map(gs => gs.map(g => engine.stem(g.term))),"
               "  syntax: groups.map(gs => gs.map(g => [g.presence, g.fields]))}))")
     proc = subprocess.run([NODE, "-e", script, str(LUNR_JS), str(SEARCH_JS), json.dumps(phrases + spelt)],
                           capture_output=True, text=True, encoding="utf-8", timeout=60, check=True)
     answer = json.loads(proc.stdout)
-    assert answer["greek"] == GREEK
+    assert answer["greek"] == GREEK and answer["han"] == HAN
     for query, terms in zip(phrases + spelt, answer["terms"]):
         indexed = field_terms(searchable(phrases[(phrases + spelt).index(query) % len(phrases)]))
         assert terms and set(terms) <= set(indexed), (query, terms, indexed)
     syntax = dict(zip(phrases, answer["syntax"]))
     assert syntax["+ε"] == [[2, ["title", "body"]]]  # lunr.Query.presence.REQUIRED
     assert syntax["title:ε"] == [[1, ["title"]]]  # OPTIONAL, in the title only
+    assert syntax["title:深度学习"] == [[1, ["title"]]] * 3  # each pair in the title only
+
+
+@needs_node
+def test_words_of_other_scripts_and_math_as_typed_are_found(sharded):
+    """Hebrew and Arabic words by themselves, Han text by any two or more characters of a run
+    (in its field, with the query's syntax), and "ℓ_p", "ℓp" and "lp" alike."""
+    answers = sharded["engine"]["queries"]
+    last = str(len(shard_documents()) - 1)
+    edge = str(len(shard_documents()) - 2)  # has "שלום", "كتابٌ", "深度学习。" in its body
+    for query in ("שלום", "كتابٌ", "深度学习", "学习"):
+        assert sorted(ref for ref, _ in answers[query]["whole"]) == sorted([edge, last]), query
+    for query in ("עולם", "جديد", "度学习的", "title:研究", "王小明"):
+        assert [ref for ref, _ in answers[query]["whole"]] == [last], query
+    assert answers["中"]["whole"] == []  # one character finds only one that stands alone
+    found = {query: [ref for ref, _ in answers[query]["whole"]] for query in ("ℓ_p", "ℓp", "lp")}
+    assert last in found["lp"] and found["ℓ_p"] == found["ℓp"] == found["lp"], found

@@ -21,8 +21,9 @@ from ..text.plain import plain_title
 from ..model import Paper, Topic, Venue
 from ..parallel import Detachable
 from ..text.abstracts import Abstract
-from ..text.words import greek_words, reading_key
+from ..text.words import reading_key
 from . import store as docstore
+from .lunr_text import searchable
 from .shards import B, ShardedIndex, shard_name
 
 
@@ -168,8 +169,10 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
         record = docstore.record(paper.id, title, link.link(paper), paper.year, abstract.snippet,
                                  [[name, link.link(path)] for name, path in byline[:docstore.RESULT_AUTHORS]],
                                  len(byline), paper.et_al)
-        return ((searchable(title), _author_text(paper.authors), " ".join(topics[t][1] for t in paper.topics),
-                 venue_names[paper.venue], searchable(abstract.text)), record)
+        # every field folded as search.js folds a query, so that a query's words are indexed words
+        return ((searchable(title), searchable(_author_text(paper.authors)),
+                 searchable(" ".join(topics[t][1] for t in paper.topics)), searchable(venue_names[paper.venue]),
+                 searchable(abstract.text)), record)
 
     def made_of(n: int) -> tuple[tuple, tuple]:
         """What paper number n's entry is made of now (or, before the cache is updated, was)."""
@@ -266,17 +269,6 @@ def _changed(catalog: Catalog, abstracts: dict[str, Abstract], bylines: dict,
     if any(n is None or papers[n].venue != p.venue for n, p in changed):
         return None
     return dict(changed)
-
-
-def searchable(text: str) -> str:
-    """A title or abstract as indexed: compatibility forms folded (NFKC: "ﬁ" -> "fi", "𝑥²" -> "x2"),
-    and the names of its Greek letters after it, since a visitor types "epsilon" for the ε math
-    writes (search.js's asIndexed folds and spells out a query the same way)."""
-    if text.isascii():
-        return text
-    text = unicodedata.normalize("NFKC", text)
-    names = greek_words(text)
-    return f"{text} {names}" if names else text
 
 
 def _author_text(names: tuple[str, ...]) -> str:

@@ -9,8 +9,8 @@ with the Porter stemmer or lunr's stop list they scored no better on real
 papers (bench/text_toolkit.py), and the plural stemmer is the cheaper.
 
 `GREEK` names the Greek letters, which math in titles and abstracts is full of:
-the search index holds "ε-greedy" with the word "epsilon" too (lunr.js drops a
-lone "ε" as a non-word character), and new files are named "epsilon-greedy".
+the search index holds "ε-greedy" as "epsilon-greedy" (`spell_greek`), and new
+files are named "epsilon-greedy".
 
 `suffix_stem` is lighter, and topics keep it: derive's keyword matching (its
 thresholds were tuned with it) loses precision with the Porter stemmer, and
@@ -27,7 +27,7 @@ from typing import NamedTuple, Sequence
 from lunr.stop_word_filter import WORDS as _LUNR_WORDS
 
 __all__ = ["GREEK", "PROSE_STOP_WORDS", "STOP_WORDS", "TITLE_STOP_WORDS", "TermNumbers", "plural_stem",
-           "prose_term_counts", "greek_words", "reading_key", "stem", "suffix_stem"]
+           "prose_term_counts", "reading_key", "spell_greek", "stem", "suffix_stem"]
 
 STOP_WORDS: frozenset[str] = frozenset(_LUNR_WORDS)  # lunr.js 2.3.9's stop words (lunr.py ships the same list)
 
@@ -47,13 +47,14 @@ GREEK: dict[str, str] = _greek(
 _GREEK_LETTER = re.compile("[" + "".join(GREEK) + "]")
 
 
-def greek_words(text: str) -> str:
-    """The names of the Greek letters in the text, one for each: "ε-greedy in Φ(x), ε > 0" ->
-    "epsilon phi epsilon". Indexed besides the text: lunr.js drops a lone "ε" as a non-word
-    character, so "ε-greedy" alone would be found by "greedy" but never by "epsilon"."""
+def spell_greek(text: str) -> str:
+    """Each Greek letter as its name, a word of its own: "ε-greedy in ΦFlow" -> " epsilon -greedy in
+    phi Flow". What search indexes (papersite.search.lunr_text.searchable): a visitor types
+    "epsilon" for the ε math writes, and search.js spells out a query's letters the same way."""
     if text.isascii():
-        return ""
-    return " ".join(GREEK[letter] for letter in _GREEK_LETTER.findall(text))
+        return text
+    return _GREEK_LETTER.sub(lambda letter: f" {GREEK[letter[0]]} ", text)
+
 
 def reading_key(text: str) -> str:
     """How a plain text sorts, as it is read: Greek letters by their names ("ΦFlow" sorts as

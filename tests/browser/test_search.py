@@ -591,3 +591,61 @@ def test_greek_letters_are_found_typed_or_spelt_out(page, served, catalog):
     l1 = search(page, "l1 regularization")
     assert l1 and search(page, "ℓ1 regularization") == l1
     assert page.console_errors == []
+
+
+# --- one character, math as typed, other scripts ---------------------------------------------
+
+def test_one_greek_letter_is_searched_and_the_status_says_so(shared):
+    """"ε" is the word "epsilon": it is searched, and the status counts what is listed. One Latin
+    letter (however it is written) is not searched, and then nothing is listed either."""
+    for query, name in (("ε", "epsilon"), ("ϵ", "epsilon"), ("Φ", "phi"), ("α", "alpha")):
+        spelt = search(shared, name)
+        found = search(shared, query)
+        assert found == spelt, query
+        if found:
+            assert status(shared).startswith(f"{len(found)} paper") and f"“{query}”" in status(shared), query
+        else:
+            assert status(shared).startswith(f"No paper matches “{query}”"), query
+    assert search(shared, "ε") and search(shared, "Φ")  # the bundled catalog writes both
+    for query in ("x", "ℓ", "𝑥", "é", "7"):
+        assert search(shared, query) == [], query
+        assert status(shared) == "Type another letter or two to search.", query
+    assert shared.console_errors == []
+
+
+def test_a_subscript_typed_as_in_tex_finds_what_the_math_says(shared, catalog):
+    """$\\ell_p$ reads "lp" (and is shown so): "ℓ_p", "ℓp", "ℓ_{p}" and "lp" find the same papers."""
+    paper = paper_by_title(catalog, "Decremental Dynamic Embedding")
+    expected = search(shared, "lp")
+    assert link_of(catalog, paper) in [href for href, _ in expected]
+    for query in ("ℓ_p", "ℓp", "ℓ_{p}", "l_p"):
+        assert search(shared, query) == expected, query
+        assert status(shared).startswith(f"{len(expected)} paper"), query
+    search(shared, "ℓ_p space")
+    first = shared.locator("#search-results .search-result").first
+    assert first.locator(".paper-item-title mark").all_text_contents() == ["lp", "Space"]
+    assert shared.console_errors == []
+
+
+def test_words_of_other_scripts_are_found(site, serve_build, page):
+    """Hebrew and Arabic words by themselves; Chinese by the run as written or any two of its
+    characters; the matched words marked, as are "ℓ_p" and "ε" typed in a title. One Han
+    character alone is searched as a word: what is listed and what the status says agree."""
+    site.paper("he", id="he", title="'שלום עולם: Greetings'", body="A Hebrew title.")
+    site.paper("ar", id="ar", title="'كتابٌ جديد في التعلم'", body="An Arabic title.")
+    site.paper("zh", id="zh", title="'深度学习的研究'", body="关于GPT在中文的测试。")
+    site.paper("tex", id="tex", title="'ℓ_p-Norm Bounds for ε-Greedy Play'", body="Typed, not math.")
+    build, _ = site.build()
+    served = serve_build(build)
+    links = {p.id: link_of(build.catalog, p) for p in build.catalog.papers}
+    open_search(page, served)
+    for query, paper, marked in (("שלום", "he", ["שלום"]), ("עולם", "he", ["עולם"]), ("كتابٌ", "ar", ["كتابٌ"]),
+                                 ("التعلم", "ar", ["التعلم"]), ("深度学习的研究", "zh", ["深度学习的研究"]),
+                                 ("学习", "zh", ["学习"]), ("的研究", "zh", ["的研究"]), ("中文", "zh", []),
+                                 ("lp", "tex", ["ℓ_p"]), ("ℓ_p", "tex", ["ℓ_p"]), ("epsilon", "tex", ["ε"])):
+        assert [href for href, _ in search(page, query)] == [links[paper]], query
+        assert status(page).startswith(f"1 paper matches “{query}”"), query
+        first = page.locator("#search-results .search-result").first
+        assert first.locator(".paper-item-title mark").all_text_contents() == marked, query
+    assert search(page, "中") == [] and status(page).startswith("No paper matches “中”")
+    assert page.console_errors == []

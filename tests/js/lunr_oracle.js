@@ -1,20 +1,26 @@
 // Answers questions about lunr.js for tests/test_search_parity.py, in one
 // process per test run (node start-up dominates the cost).
 //
-// Usage: node lunr_oracle.js /path/to/node_modules/lunr < request.json
+// Usage: node lunr_oracle.js /path/to/node_modules/lunr /path/to/search.js < request.json
+// Indexes are built by lunr.js with search.js's trimmer in place of lunr.js's
+// own (lunr.js's strips every non-ASCII letter), as the site's index is.
 // The request is an object with any of these keys; the reply (stdout, JSON)
 // has the same keys:
 //   build:    {ref, fields: [{field_name, boost}], documents, b?}  -> JSON.stringify(index)
 //   shards:   {ref, fields, documents, b, bounds: ["", "b", ...]}
 //             -> [JSON of the index restricted to each bound's term range, _index renumbered]
 //   stem:     [word, ...]                                      -> [stem, ...]
-//   trim:     [token, ...]                                     -> [trimmed, ...]
+//   trim:     [token, ...]                                     -> [trimmed by search.js's trimmer, ...]
+//   lunrTrim: [token, ...]                                     -> [trimmed by lunr.js's trimmer, ...]
+//   wordChars: true  -> the code points search.js's trimmer keeps (as [first, last] ranges)
 //   stopWord: [word, ...]                                      -> [is it dropped?, ...]
 //   search:   {index, queries: [...]}                          -> {query: [[ref, score], ...]}
 //   separators: true  -> the BMP characters lunr.js's tokenizer splits on
 'use strict'
 
-const lunr = require(process.argv[2] ? require('path').resolve(process.argv[2]) : 'lunr')
+const path = require('path')
+const lunr = require(path.resolve(process.argv[2]))
+const engine = require(path.resolve(process.argv[3]))(lunr)
 
 const request = JSON.parse(require('fs').readFileSync(0, 'utf8'))
 const reply = {}
@@ -24,6 +30,8 @@ const throughPipelineFn = (fn, s) => {
 }
 
 const buildIndex = ({ ref, fields, documents, b }) => lunr(function () {
+  this.pipeline.after(lunr.trimmer, engine.trimmer)
+  this.pipeline.remove(lunr.trimmer)
   this.ref(ref)
   for (const f of fields) this.field(f.field_name, { boost: f.boost || 1 })
   if (b !== undefined) this.b(b)
@@ -41,7 +49,18 @@ if (request.shards) {
 }
 
 if (request.stem) reply.stem = request.stem.map((w) => throughPipelineFn(lunr.stemmer, w))
-if (request.trim) reply.trim = request.trim.map((w) => throughPipelineFn(lunr.trimmer, w))
+if (request.trim) reply.trim = request.trim.map((w) => throughPipelineFn(engine.trimmer, w))
+if (request.lunrTrim) reply.lunrTrim = request.lunrTrim.map((w) => throughPipelineFn(lunr.trimmer, w))
+if (request.wordChars) {
+  reply.wordChars = []
+  for (let code = 0; code <= 0x10ffff; code++) {
+    if (code >= 0xd800 && code <= 0xdfff) continue
+    if (!throughPipelineFn(engine.trimmer, String.fromCodePoint(code))) continue
+    const last = reply.wordChars[reply.wordChars.length - 1]
+    if (last && last[1] === code - 1) last[1] = code
+    else reply.wordChars.push([code, code])
+  }
+}
 if (request.stopWord) reply.stopWord = request.stopWord.map((w) => throughPipelineFn(lunr.stopWordFilter, w) === null)
 
 if (request.search) {

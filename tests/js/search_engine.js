@@ -21,6 +21,8 @@ const request = JSON.parse(require('fs').readFileSync(0, 'utf8'))
 const { settings, bounds, shards, documents, queries } = request
 
 const built = lunr(function () {
+  this.pipeline.after(lunr.trimmer, engine.trimmer) // as the site's index is trimmed
+  this.pipeline.remove(lunr.trimmer)
   this.ref('ref')
   settings.fields.forEach((name, i) => this.field(name, { boost: settings.boosts[i] }))
   this.b(settings.b)

@@ -28,8 +28,20 @@
   // --- The engine: from query text to ranked refs (no DOM; node tests load it) ---
 
   function engine(lunr) {
-    // lunr.js's trimmer and stemmer, on single words.
-    function trim(word) { return word.replace(/^\W+/, "").replace(/\W+$/, ""); }
+    // The trimmer: lunr.js's own strips ASCII \W from both ends, which leaves nothing of "שלום"
+    // or "中文" and only "caf" of "café"; this one keeps every script's letters, marks and numbers
+    // (papersite/search/lunr_text.py's trim is the same, for the index). Registered, so that a
+    // lunr.js pipeline may hold it (the parity tests build lunr.js indexes with it).
+    var wordChar = /[\p{L}\p{M}\p{N}_]/u;
+    var nonWordStart = /^[^\p{L}\p{M}\p{N}_]+/u, nonWordEnd = /[^\p{L}\p{M}\p{N}_]+$/u;
+    function trim(word) { return word.replace(nonWordStart, "").replace(nonWordEnd, ""); }
+    function trimmer(token) { return token.update(trim); }
+    if (lunr.Pipeline.registeredFunctions.unicodeTrimmer === undefined) {
+      lunr.Pipeline.registerFunction(trimmer, "unicodeTrimmer");
+    } else {
+      trimmer.label = "unicodeTrimmer";
+    }
+    // lunr.js's stemmer and stop words, on single words.
     function stem(word) { return lunr.stemmer(new lunr.Token(word)).toString(); }
     function isStopWord(word) { return !lunr.stopWordFilter(new lunr.Token(word)); }
     // The word without its accents: author names are indexed both ways (papersite/search.py),
@@ -37,8 +49,8 @@
     function bare(word) { return word.normalize("NFD").replace(/[\u0300-\u036f]/g, ""); }
 
     // Greek letters spelt out, as titles and abstracts are indexed with the names of their letters
-    // (papersite/text.py's GREEK, made from the same string): "ε-greedy" searches "epsilon-greedy",
-    // "ΦFlow" "phi Flow", where lunr.js would drop a lone "ε".
+    // (papersite/text/words.py's GREEK, made from the same string): "ε-greedy" searches "epsilon-greedy",
+    // "ΦFlow" "phi Flow".
     var greek = {};
     ("α alpha β beta γ gamma δ delta ε epsilon ζ zeta η eta θ theta ι iota κ kappa λ lambda μ mu " +
      "ν nu ξ xi ο omicron π pi ρ rho ς sigma σ sigma τ tau υ upsilon φ phi χ chi ψ psi ω omega " +
@@ -49,11 +61,15 @@
     var joinedBefore = /[^\s:]$/; // a field name ("title:") or a space keeps its place before a word
     var wordStart = /(^|\s)[+\-]$/; // nor does "+" or "-" before a word: lunr's required, excluded
     var joinedAfter = /^[^\s\-~^*]/; // lunr splits at "-"; "~1", "^2" and "*" belong to the word
-    // The query as titles and abstracts are indexed: compatibility forms folded as their plain text
-    // has them ("ℓ1" -> "l1", "𝑥" -> "x"), and each Greek letter its name, a word of its own:
-    // "ΦFlow" -> "phi Flow", "λ=0.5" -> "lambda =0.5", "ε-greedy" -> "epsilon-greedy", "title:ε" -> "title:epsilon".
+    // "ℓ_p" typed as TeX writes it reads as the plain text of `$\ell_p$` does: "lp" (lunr_text.py's _SUBSCRIPT).
+    var subscript = /(?<![\p{L}\p{N}_])([\p{L}\p{N}])_(?:\{([\p{L}\p{N}]+)\}|(?=[\p{L}\p{N}]))/gu;
+    // The query as titles and abstracts are indexed (lunr_text.py's searchable): compatibility forms
+    // folded as their plain text has them ("ℓ1" -> "l1", "𝑥" -> "x"), subscripts joined ("ℓ_p" -> "lp"),
+    // and each Greek letter its name, a word of its own: "ΦFlow" -> "phi Flow", "λ=0.5" -> "lambda =0.5",
+    // "ε-greedy" -> "epsilon-greedy", "title:ε" -> "title:epsilon". (Han text is cut in parseQuery.)
     function asIndexed(query) {
       var text = query.normalize("NFKC");
+      if (text.indexOf("_") !== -1) text = text.replace(subscript, function (_, base, braced) { return base + (braced || ""); });
       return text.replace(greekLetter, function (letter, at) {
         var before = text.slice(0, at);
         return (joinedBefore.test(before) && !wordStart.test(before) ? " " : "") + greek[letter] +
@@ -61,11 +77,30 @@
       });
     }
 
+    // Han ideographs: runs of them are indexed as overlapping pairs ("深度学习" -> 深度 度学 学习;
+    // lunr_text.py's HAN and han_words), so a query's runs are cut the same way: any two or more
+    // characters of a title's run find it.
+    var HAN = "\u3005\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u{20000}-\u{3ffff}";
+    var hanRun = new RegExp("[" + HAN + "]+", "gu");
+    function hanWords(word) {
+      return word.replace(hanRun, function (run) {
+        var chars = Array.from(run), pairs = [];
+        for (var i = 0; i + 1 < chars.length; i++) pairs.push(chars[i] + chars[i + 1]);
+        return " " + (pairs.length ? pairs.join(" ") : run) + " ";
+      });
+    }
+
+    // One Latin letter or digit (after folding: "ℓ", "𝑥", "é") would match most of the
+    // vocabulary as a prefix: the page asks for another letter instead of searching. Anything
+    // else of one character ("ε" is "epsilon", "中" a word) is searched.
+    function tooShort(query) { return /^[a-z0-9]$/i.test(bare(asIndexed(query.trim()))); }
+
     // The query as "groups": one per word the visitor typed. A plain word expands
     // into several lunr clauses (the whole word through the stemmer, boosted; the
     // stem as a prefix; the raw word as a prefix), so partial words match while
     // typing and "distill" finds "distillation" (indexed as "distil").
     // Words using lunr syntax (title:x, x~1, x^2, +x, -x, x*) keep their meaning.
+    var specialEdges = /^[^\p{L}\p{M}\p{N}_*]+|[^\p{L}\p{M}\p{N}_*]+$/gu; // trimmed, but not the wildcards
     function parseQuery(text, fields) {
       text = asIndexed(text);
       var clauses;
@@ -84,19 +119,22 @@
       var groups = [];
       clauses.forEach(function (clause, position) {
         var special = clause.term.indexOf("*") !== -1 || clause.editDistance !== undefined;
-        var term = special ? clause.term.replace(/^[^\w*]+|[^\w*]+$/g, "") : trim(clause.term);
-        if (!/\w/.test(term)) return; // nothing left, or only wildcards
-        var isLast = position === clauses.length - 1 && !/\s$/.test(text);
-        if (!special && isStopWord(term) && !(clauses.length === 1 && isLast)) return;
-        groups.push({
-          term: term,
-          fields: clause.fields,
-          boost: clause.boost || 1,
-          presence: clause.presence,
-          editDistance: clause.editDistance,
-          special: special,
-          plain: !special && clause.presence === lunr.Query.presence.OPTIONAL,
-          exact: [], prefixes: [], typos: []
+        // A word holding Han text is the words it is indexed as, each with the clause's syntax.
+        var words = special ? [clause.term.replace(specialEdges, "")] : hanWords(clause.term).split(/\s+/).map(trim).filter(Boolean);
+        words.forEach(function (term, piece) {
+          if (!wordChar.test(term)) return; // nothing left, or only wildcards
+          var isLast = position === clauses.length - 1 && piece === words.length - 1 && !/\s$/.test(text);
+          if (!special && isStopWord(term) && !(clauses.length === 1 && words.length === 1 && isLast)) return;
+          groups.push({
+            term: term,
+            fields: clause.fields,
+            boost: clause.boost || 1,
+            presence: clause.presence,
+            editDistance: clause.editDistance,
+            special: special,
+            plain: !special && clause.presence === lunr.Query.presence.OPTIONAL,
+            exact: [], prefixes: [], typos: []
+          });
         });
       });
       return groups;
@@ -434,6 +472,49 @@
       return previous[b.length] <= limit;
     }
 
+    // Where a text (a title, snippet or name, as shown) holds the given indexed terms:
+    // [start, end, [terms]] ranges, in order. Words are cut as they are indexed (split at
+    // spaces and hyphens, trimmed; each Greek letter a word of its own, read by its name; a
+    // Han run by its pairs of characters), so what is marked is what was matched.
+    var letters = Object.keys(greek).join("");
+    var piece = new RegExp("([" + letters + "])|([" + HAN + "]+)|[^" + letters + HAN + "]+", "gu");
+    function marks(text, terms) {
+      var found = [], word = /[^\s\-]+/g, match;
+      function mark(start, end, term) {
+        if (terms.indexOf(term) === -1) return;
+        var last = found[found.length - 1];
+        if (last && last[1] > start) { // the pairs of a Han run overlap
+          last[1] = Math.max(last[1], end);
+          if (last[2].indexOf(term) === -1) last[2].push(term);
+        } else {
+          found.push([start, end, [term]]);
+        }
+      }
+      while (terms.length && (match = word.exec(text))) {
+        var part;
+        piece.lastIndex = 0;
+        while ((part = piece.exec(match[0]))) {
+          var at = match.index + part.index, chars = part[0];
+          if (part[1]) {
+            mark(at, at + chars.length, stem(greek[chars]));
+          } else if (part[2]) {
+            var units = Array.from(chars);
+            if (units.length === 1) mark(at, at + chars.length, chars);
+            for (var i = 0, offset = 0; i + 1 < units.length; offset += units[i].length, i++) {
+              mark(at + offset, at + offset + units[i].length + units[i + 1].length, units[i] + units[i + 1]);
+            }
+          } else {
+            var core = trim(chars);
+            if (!core) continue;
+            var lead = chars.length - chars.replace(nonWordStart, "").length;
+            var folded = core.normalize("NFKC").replace(subscript, function (_, base, braced) { return base + (braced || ""); });
+            mark(at + lead, at + lead + core.length, stem(folded.toLowerCase()));
+          }
+        }
+      }
+      return found;
+    }
+
     // Only -word clauses: lunr lists every paper of its index but those. This
     // index holds only the papers of some shards, so list every paper (in the
     // order lunr would, with score 0) but those the same clauses match.
@@ -456,10 +537,10 @@
     }
 
     return {
-      trim: trim, stem: stem, parseQuery: parseQuery, needsOf: needsOf, expandPatterns: expandPatterns,
+      trim: trim, trimmer: trimmer, stem: stem, parseQuery: parseQuery, needsOf: needsOf, expandPatterns: expandPatterns,
       shardsFor: shardsFor, wanted: wanted, buildIndex: buildIndex, search: search, wants: wants,
       groupMatches: groupMatches, misspelt: misspelt, addTypos: addTypos, withinEdits: withinEdits,
-      greek: greek, asIndexed: asIndexed
+      greek: greek, asIndexed: asIndexed, hanWords: hanWords, HAN: HAN, tooShort: tooShort, marks: marks
     };
   }
 
@@ -724,23 +805,16 @@
     return node;
   }
 
-  // Text with the words whose indexed form was matched wrapped in <mark>.
-  // Words are found the way lunr.js tokenizes (split on spaces and hyphens,
-  // trim non-word characters), so highlighting agrees with what was matched.
+  // Text with the words whose indexed form was matched wrapped in <mark> (found as the
+  // engine's marks() cuts words, so highlighting agrees with what was matched).
   function highlighted(text, terms, marked) {
-    var fragment = document.createDocumentFragment();
-    var word = /[^\s\-]+/g, last = 0, match;
-    while (terms.length && (match = word.exec(text))) {
-      var token = match[0];
-      var lead = token.length - token.replace(/^\W+/, "").length;
-      var core = lunrjs.trim(token);
-      if (!core || terms.indexOf(lunrjs.stem(core.toLowerCase())) === -1) continue;
-      var start = match.index + lead;
-      if (start > last) fragment.appendChild(document.createTextNode(text.slice(last, start)));
-      fragment.appendChild(el("mark", "", core));
-      marked[lunrjs.stem(core.toLowerCase())] = true;
-      last = start + core.length;
-    }
+    var fragment = document.createDocumentFragment(), last = 0;
+    lunrjs.marks(text, terms).forEach(function (range) {
+      if (range[0] > last) fragment.appendChild(document.createTextNode(text.slice(last, range[0])));
+      fragment.appendChild(el("mark", "", text.slice(range[0], range[1])));
+      range[2].forEach(function (term) { marked[term] = true; });
+      last = range[1];
+    });
     if (last < text.length) fragment.appendChild(document.createTextNode(text.slice(last)));
     return fragment;
   }
@@ -923,8 +997,9 @@
       state[facet.param] = state[facet.param].filter(function (slug) { return slug in catalog.names[facet.param]; });
     });
     var q = state.q.trim();
+    var oneLetter = lunrjs.tooShort(q); // not searched: paintSummary says so
     var pending;
-    if (lunrjs.asIndexed(q).length === 1) { // one letter would match most of the vocabulary (not "ε")
+    if (oneLetter) {
       pending = Promise.resolve({ results: [], groups: [], partial: false });
     } else if (q) {
       pending = query(q);
@@ -937,7 +1012,7 @@
       if (ticket !== rendering) return;
       var filtered = found.results.filter(function (result) { return inFacets(result.ref); });
       var listed = q || filterNames().length ? filtered.slice(0, shown) : [];
-      paintSummary(q, found, filtered);
+      paintSummary(q, oneLetter, found, filtered);
       showOnMap(q, filtered);
       var painted = 0;
       function paintReady() { // the next results whose records are here
@@ -945,7 +1020,7 @@
         var items = document.createDocumentFragment();
         for (; painted < listed.length && docs[listed[painted].ref]; painted++) {
           items.appendChild(resultItem(listed[painted], found.groups));
-          if (!painted && q.length > 1) performance.measure("search:first", { start: started, end: performance.now() });
+          if (!painted && q) performance.measure("search:first", { start: started, end: performance.now() });
         }
         list.appendChild(items);
       }
@@ -956,7 +1031,7 @@
         more.hidden = filtered.length <= listed.length;
         if (!more.hidden) more.textContent = "Show " + Math.min(PAGE_SIZE, filtered.length - listed.length) + " more";
         app.setAttribute("data-query", state.q);
-        if (q.length > 1) performance.measure("search:results", { start: started, end: performance.now() });
+        if (q && !oneLetter) performance.measure("search:results", { start: started, end: performance.now() });
       });
     }).catch(function (error) {
       if (ticket !== rendering) return;
@@ -983,12 +1058,12 @@
   }
 
   // The count (announced), facets, help and title for a search; empties the list.
-  function paintSummary(q, found, filtered) {
+  function paintSummary(q, oneLetter, found, filtered) {
     var filters = filterNames();
     renderFacets(found.results);
     var message;
     help.replaceChildren();
-    if (q.length === 1) {
+    if (oneLetter) {
       message = "Type another letter or two to search.";
     } else if (!q && !filters.length) {
       message = "Search " + plural(catalog.count, "paper") +
