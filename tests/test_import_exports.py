@@ -9,7 +9,8 @@ import re
 import pytest
 
 from papersite.source.content import load_papers
-from tests.test_import import Page, build_pages, content_files, fixed_today, front, run, run_import, snapshot, squash  # noqa: F401
+from tests.test_import import (Page, build_pages, content_files, fixed_today, front, record, records, run,  # noqa: F401
+                               run_import, snapshot, squash)
 
 BIB = r"""@string{icml = {Proceedings of the 41st International Conference on Machine Learning}}
 
@@ -212,6 +213,71 @@ def test_theses_reports_and_books_of_a_zotero_library_import_with_who_issued_the
     assert bibtex["Deep Learning"].startswith("@book{") and "  publisher = {MIT Press},\n" in bibtex["Deep Learning"]
     assert bibtex["Kernels"].startswith("@incollection{") and "  booktitle = {Handbook of Learning},\n" in bibtex["Kernels"]
     assert bibtex["A Report Posted to arXiv"].startswith("@misc{") and "eprint = {2301.00001}" in bibtex["A Report Posted to arXiv"]
+
+
+# An event export shaped like ICML's (type, name, speakers/authors, abstract), written with TeX's punctuation
+TEX_EVENTS = [
+    {"type": "Poster", "name": "Nets That Have ``Grokked'' --- and Why",
+     "speakers/authors": "Ada Lovelace, Alan Turing",
+     "abstract": "Networks that have ``grokked'' generalise late---long after they fit. A narrow ``teacher NN\" "
+                 "agrees with the labels, and a `flat' prior over ``simple'' nets finds it in 10--20 steps."},
+    {"type": "Poster", "name": "Flags Stay Flags", "speakers/authors": "Grace Hopper",
+     "abstract": "Train with `--lr 0.1` and ``DoWhy``; the bound $a--b$ holds (see https://example.org/a--b)."},
+    {"type": "Poster", "name": "Spaced Dashes", "speakers/authors": "Emmy Noether",
+     "abstract": "A ``quiet'' method -- one of many -- in 2019--2024."},
+]
+GROKKED = "Nets That Have “Grokked” — and Why"
+
+
+def _abstract_html(path) -> str:
+    return path.read_text().split('<section class="abstract"', 1)[1].split("</section>", 1)[0]
+
+
+def test_tex_quotes_and_dashes_of_a_json_export_show_typeset_and_never_as_code(catalog, tmp_path):
+    """Backticks are Markdown's code delimiters: ``teacher NN" ... ``simple'' read as typed made one
+    code span of the text between them. A person's own code spans stay code."""
+    export = tmp_path / "events.json"
+    export.write_text(json.dumps(TEX_EVENTS))
+    assert run_import(catalog, export, "--venue", "icml-2024").exit_code == 0
+    slugs = {front(path)["title"].split()[0]: path.stem for path in content_files(catalog)}
+    out = tmp_path / "out"
+    assert run("build", "-q", "--config", catalog.root / "site.yaml", "-o", out).exit_code == 0
+    grokked = out / "papers" / slugs["Nets"] / "index.html"
+    assert "<code" not in _abstract_html(grokked) and "`" not in _abstract_html(grokked)
+    page = Page(grokked.read_text())
+    assert ("Networks that have “grokked” generalise late—long after they fit. A narrow “teacher NN” agrees "
+            "with the labels, and a ‘flat’ prior over “simple” nets finds it in 10–20 steps."
+            ) in squash(page.text["abstract"])
+    assert squash(page.text["h1"]) == GROKKED
+    flags = _abstract_html(out / "papers" / slugs["Flags"] / "index.html")
+    assert "<code>--lr 0.1</code>" in flags and "<code>DoWhy</code>" in flags and "<math" in flags
+    assert "https://example.org/a--b" in flags
+    spaced = Page((out / "papers" / slugs["Spaced"] / "index.html").read_text())
+    assert "A “quiet” method – one of many – in 2019–2024." in squash(spaced.text["abstract"])
+    before = snapshot(catalog)
+    again = run_import(catalog, export, "--venue", "icml-2024")
+    assert again.output.splitlines()[-1] == "3 records read: 0 created, 0 updated, 3 unchanged, 0 skipped."
+    assert snapshot(catalog) == before
+
+
+def test_files_imported_with_tex_punctuation_as_typed_are_updated_and_an_edited_one_kept(catalog, tmp_path):
+    """A catalog imported before TeX's punctuation was read: the same export now updates its files in
+    place (no second copy of a paper), except the one a person edited."""
+    records(catalog, *[record(n, title=e["name"], abstract=e["abstract"], authors=e["speakers/authors"].split(", "),
+                              extra={"type": "Poster"}) for n, e in enumerate(TEX_EVENTS, 1)], venue="icml-2024")
+    files = content_files(catalog)
+    spaced = next(path for path in files if front(path)["title"] == "Spaced Dashes")
+    edited = spaced.read_text().replace("A ``quiet'' method", "A ``quiet'' (and small) method")
+    spaced.write_text(edited)
+    export = tmp_path / "events.json"
+    export.write_text(json.dumps(TEX_EVENTS))
+    result = run_import(catalog, export, "--venue", "icml-2024")
+    assert result.output.splitlines()[-1] == ("3 records read: 0 created, 1 updated, 1 unchanged, "
+                                              "1 skipped (1 edited by hand).")
+    assert content_files(catalog) == files and spaced.read_text() == edited
+    assert {front(path)["title"] for path in files} == {GROKKED, "Flags Stay Flags", "Spaced Dashes"}
+    grokked = next(path for path in files if front(path)["title"] == GROKKED)
+    assert "A narrow “teacher NN” agrees" in grokked.read_text()
 
 
 def test_a_second_import_of_every_format_changes_nothing(catalog, tmp_path):

@@ -6,7 +6,9 @@ notes v1 and v2, arXiv API and OAI-PMH XML).
 """
 from __future__ import annotations
 
+import html
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -15,6 +17,7 @@ import pytest
 from papersite.errors import Problem
 from papersite.importers.formats import FORMATS, ImportContext, detect_format, read_records
 from papersite.importers.records import Record
+from papersite.importers.text import tex_punctuation
 
 FIXTURES = Path(__file__).parent / "fixtures" / "imports"
 # ../shared beside the repository (or beside the folder of its worktrees)
@@ -371,6 +374,86 @@ def test_xml_entities_are_refused_not_expanded(name):
         "the XML declares entities; exports never need them and they are not expanded"]
 
 
+# TeX punctuation, the same from every reader ---------------------------------------------
+
+TEX_TITLE = "Nets That Have ``Grokked'' --- and Why"
+TEX_ABSTRACT = ("Networks that have ``grokked'' generalise late---long after they fit. A narrow ``teacher NN\" "
+                "agrees with the labels, and a `flat' prior finds it in 10--20 steps.")
+TYPESET_TITLE = "Nets That Have “Grokked” — and Why"
+TYPESET_ABSTRACT = ("Networks that have “grokked” generalise late—long after they fit. A narrow “teacher NN” "
+                    "agrees with the labels, and a ‘flat’ prior finds it in 10–20 steps.")
+
+
+def _export(fmt: str, title: str, abstract: str) -> tuple[str, str]:
+    """A file of one record in the format, named so that its format is detected."""
+    xml = html.escape
+    if fmt == "bibtex":
+        return "x.bib", (f"@inproceedings{{k,\n  title = {{{title}}},\n  author = {{Lovelace, Ada}},\n"
+                         f"  booktitle = {{ICML 2024}},\n  year = {{2024}},\n  abstract = {{{abstract}}},\n}}\n")
+    if fmt == "json":
+        return "x.json", json.dumps([{"title": title, "authors": "Ada Lovelace", "abstract": abstract,
+                                      "venue": "ICML 2024", "year": 2024}])
+    if fmt == "csljson":
+        return "x.json", json.dumps([{"id": "k", "type": "paper-conference", "title": title, "abstract": abstract,
+                                      "author": [{"family": "Lovelace", "given": "Ada"}],
+                                      "issued": {"date-parts": [[2024]]}, "container-title": "ICML 2024"}])
+    if fmt == "openreview":
+        return "x.json", json.dumps([{"id": "AbCdEf123", "content": {
+            "title": {"value": title}, "authors": {"value": ["Ada Lovelace"]}, "abstract": {"value": abstract},
+            "venueid": {"value": "ICML.cc/2024/Conference"}}}])
+    if fmt == "ris":
+        return "x.ris", (f"TY  - CONF\nTI  - {title}\nAU  - Lovelace, Ada\nPY  - 2024\nT2  - ICML 2024\n"
+                         f"AB  - {abstract}\nER  - \n")
+    if fmt == "csv":
+        cells = [title, "Ada Lovelace", abstract]
+        return "x.csv", "title,authors,abstract\n" + ",".join('"' + c.replace('"', '""') + '"' for c in cells) + "\n"
+    if fmt == "arxiv":
+        return "x.xml", (f'<feed xmlns="http://www.w3.org/2005/Atom"><entry><id>http://arxiv.org/abs/2402.07207v1</id>'
+                         f"<published>2024-02-11T00:00:00Z</published><title>{xml(title)}</title>"
+                         f"<summary>{xml(abstract)}</summary><author><name>Ada Lovelace</name></author></entry></feed>")
+    if fmt == "oai-pmh":
+        return "x.xml", ('<OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/"><ListRecords><record><header>'
+                         "<identifier>oai:arXiv.org:2402.07207</identifier></header><metadata>"
+                         '<oai_dc:dc xmlns:oai_dc="http://www.openarchives.org/OAI/2.0/oai_dc/" '
+                         f'xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>{xml(title)}</dc:title>'
+                         f"<dc:creator>Lovelace, Ada</dc:creator><dc:description>{xml(abstract)}</dc:description>"
+                         "<dc:date>2024-02-11</dc:date></oai_dc:dc></metadata></record></ListRecords></OAI-PMH>")
+    assert fmt == "seed"
+    return "x.txt", f"ICML 2024 Papers\n\n{abstract}\n"
+
+
+@pytest.mark.parametrize("fmt", ["bibtex", "json", "csljson", "openreview", "ris", "csv", "arxiv", "oai-pmh", "seed"])
+def test_every_reader_reads_tex_quotes_and_dashes_as_tex_prints_them(tmp_path, fmt):
+    name, text = _export(fmt, TEX_TITLE, TEX_ABSTRACT)
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    assert detect_format(path) == fmt
+    [record], problems = read(path)
+    assert problems == []
+    assert record.abstract == TYPESET_ABSTRACT
+    assert record.title == ("" if fmt == "seed" else TYPESET_TITLE)  # seed text has no title to read
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv", "ris", "arxiv"])
+def test_code_math_urls_and_flags_keep_their_backticks_and_dashes(tmp_path, fmt):
+    """Backticks a person typed around code, and dashes in math, URLs, flags and rules, are not TeX's."""
+    kept = ("Run `train.py --lr 0.1` or ``DoWhy``; `don't` and `print('a')` are code. With $a--b$ and $f'$, "
+            "see https://example.org/a--b---c and <https://example.org/x--y>. Pass --verbose, not ---- this, "
+            "and an ``unclosed quote.")
+    name, text = _export(fmt, "A Title -- With a Spaced Dash", kept)
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    [record], _ = read(path)
+    assert record.abstract == kept
+    assert record.title == "A Title – With a Spaced Dash"
+
+
+def test_tex_punctuation_keeps_a_markdown_rule_and_ends_a_quote_with_its_paragraph():
+    assert tex_punctuation("Above\n---\nbelow --- here") == "Above\n---\nbelow — here"
+    assert tex_punctuation("``he said `hi'''") == "“he said ‘hi’”"
+    assert tex_punctuation("``a\n\nb'' and \\`e") == "``a\n\nb'' and \\`e"  # \` is TeX's grave accent
+
+
 # Detection ----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name, fmt", [
@@ -484,12 +567,14 @@ def test_real_icml_export_keeps_every_title_author_and_abstract():
         assert names(record) == [n.strip() for n in raw["speakers/authors"].split(",") if n.strip()]
         assert bool(record.skip_reason) == (raw["type"] != "Poster")
         for got, given in ((record.title, raw["name"]), (record.abstract, raw["abstract"])):
-            if " ".join(got.split()) != " ".join(given.split()):
-                assert "\\" in given, (got, given)  # only LaTeX outside math is ever changed
+            if " ".join(got.split()) != " ".join(tex_punctuation(given).split()):
+                assert "\\" in given, (got, given)  # else only LaTeX outside math is ever changed
                 decoded.append(got)
     # 80\% -> 80%, H{{\"o}}lder -> Hölder, \{ \# \} -> { # }, \\$ -> \$: five fields in 5,288
     assert len(decoded) == 5
     assert any("Hölder" in text and "Lévy" in text for text in decoded)
+    # TeX's quotes and em dashes are read in every abstract; what is left is a human's code span
+    assert [m for r in records for m in re.findall(r"``\w*``|``|---", r.title + " " + r.abstract)] == ["``DoWhy``"]
 
 
 @pytest.mark.parametrize("name", ["blank.bib", "blank.ris", "blank.json"])

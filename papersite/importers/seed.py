@@ -18,6 +18,7 @@ from pathlib import Path
 from ..errors import Problem
 from ..source.yamlsource import FORBIDDEN_CHARACTERS
 from .records import Reader, Record
+from .text import tex_punctuation
 
 HEADER = re.compile(r"^(?P<name>.*?\b(?P<year>(19|20)\d\d))\b(?:\s+papers?)?\s*$", re.IGNORECASE)
 
@@ -61,11 +62,9 @@ def read_seed(path: Path, context=None) -> Reader:
 
 
 def clean(text: str) -> str:
-    """TeX-style quotes to typographic ones; they would otherwise read as Markdown code spans.
+    """TeX's quotes and dashes as every reader reads them (text.tex_punctuation): a backtick
+    would otherwise open a Markdown code span.
 
     Control characters are dropped: no page shows them and front matter cannot hold them.
     """
-    text = FORBIDDEN_CHARACTERS.sub("", text)
-    if "``" in text:
-        text = re.sub(r"``(.*?)(''|’’|\")", r"“\1”", text)
-    return " ".join(text.split())
+    return tex_punctuation(" ".join(FORBIDDEN_CHARACTERS.sub("", text).split()))

@@ -1,10 +1,12 @@
-"""Text helpers the readers share: LaTeX to Unicode, whitespace, dates, identifiers, names.
+"""Text helpers the readers share: LaTeX to Unicode, TeX's quotes and dashes in any format
+(tex_punctuation), whitespace, dates, identifiers, names.
 
 Math (`$...$`, `$$...$$`, `\\(...\\)`, `\\[...\\]`) is always kept exactly as written: the site
 typesets it. Everything else is decoded to plain Unicode, or to Markdown for abstracts.
 """
 from __future__ import annotations
 
+import bisect
 import logging
 import re
 from functools import lru_cache
@@ -66,6 +68,8 @@ def latex_to_text(value: str, markdown: bool = False) -> str:
     `markdown` turns \\emph, \\textbf, \\href, \\url into Markdown (for abstracts).
     Only the macros and braced groups go through pylatexenc (it reads about 12,000 characters
     a second); the plain text between them needs no more than its dashes, quotes and ties.
+    tex_punctuation reads the quotes and dashes of plain text too; a BibTeX field is TeX
+    throughout, so what it leaves (`--flag`, a lone ``) is then read as TeX reads it.
     Raises on input the decoder cannot handle (the caller reports the entry).
     """
     if not any(c in value for c in "\\{}~-`'"):
@@ -85,7 +89,8 @@ def latex_to_text(value: str, markdown: bool = False) -> str:
         text = _HREF_MACRO.sub(lambda m: "\\href{" + hold(m[1].strip()) + "}", text)
     if "://" in text:
         text = _BARE_URL.sub(lambda m: hold(m[0]), text)
-    text = _decode(text, markdown)
+    # The quotes first, on the whole field: braces and macros cut it into pieces a quote spans.
+    text = _decode(tex_punctuation(text), markdown)
     return _HELD.sub(lambda m: held[int(m[1])], text) if held else text
 
 
@@ -119,11 +124,111 @@ def _decode(text: str, markdown: bool) -> str:
 _LATEX_START = re.compile(r"[\\{}]")
 _LIGATURES = re.compile(r"---|--|``|''|~")
 _LIGATURE = {"---": "\u2014", "--": "\u2013", "``": "\u201c", "''": "\u201d", "~": " "}
+_QUOTE_MARKS = {2: (_LIGATURE["``"], _LIGATURE["''"]), 1: ("\u2018", "\u2019")}  # by the opening backticks
 _ACCENTS = "'`^\"~=.uvHtcdbkr"
 
 
 def _ligatures(text: str) -> str:
     return _LIGATURES.sub(lambda m: _LIGATURE[m.group()], text)
+
+
+# TeX's text punctuation in any source. Plain text (JSON, CSV, RIS, XML, seed text) holds it
+# beside Markdown, where a backtick opens a code span, `--` starts a command-line flag and a line
+# of `---` is a rule: only what is TeX's beyond doubt is converted, the rest stays as typed.
+_PUNCT_HOLD = "\ue002{}\ue003"  # not latex_to_text's marks: it holds its URLs before calling this
+_PUNCT_HELD = re.compile("\ue002(\\d+)\ue003")
+_VERBATIM = re.compile(f"{MATH.pattern}|{_BARE_URL.pattern}", re.S)
+_BLANK_LINE = re.compile(r"(\n[ \t]*\n\s*)")  # a code span or a quote ends with its paragraph
+_TICKS_OR_DASHES = re.compile(r"`+|(?<!-)-{2,3}(?!-)")  # four dashes or more are a separator, not a dash
+_TICKS = re.compile(r"`+")
+_WHITESPACE = re.compile(r"\s")
+# A quote's closing mark ends a word: "`the model's view'" closes after "view", not in "model's".
+_DOUBLE_CLOSED = re.compile(r"((?:[^`]|`(?!`))+?)(?<!\\)(?:''|’’)(?!['’])")
+_DOUBLE_CLOSED_STRAIGHT = re.compile(r'((?:[^`"]|`(?!`))+?)"')  # ``teacher NN": a common slip
+_SINGLE_CLOSED = re.compile(r"([^`]+?)(?<![\\\s])['’](?![\w'’`])")
+_BEFORE_EN_DASH = (")", "]", "%", "\ue003")  # beside a word, a number or held math: 1--2, $k$--$n$
+_AFTER_EN_DASH = ("(", "[", "\ue002")
+
+
+def tex_punctuation(text: str) -> str:
+    """TeX's quotes and dashes as the characters TeX prints: ``a'' and ``a" -> “a”, `a' -> ‘a’,
+    --- -> —, and -- between two words or numbers, or between spaces -> –.
+
+    Math and URLs stay exactly as written, and so does a Markdown code span (`x--y`, ``DoWhy``):
+    a backtick is a TeX quote only when a closing quote ends its word before any closing
+    backtick. `--flag`, a lone `` or '', and a line of dashes (a Markdown rule) stay as typed.
+    """
+    if "`" not in text and "--" not in text:
+        return text
+    held: list[str] = []
+
+    def hold(match: re.Match) -> str:
+        held.append(match[0])
+        return _PUNCT_HOLD.format(len(held) - 1)
+
+    if "\ue002" in text or "\ue003" in text:
+        text = re.sub("[\ue002\ue003]", hold, text)
+    text = _VERBATIM.sub(hold, text)
+    parts = _BLANK_LINE.split(text)
+    text = "".join(part if i % 2 else _punctuate(part) for i, part in enumerate(parts))
+    return _PUNCT_HELD.sub(lambda m: held[int(m[1])], text) if held else text
+
+
+def _punctuate(text: str) -> str:
+    """One paragraph's quotes and dashes (its math and URLs held)."""
+    runs: dict[int, list[int]] = {}  # backtick run length -> where such runs start: a code span's closing one
+    for run in _TICKS.finditer(text):
+        runs.setdefault(len(run[0]), []).append(run.start())
+    out, pos = [], 0
+    while found := _TICKS_OR_DASHES.search(text, pos):
+        start, end, token = found.start(), found.end(), found[0]
+        out.append(text[pos:start])
+        pos = end
+        if token[0] == "-":
+            out.append(_dash(text, start, end))
+            continue
+        if start and text[start - 1] == "\\":  # TeX's grave accent, or Markdown's escaped backtick
+            out.append(token)
+            continue
+        starts = runs[len(token)]
+        following = bisect.bisect_right(starts, start)
+        closer = starts[following] if following < len(starts) else None  # of a code span, if this opens one
+        quote = _quote(text, end, len(token))
+        if quote is not None and closer is not None and not _WHITESPACE.search(text, quote.end(), closer):
+            quote = None  # `print('a')`: the closing backtick ends the same word, so the span is code
+        if quote is not None:
+            opening, closing = _QUOTE_MARKS[len(token)]
+            out.append(opening + _punctuate(quote[1]) + closing)
+            pos = quote.end()
+        elif closer is not None:  # a code span: kept whole, as typed
+            pos = closer + len(token)
+            out.append(text[start:pos])
+        else:
+            out.append(token)
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _quote(text: str, pos: int, ticks: int) -> re.Match | None:
+    """The quoted text and its closing mark after an opening `` or ` that ends at pos; None if none closes it."""
+    if ticks == 1:
+        return _SINGLE_CLOSED.match(text, pos)
+    if ticks == 2:
+        return _DOUBLE_CLOSED.match(text, pos) or _DOUBLE_CLOSED_STRAIGHT.match(text, pos)
+    return None
+
+
+def _dash(text: str, start: int, end: int) -> str:
+    before = text[start - 1] if start else "\n"
+    after = text[end] if end < len(text) else "\n"
+    if end - start == 3:
+        line_end = text.find("\n", end)
+        line = text[text.rfind("\n", 0, start) + 1:line_end if line_end >= 0 else len(text)]
+        return "---" if not line.strip(" \t-") else _LIGATURE["---"]  # a line of dashes is a Markdown rule
+    if (before.isalnum() or before in _BEFORE_EN_DASH) and (after.isalnum() or after in _AFTER_EN_DASH) \
+            or before in " \t" and after in " \t":
+        return _LIGATURE["--"]
+    return "--"  # --verbose, i--
 
 
 def _escape_specials(text: str) -> str:
@@ -201,13 +306,14 @@ _MACRO_RUN = re.compile(r"\{\{\\(?:" + _TEXT_MACRO + r")\}\}|\{\\(?:" + _TEXT_MA
 
 
 def light_latex(value: str, markdown: bool = False) -> str:
-    """Decode only the LaTeX macros of mostly plain text (JSON, CSV, RIS, XML): `\\'e`, `\\emph{}`.
+    """Decode only the LaTeX macros of mostly plain text (JSON, CSV, RIS, XML): `\\'e`, `\\emph{}`,
+    and TeX's quotes and dashes where they are unmistakable (tex_punctuation).
 
-    Plain sources use `~`, `%`, `&`, `{}` and `--` as ordinary characters, so only
+    Plain sources use `~`, `%`, `&`, `{}` and `--flag` as ordinary characters, so only
     backslash macros outside math are decoded; everything else stays as written.
     """
     if "\\" not in value:
-        return value
+        return tex_punctuation(value)
     pieces, last = [], 0
     for math in [*MATH.finditer(value), None]:
         end = math.start() if math else len(value)
@@ -218,7 +324,7 @@ def light_latex(value: str, markdown: bool = False) -> str:
         if math:
             pieces.append(math.group())
             last = math.end()
-    return "".join(pieces)
+    return tex_punctuation("".join(pieces))
 
 
 def _decode_run(run: str, markdown: bool) -> str:
