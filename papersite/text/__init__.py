@@ -1,11 +1,13 @@
-"""Text: abstracts rendered, and the words that search, related papers and the map count.
+r"""Text: abstracts rendered, and the words that search, related papers and the map count.
 
     abstracts.py        the Markdown stage: render_abstracts(catalog) -> {id: Abstract}
     markdown_html.py    Markdown with TeX math -> safe HTML and its plain text, in one pass
                         (render_abstract, render_title), through Python-Markdown's extension API:
     markdown_limits.py    input nested or long past the limits refused, with its line
     math_spans.py         where the formulas are
-    mathml.py             TeX -> MathML through an allow-list
+    mathml.py             TeX -> MathML through an allow-list, with
+    math_alphabets.py       \mathcal, \mathbb, \mathbf... as Unicode's styled letters
+    text_mode.py            \text{...}, \textit{...} and the formulas inside them
     html_writer.py        the tree written through an allow-list
     tex_text.py         TeX -> readable text (search, snippets)
     plain.py            titles and abstracts as one line of plain text; snippets

@@ -6,9 +6,14 @@ allow-list of MathML elements and presentational attributes. Errors and garbled
 output (leaked `\` or stray braces from unknown macros) fall back to
 `<code class="tex">` with the TeX source.
 
-CSS hooks: `math` (inline), `math[display="block"]`, `code.tex` (TeX shown as
-source because it could not be converted), `code.tex.tex-display` (same, for
-display math).
+Browsers following MathML Core show `mathvariant` only as "normal" on <mi>: the
+letters of \mathcal, \mathbb, \mathbf... become Unicode's styled letters
+(math_alphabets), and text macros (`\textit{...}`, with formulas inside) are read
+by text_mode.
+
+CSS hooks: `math` (inline), `math[display="block"]`, `mtext[mathvariant]` (text
+inside a formula, in a style the stylesheet sets), `code.tex` (TeX shown as source
+because it could not be converted), `code.tex.tex-display` (same, for display math).
 """
 
 from __future__ import annotations
@@ -21,7 +26,9 @@ from latex2mathml.converter import convert_to_element
 from markdown.util import AtomicString, code_escape
 
 from .limits import MAX_FORMULA_NESTING, MAX_TEX_LENGTH, MarkupError, clean
+from .math_alphabets import styled
 from .tex_text import tex_to_text
+from .text_mode import Formula, extract, placeholder_index
 
 __all__ = ["tex_to_mathml", "typeset", "MATHML_ELEMENTS", "MATHML_ATTRIBUTES", "TEX_CLASS", "TEX_DISPLAY_CLASS"]
 
@@ -58,7 +65,7 @@ class _Garbled(ValueError):
 _HEX_REF = re.compile(r"&#x([0-9a-fA-F]+);")
 
 
-def _math_text(raw: str | None) -> str | None:
+def _decoded(raw: str | None) -> str | None:
     """Decode latex2mathml's `&#x...;` text and reject leaked TeX."""
     if not raw:
         return None
@@ -66,9 +73,18 @@ def _math_text(raw: str | None) -> str | None:
     # backslashes or bare ampersands mean a macro or group was not understood.
     if "\\" in raw or "{" in raw or "}" in raw or "&" in _HEX_REF.sub("", raw):
         raise _Garbled(raw)
-    text = clean(_HEX_REF.sub(lambda m: chr(min(int(m.group(1), 16), 0x10FFFF)), raw))
+    return clean(_HEX_REF.sub(lambda m: chr(min(int(m.group(1), 16), 0x10FFFF)), raw))
+
+
+def _escaped(text: str | None) -> str | None:
     # Pre-escaped like Markdown's own code spans; the allow-list keeps entities.
-    return AtomicString(code_escape(text))
+    return None if text is None else AtomicString(code_escape(text))
+
+
+# Tokens whose letters take a mathvariant's Unicode alphabet.
+_STYLED_TOKENS = frozenset(("mi", "mn", "mo"))
+# Capital Greek, upright in TeX; a lone letter in an <mi> is italic in MathML.
+_CAPITAL_GREEK = frozenset("ΑΒΓΔΕΖΗΘΙΚΛΜΝΞΟΠΡΣΤΥΦΧΨΩ")
 
 
 def _copy_mathml(src: Element, parent: Element | None = None, depth: int = 1) -> Element:
@@ -78,9 +94,18 @@ def _copy_mathml(src: Element, parent: Element | None = None, depth: int = 1) ->
         raise MarkupError(f"a formula nested over {_MAX_MATHML_DEPTH} levels deep once typeset; "
                           "that is the limit")
     attrs = {k: v for k, v in src.attrib.items() if k in MATHML_ATTRIBUTES}
+    text = _decoded(src.text)
+    if text and src.tag in _STYLED_TOKENS:
+        variant = attrs.get("mathvariant")
+        letters = styled(text, variant) if variant else None
+        if letters is not None:  # the styled letters show what the attribute only says
+            text = letters
+            del attrs["mathvariant"]
+        elif variant is None and src.tag == "mi" and text in _CAPITAL_GREEK:
+            attrs["mathvariant"] = "normal"
     el = Element(src.tag, attrs) if parent is None else SubElement(parent, src.tag, attrs)
-    el.text = _math_text(src.text)
-    el.tail = _math_text(src.tail)
+    el.text = _escaped(text)
+    el.tail = _escaped(_decoded(src.tail))
     for child in src:
         _copy_mathml(child, el, depth + 1)
     # AtomicString stops Markdown from running inline patterns on the tree.
@@ -104,17 +129,45 @@ def tex_to_mathml(tex: str, display: bool = False) -> Element:
     if _MACRO_DEFINITION.search(tex):
         raise _Garbled("refused")
     names: list[str] = []
-    try:
-        src = convert_to_element(_named_operators(tex, names), display="block" if display else "inline")
-    except RecursionError:
-        raise MarkupError("a formula nested too deeply to typeset") from None
-    except Exception as exc:  # latex2mathml raises many types, incl. IndexError
-        raise _Garbled(str(exc)) from exc
+    src = _parse(_named_operators(tex, names), names, "block" if display else "inline")
     math = _copy_mathml(src)  # drops xmlns and display="inline": both defaults
     _space_operators(math, names)
     if display:
         math.set("display", "block")
     return math
+
+
+def _parse(tex: str, names: list[str], display: str = "inline") -> Element:
+    """latex2mathml's tree of `tex`, its text macros read by text_mode instead."""
+    tex, runs = extract(tex)
+    try:
+        src = convert_to_element(tex, display=display)
+    except RecursionError:
+        raise MarkupError("a formula nested too deeply to typeset") from None
+    except Exception as exc:  # latex2mathml raises many types, incl. IndexError
+        raise _Garbled(str(exc)) from exc
+    if runs:
+        parents = {child: parent for parent in src.iter() for child in parent}
+        for mtext in [el for el in src.iter("mtext") if el.text and placeholder_index(el.text) is not None]:
+            index = placeholder_index(mtext.text)
+            if index >= len(runs) or mtext not in parents:
+                raise _Garbled(mtext.text)
+            pieces: list[Element] = []
+            for run in runs[index]:
+                if isinstance(run, Formula):  # its named operators were replaced with the outer formula's
+                    pieces.extend(_parse(run.tex, names))
+                else:
+                    piece = Element("mtext", {"mathvariant": run.variant} if run.variant else {})
+                    piece.text = "".join(f"&#x{ord(char):05X};" for char in run.text)  # as latex2mathml writes
+                    pieces.append(piece)
+            if len(pieces) == 1:
+                replacement = pieces[0]
+            else:
+                replacement = Element("mrow")
+                replacement.extend(pieces)
+            parent = parents[mtext]
+            parent[list(parent).index(mtext)] = replacement
+    return src
 
 
 # --- named operators: \log, \max, \operatorname{...} ---------------------------

@@ -21,12 +21,13 @@ _STYLE_MACROS = frozenset("""
     displaystyle textstyle scriptstyle scriptscriptstyle limits nolimits
     mathcal mathbb mathrm mathbf mathit mathsf mathtt mathfrak mathscr mathnormal
     boldsymbol bm pmb text textrm textbf textit texttt textsf textsc textnormal
-    emph operatorname mbox hbox mathop mathbin mathrel mathord
+    textup textsl textmd emph operatorname mbox hbox mathop mathbin mathrel mathord
     hat widehat tilde widetilde bar overline underline vec dot ddot check breve
     acute grave mathring overrightarrow overleftarrow underbrace overbrace
     bf rm it sf tt sl sc cal em normalfont bfseries mdseries itshape upshape slshape scshape
     rmfamily sffamily ttfamily
-""".split())  # the last two lines: TeX's old font switches ({\bf x}, $\rm{A}$), which take no argument
+    tiny scriptsize footnotesize small normalsize large Large LARGE huge Huge
+""".split())  # the last three lines: TeX's font switches ({\bf x}, $\rm{A}$) and sizes, which take no argument
 # Macros whose first argument is not text ("\href{url}{text}" reads "text").
 _DROP_FIRST_ARG = frozenset(
     "color textcolor colorbox href class style cssId label ref eqref cite tag".split())
@@ -76,6 +77,8 @@ class _TexText:
             return script if tok == "_" or script in ("*", "′", "'") else "^" + script
         if tok in ("~", "&"):
             return " "
+        if tok == "$":
+            return ""  # a formula inside \text{...}: its text reads on
         if not tok.startswith("\\"):
             return tok
         name = tok[1:]
