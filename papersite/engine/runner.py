@@ -168,7 +168,11 @@ class Stages:
         return result
 
     def files(self, name: str, func: Callable[..., dict[str, bytes | Receipt]], *args: Any) -> None:
-        for path, entry in self(name, func, *args).items():
+        made = self(name, func, *args)
+        if self.runner.staging is None:  # no staging folder, no receipts: every file is bytes
+            self.made.update(made)
+            return
+        for path, entry in made.items():
             if isinstance(entry, str):  # a receipt: the bytes are in the staging folder
                 self.stored[path] = entry
             else:
