@@ -113,6 +113,18 @@ def test_bibtex_bad_entries_are_problems_with_lines_and_the_rest_is_read():
     assert all("\n" not in m for m in messages)
 
 
+def test_bibtex_tex_escapes_in_links_are_decoded_and_the_url_otherwise_kept_as_typed():
+    """Issue 38, item 4: `\\_`, `\\#`, `\\~{}`... stayed in DOIs and URLs and broke the links."""
+    chapter, page = read("escapes.bib")[0]
+    assert chapter.ids["doi"] == "10.1007/3-540-60164-3_27"
+    assert chapter.links == {"doi": "https://doi.org/10.1007/3-540-60164-3_27", "url": "http://x.org/p#a"}
+    assert page.links == {
+        "url": "https://example.org/~turing/a--b/~x/q?a=1&b=50%25_$c",  # `--` no dash, `%25` no comment
+        "pdf": "https://example.org/~turing/paper_v2.pdf",  # braced twice, and `\textasciitilde ` eats its space
+        "code": "https://example.org/repo_name"}  # in a \url{}
+    assert page.extra == {"biburl": "https://example.org/~turing/rec--1.bib"}
+
+
 def test_bibtex_pmlr_volume_gives_its_papers_venue_and_date(tmp_path):
     records, problems = read("pmlr.bib")
     assert problems == []
