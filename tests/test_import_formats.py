@@ -269,6 +269,46 @@ def test_json_object_holding_an_array_with_paperlists_names():
     assert (untitled.title, untitled.line) == ("", 8)  # the importer reports a record without a title
 
 
+def test_a_single_json_paper_is_one_record_not_a_wrapper_of_its_authors():
+    """Issue 38, item 2: the list of author objects inside one paper was read as the records."""
+    [paper], problems = read("single-paper.json")
+    assert problems == []
+    assert (paper.title, paper.venue, paper.keywords, paper.line) == (
+        "One Paper, Exported Alone", "ICML 2024", ["engines", "computation"], 1)
+    assert [(a.name, a.affiliation) for a in paper.authors] == [
+        ("Ada Lovelace", "Analytical Engine Society"), ("Alan Turing", "Bletchley Park")]
+
+
+def test_openreview_notes_keyed_by_id_are_each_a_record():
+    """Issue 38, item 2: `{"abc": {"id": "abc", "content": {...}}, ...}` was not read at all."""
+    path = FIXTURES / "openreview-by-id.json"
+    assert detect_format(path) == "openreview"
+    records, problems = read(path)
+    assert problems == []
+    assert [(r.title, r.ids["openreview"], r.venue, r.line) for r in records] == [
+        ("Notes Keyed by Their Ids", "XyZ0001abc", "ICLR.cc/2024/Conference", 2),
+        ("A Second Keyed Note", "XyZ0002def", "ICLR.cc/2024/Conference", 11)]
+    assert names(records[1]) == ["Alan Turing", "Grace Hopper"]
+
+
+@pytest.mark.parametrize("text, titles", [
+    # a wrapper with a title of its own is still a wrapper: its list is of papers
+    ('{"title": "Accepted papers", "papers": [{"title": "P1", "abstract": "A."}, {"title": "P2"}]}', ["P1", "P2"]),
+    # papers titled under a name only tables use: the first list of objects, as before
+    ('{"count": 1, "items": [{"name": "Named Paper", "authors": "Ada Lovelace"}]}', ["Named Paper"]),
+    # a paper whose members are lists of objects (its reviews, its authors) is one paper
+    ('{"title": "Reviewed", "abstract": "A.", "reviews": [{"title": "R1", "abstract": "Fine."}]}', ["Reviewed"]),
+    ('{"paper_title": "Tabled", "author": [{"name": "Ada Lovelace"}]}', ["Tabled"]),
+    # flat records keyed by id
+    ('{"p1": {"title": "K1", "abstract": "A."},\n "p2": {"title": "K2"}}', ["K1", "K2"]),
+])
+def test_json_object_shapes(tmp_path, text, titles):
+    path = tmp_path / "export.json"
+    path.write_text(text, encoding="utf-8")
+    records, problems = read(path)
+    assert ([r.title for r in records], problems) == (titles, [])
+
+
 def test_json_lines_event_export_marks_non_papers_and_keeps_going():
     records, problems = read("events.jsonl")
     assert [(r.title, r.skip_reason) for r in records] == [
