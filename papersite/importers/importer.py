@@ -45,7 +45,7 @@ class Importer:
 
     def __init__(self, config: SiteConfig, site_yaml: Path, venue: str | None, today: str):
         self.config, self.site_yaml, self.today = config, site_yaml, today
-        self.venues = Venues(config.venues, venue)
+        self.venues = Venues(config.venues, venue, this_year=int(today[:4]))
         self.venues_used: set[str] = set()  # by a paper this import wrote or found: a new one of them goes to site.yaml
         self.content = config.content_dir
         self.manifest = read_manifest(self.content)
