@@ -229,8 +229,8 @@ def test_a_bad_seed_file_is_reported_and_the_others_imported(seeded, tmp_path):
     assert result.exit_code == 1
     assert "Traceback" not in result.output
     assert f"{bad}:2: expected a header with a venue and year such as 'ICML 2024 Papers'" in result.output
-    assert result.output.splitlines()[-1] == ("2 records read: 1 created, 0 updated, 0 unchanged, "
-                                              "1 skipped (1 unreadable).")
+    assert result.output.splitlines()[-1] == ("1 record read: 1 created, 0 updated, 0 unchanged, "
+                                              "0 skipped; 1 file not imported.")
     assert len(content_files(seeded)) == 1
 
 
@@ -671,12 +671,29 @@ def test_new_venues_go_before_the_comments_after_the_list_and_keep_its_line_endi
                                                                   1).encode()
 
 
-def test_records_without_a_venue_are_reported_once_per_file(seeded):
+NO_VENUE = "skipped: no venue: pass --venue SLUG to say which venue of site.yaml these papers belong to"
+
+
+def test_records_without_a_venue_are_each_reported_when_few(seeded):
     report = records(seeded, record(1, title="A", venue=""), record(2, title="B", venue=""))
-    assert [str(p) for p in report.problems] == [
-        "export.json: record 1: skipped (2 records, the first here): no venue: pass --venue SLUG to say which "
-        "venue of site.yaml these papers belong to"]
+    assert [str(p) for p in report.problems] == [f"export.json: record {n}: {NO_VENUE}" for n in (1, 2)]
     assert not report.created and report.summary().endswith("2 skipped (2 unreadable).")
+    assert not (seeded.root / ".cache").exists()
+
+
+def test_many_records_without_a_venue_are_one_line_naming_the_file_that_lists_them_all(seeded):
+    """Issue 38, item 9: "128 records, the first here" named one record of 128."""
+    report = records(seeded, *[record(n, title=f"Paper {n}", venue="") for n in range(1, 9)])
+    listed = seeded.root / ".cache" / "import-report.txt"
+    assert [str(p) for p in report.problems] == [
+        "export.json: record 1: skipped, as were 7 more records (every one is in .cache/import-report.txt): "
+        "no venue: pass --venue SLUG to say which venue of site.yaml these papers belong to"]
+    assert report.summary() == "8 records read: 0 created, 0 updated, 0 unchanged, 8 skipped (8 unreadable)."
+    assert listed.read_text().splitlines() == [f"export.json: record {n}: {NO_VENUE}" for n in range(1, 9)] + [
+        report.summary()]
+    # outside content/, so never published; an import that lists everything itself leaves no stale list
+    records(seeded, record(9, title="Placed", venue="ICML 2024"))
+    assert not listed.exists()
 
 
 def test_near_identical_text_index_finds_edits_not_neighbours():

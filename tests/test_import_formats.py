@@ -16,7 +16,7 @@ import pytest
 
 from papersite.errors import Problem
 from papersite.importers.formats import FORMATS, ImportContext, detect_format, read_records
-from papersite.importers.records import Record
+from papersite.importers.records import FileProblem, Record
 from papersite.importers.text import tex_punctuation
 
 FIXTURES = Path(__file__).parent / "fixtures" / "imports"
@@ -123,6 +123,13 @@ def test_bibtex_tex_escapes_in_links_are_decoded_and_the_url_otherwise_kept_as_t
         "pdf": "https://example.org/~turing/paper_v2.pdf",  # braced twice, and `\textasciitilde ` eats its space
         "code": "https://example.org/repo_name"}  # in a \url{}
     assert page.extra == {"biburl": "https://example.org/~turing/rec--1.bib"}
+
+
+def test_a_bib_file_without_entries_says_so(tmp_path):
+    path = tmp_path / "notes.bib"
+    path.write_text("Not BibTeX: notes someone saved with the wrong name.\n", encoding="utf-8")
+    [problem] = read_records(path)
+    assert isinstance(problem, FileProblem) and problem.message.startswith("no BibTeX entries found")
 
 
 def test_bibtex_pmlr_volume_gives_its_papers_venue_and_date(tmp_path):
@@ -555,8 +562,9 @@ def test_format_option_overrides_detection(tmp_path):
 def test_unknown_format_unreadable_and_undetectable_files_are_one_problem(tmp_path):
     path = tmp_path / "papers.dat"
     path.write_bytes(b"\x00\x01 binary")
-    assert [p.message for p in read(path)[1]] == [
-        f"cannot tell the format of this file: name it with --format ({', '.join(FORMATS)})"]
+    [problem] = read(path)[1]
+    assert isinstance(problem, FileProblem) and problem.message.startswith("format not recognised: ")
+    assert problem.message.endswith(f"if it is one of {', '.join(FORMATS)}, name it with --format NAME")
     assert "unknown format 'endnote'" in read(path, fmt="endnote")[1][0].message
     assert read(tmp_path / "missing.bib")[1][0].message.startswith("cannot read: ")
     latin = tmp_path / "latin.bib"

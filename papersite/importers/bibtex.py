@@ -19,7 +19,7 @@ from bibtexparser.model import (DuplicateBlockKeyBlock, DuplicateFieldKeyBlock, 
                                 MiddlewareErrorBlock, ParsingFailedBlock, String)
 
 from ..errors import Problem
-from .records import Author, Record, Reader
+from .records import Author, FileProblem, Record, Reader
 from .text import (arxiv_id, bare_doi, inline, latex_to_text, link_for, month_number, openreview_id,
                    paragraphs, parse_date, split_list, tex_url)
 
@@ -153,6 +153,8 @@ def read(path: Path, text: str, context) -> Reader:
         elif isinstance(block, ParsingFailedBlock):
             number += 1
             yield _failure(path, block)
+    if not number and not library.strings and text.strip():  # a .bib of other text: say so, not nothing
+        yield FileProblem(path, None, "no BibTeX entries found (each starts with a line such as '@article{key,')")
 
 
 def _line(block) -> int | None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..errors import Problem
 from . import csljson
 from .flat import ALIASES, Columns, column_key, record_from
-from .records import Author, Record, Reader, read_text
+from .records import Author, FileProblem, Record, Reader, read_text
 from .text import inline, light_latex, link_for, paragraphs, status_from
 
 _DECODER = json.JSONDecoder()
@@ -52,7 +52,7 @@ def _records(path: Path, named: frozenset[str] = frozenset()):
                     if raw.strip():
                         yield number, _line_value(path, number, raw)
         except OSError as exc:
-            yield None, Problem(path, None, f"cannot read: {exc.strerror or exc}")
+            yield None, FileProblem(path, None, f"cannot read: {exc.strerror or exc}")
         except UnicodeDecodeError as exc:
             yield number + 1, Problem(path, number + 1, f"not UTF-8 text ({exc.reason}): save the file as UTF-8")
         return
@@ -119,7 +119,7 @@ def _items(path: Path, text: str, named: frozenset[str] = frozenset()):
     lines = _Lines(text)
     pos = _SPACE.match(text, 0).end()
     if pos == len(text):
-        yield 1, Problem(path, 1, "empty file: expected a JSON array of records")
+        yield 1, FileProblem(path, 1, "empty file: expected a JSON array of records")
         return
     try:
         if text[pos] == "[":
