@@ -172,7 +172,8 @@ def import_command(paths, venue, fmt, columns, config_path):
     topics are derived). One Markdown file per paper; re-importing updates
     papers in place and changes nothing when nothing changed; a file you
     edited is never overwritten. New venues are added to site.yaml. Exits 1
-    when a record could not be read, after importing the others.
+    when a record or a file could not be read, after importing the others,
+    and when nothing could be imported.
     """
     mapping = {}
     for column in columns:
@@ -192,7 +193,9 @@ def import_command(paths, venue, fmt, columns, config_path):
     for slug in report.venues_added:
         click.echo(f"added venue '{slug}' to {config_path}: check its name and full_name")
     click.echo(report.summary())
-    if report.problems:
+    if report.nothing_imported():
+        click.echo(f"Error: {report.nothing_imported()}", err=True)
+    if report.failed():
         sys.exit(1)
 
 

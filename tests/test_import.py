@@ -229,8 +229,8 @@ def test_a_bad_seed_file_is_reported_and_the_others_imported(seeded, tmp_path):
     assert result.exit_code == 1
     assert "Traceback" not in result.output
     assert f"{bad}:2: expected a header with a venue and year such as 'ICML 2024 Papers'" in result.output
-    assert result.output.splitlines()[-1] == ("2 records read: 1 created, 0 updated, 0 unchanged, "
-                                              "1 skipped (1 unreadable).")
+    assert result.output.splitlines()[-1] == ("1 record read: 1 created, 0 updated, 0 unchanged, "
+                                              "0 skipped; 1 file not imported.")
     assert len(content_files(seeded)) == 1
 
 
@@ -603,18 +603,97 @@ def test_venue_option_assigns_every_record_and_must_exist(seeded, tmp_path):
     assert front(path)["venue"] == "icml-2024" and front(path)["extra"] == {"year": 1999}
     seed = tmp_path / "s.txt"
     seed.write_text("NeurIPS 2023\n\nWe propose FooNet.\n")
-    result = run_import(seeded, seed, "--venue", "icml-2025")
-    assert result.exit_code == 1
-    assert result.output == ("Error: --venue: unknown venue 'icml-2025'; did you mean 'icml-2024'? "
-                             "(a new venue: declare it under 'venues:' in site.yaml)\n")
+    for typo in ("imcl-2024", "icml-2042", "icml2024"):  # two letters swapped; no venue's year yet; no dash
+        result = run_import(seeded, seed, "--venue", typo)
+        assert result.exit_code == 1
+        assert result.output == (f"Error: --venue: unknown venue '{typo}'; did you mean 'icml-2024'? "
+                                 "(a new venue: declare it under 'venues:' in site.yaml)\n")
 
 
-def test_records_without_a_venue_are_reported_once_per_file(seeded):
+def _seed(folder: Path, header: str, n: int) -> Path:
+    path = folder / f"seed-{n}.txt"
+    path.write_text(f"{header}\n\nWe propose Net{n}, network number {n} for testing new venues with care.\n")
+    return path
+
+
+def _declared(slug: str, name: str, year: int, indent: str = "  ") -> str:
+    """A venue as the importer declares it in site.yaml."""
+    return (f'{indent}- slug: {slug}\n{indent}  name: "{name}"\n{indent}  year: {year}\n'
+            f"{indent}  kind: conference\n")
+
+
+def test_a_new_venue_is_declared_by_every_import_where_a_person_would_write_it(tmp_path):
+    """Issue 38, item 8: in a catalog fresh from `new`, the second new --venue was refused as a
+    typo of the first, and new venues went after the closing `# omit:` comment, where
+    uncommenting it made `omit:` part of the venues list."""
+    folder = tmp_path / "catalog"
+    assert run("new", folder).exit_code == 0
+    config = folder / "site.yaml"
+    original = config.read_text()
+    assert "venues: []\n" in original and original.endswith("# omit: [author-feeds, author-bibtex, citation-files]\n")
+    for n, (slug, name) in enumerate([("tea-seminar-2024", "Tea Seminar 2024"), ("lab-seminar-2024", "Lab Seminar 2024"),
+                                      ("tea-seminar-2023", "Tea Seminar 2023")]):
+        result = run("import", _seed(tmp_path, name, n), "--venue", slug, "--config", config)
+        assert result.exit_code == 0, result.output
+        assert f"added venue '{slug}'" in result.output
+    assert config.read_text() == original.replace("venues: []\n", "venues:\n" + "".join([
+        _declared("tea-seminar-2024", "Tea Seminar 2024", 2024), _declared("lab-seminar-2024", "Lab Seminar 2024", 2024),
+        _declared("tea-seminar-2023", "Tea Seminar 2023", 2023)]))
+    config.write_text(config.read_text().replace("# omit: [", "omit: ["))
+    loaded = load_config(config)
+    assert loaded.omit == ("author-feeds", "author-bibtex", "citation-files")
+    assert [v.slug for v in loaded.venues] == ["tea-seminar-2024", "lab-seminar-2024", "tea-seminar-2023"]
+
+
+def test_a_fork_of_this_repository_declares_new_venues_and_new_years_of_known_ones(site, tmp_path):
+    """Issue 38, item 8: beside icml-2024 and iclr-2024 of this repository's site.yaml, colt-2024
+    was refused as a typo, and uai-2020 beside uai-2019. Every other byte of site.yaml stays."""
+    original = (ROOT / "site.yaml").read_bytes()
+    site.write("site.yaml", original)
+    venues = [("colt-2024", "COLT 2024", 2024), ("uai-2019", "UAI 2019", 2019), ("uai-2020", "UAI 2020", 2020)]
+    for n, (slug, name, year) in enumerate(venues):
+        result = run_import(site, _seed(tmp_path, name, n), "--venue", slug)
+        assert result.exit_code == 0, result.output
+    assert (site.root / "site.yaml").read_bytes() == original + "".join(_declared(*v) for v in venues).encode()
+    result = run_import(site, _seed(tmp_path, "UAI 2019", 9), "--venue", "uia-2019")
+    assert result.exit_code == 1 and "unknown venue 'uia-2019'; did you mean 'uai-2019'?" in result.output
+
+
+def test_new_venues_go_before_the_comments_after_the_list_and_keep_its_line_endings(site, tmp_path):
+    """Issue 38, item 8: a new venue went after the comments that follow the list (a venue
+    commented out), and site.yaml's CRLF line endings were all rewritten."""
+    text = ("title: T\r\nvenues:\r\n- slug: icml-2024\r\n  name: ICML 2024\r\n  year: 2024  # the main one\r\n"
+            "\r\n# - slug: old-2020\r\n#   name: Old 2020\r\n")
+    site.write("site.yaml", text.encode())
+    assert run_import(site, _seed(tmp_path, "NeurIPS 2024", 1), "--venue", "neurips-2024").exit_code == 0
+    declared = _declared("neurips-2024", "NeurIPS 2024", 2024, indent="").replace("\n", "\r\n")
+    assert (site.root / "site.yaml").read_bytes() == text.replace("# the main one\r\n", "# the main one\r\n" + declared,
+                                                                  1).encode()
+
+
+NO_VENUE = "skipped: no venue: pass --venue SLUG to say which venue of site.yaml these papers belong to"
+
+
+def test_records_without_a_venue_are_each_reported_when_few(seeded):
     report = records(seeded, record(1, title="A", venue=""), record(2, title="B", venue=""))
-    assert [str(p) for p in report.problems] == [
-        "export.json: record 1: skipped (2 records, the first here): no venue: pass --venue SLUG to say which "
-        "venue of site.yaml these papers belong to"]
+    assert [str(p) for p in report.problems] == [f"export.json: record {n}: {NO_VENUE}" for n in (1, 2)]
     assert not report.created and report.summary().endswith("2 skipped (2 unreadable).")
+    assert not (seeded.root / ".cache").exists()
+
+
+def test_many_records_without_a_venue_are_one_line_naming_the_file_that_lists_them_all(seeded):
+    """Issue 38, item 9: "128 records, the first here" named one record of 128."""
+    report = records(seeded, *[record(n, title=f"Paper {n}", venue="") for n in range(1, 9)])
+    listed = seeded.root / ".cache" / "import-report.txt"
+    assert [str(p) for p in report.problems] == [
+        "export.json: record 1: skipped, as were 7 more records (every one is in .cache/import-report.txt): "
+        "no venue: pass --venue SLUG to say which venue of site.yaml these papers belong to"]
+    assert report.summary() == "8 records read: 0 created, 0 updated, 0 unchanged, 8 skipped (8 unreadable)."
+    assert listed.read_text().splitlines() == [f"export.json: record {n}: {NO_VENUE}" for n in range(1, 9)] + [
+        report.summary()]
+    # outside content/, so never published; an import that lists everything itself leaves no stale list
+    records(seeded, record(9, title="Placed", venue="ICML 2024"))
+    assert not listed.exists()
 
 
 def test_near_identical_text_index_finds_edits_not_neighbours():

@@ -411,9 +411,50 @@ def test_an_unknown_format_is_one_problem_and_the_other_files_import(catalog, tm
     seed.write_text("ICML 2024\n\nWe propose FooNet, a network for testing importers with care.\n")
     result = run_import(catalog, odd, seed)
     assert result.exit_code == 1
-    assert f"{odd}: cannot tell the format of this file: name it with --format" in result.output
-    assert result.output.splitlines()[-1] == ("2 records read: 1 created, 0 updated, 0 unchanged, "
-                                              "1 skipped (1 unreadable).")
+    assert f"{odd}: format not recognised: " in result.output
+    assert result.output.splitlines()[-1] == ("1 record read: 1 created, 0 updated, 0 unchanged, "
+                                              "0 skipped; 1 file not imported.")
+
+
+def test_a_file_of_no_format_read_is_said_to_be_so_and_the_import_fails(catalog, tmp_path):
+    """Issue 38, item 9: a file of an unknown format was "1 record read", "1 unreadable"."""
+    odd = tmp_path / "notes.xyz"
+    odd.write_text("nothing anyone exports\n")
+    result = run_import(catalog, odd)
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        f"{odd}: format not recognised: its content is not BibTeX (an '@type{{' line), RIS (a 'TY  - ' line), "
+        "JSON, XML or seed text (a 'VENUE YEAR' first line), and its extension '.xyz' names no format (.atom, .bib, "
+        ".bibtex, .csv, .json, .jsonl, .ndjson, .ris, .tab, .tsv, .txt); if it is one of bibtex, csljson, ris, csv, "
+        "tsv, json, openreview, arxiv, oai-pmh, seed, name it with --format NAME",
+        "0 records read: 0 created, 0 updated, 0 unchanged, 0 skipped; 1 file not imported.",
+        "Error: nothing was imported: 1 file not imported (see above)"]
+    assert content_files(catalog) == []
+
+
+def test_an_import_that_creates_nothing_because_of_problems_fails(catalog, tmp_path):
+    """Issue 38, item 3: every record skipped for having no title, and the import exited 0."""
+    untitled = tmp_path / "untitled.csv"
+    untitled.write_text("title,abstract\n,A row without a title.\n,Another.\n")
+    result = run_import(catalog, untitled)
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        f"{untitled}:2: skipped: no title", f"{untitled}:3: skipped: no title",
+        "2 records read: 0 created, 0 updated, 0 unchanged, 2 skipped (2 no title).",
+        "Error: nothing was imported: 2 records without a title (see above)"]
+    # not a failure: records all unchanged, or all edited by hand
+    good = tmp_path / "good.csv"
+    good.write_text("title,abstract,venue\nA Titled Paper,An abstract.,ICML 2024\n")
+    assert run_import(catalog, good).exit_code == 0
+    again = run_import(catalog, good)
+    assert (again.exit_code, again.output.splitlines()[-1]) == (
+        0, "1 record read: 0 created, 0 updated, 1 unchanged, 0 skipped.")
+    [path] = content_files(catalog)
+    path.write_text(path.read_text() + "My notes.\n")
+    good.write_text("title,abstract,venue\nA Titled Paper,A corrected abstract.,ICML 2024\n")
+    edited = run_import(catalog, good)
+    assert (edited.exit_code, edited.output.splitlines()[-1]) == (
+        0, "1 record read: 0 created, 0 updated, 0 unchanged, 1 skipped (1 edited by hand).")
 
 
 def test_an_unknown_format_name_stops_before_anything(catalog, tmp_path):

@@ -16,7 +16,7 @@ import pytest
 
 from papersite.errors import Problem
 from papersite.importers.formats import FORMATS, ImportContext, detect_format, read_records
-from papersite.importers.records import Record
+from papersite.importers.records import FileProblem, Record
 from papersite.importers.text import tex_punctuation
 
 FIXTURES = Path(__file__).parent / "fixtures" / "imports"
@@ -111,6 +111,25 @@ def test_bibtex_bad_entries_are_problems_with_lines_and_the_rest_is_read():
     assert messages[2] == (f"{FIXTURES / 'alfolio.bib'}:70: duplicate key 'lovelace2024gala': an entry at line 6 "
                            f"has it too; this one is skipped (give it another key)")
     assert all("\n" not in m for m in messages)
+
+
+def test_bibtex_tex_escapes_in_links_are_decoded_and_the_url_otherwise_kept_as_typed():
+    """Issue 38, item 4: `\\_`, `\\#`, `\\~{}`... stayed in DOIs and URLs and broke the links."""
+    chapter, page = read("escapes.bib")[0]
+    assert chapter.ids["doi"] == "10.1007/3-540-60164-3_27"
+    assert chapter.links == {"doi": "https://doi.org/10.1007/3-540-60164-3_27", "url": "http://x.org/p#a"}
+    assert page.links == {
+        "url": "https://example.org/~turing/a--b/~x/q?a=1&b=50%25_$c",  # `--` no dash, `%25` no comment
+        "pdf": "https://example.org/~turing/paper_v2.pdf",  # braced twice, and `\textasciitilde ` eats its space
+        "code": "https://example.org/repo_name"}  # in a \url{}
+    assert page.extra == {"biburl": "https://example.org/~turing/rec--1.bib"}
+
+
+def test_a_bib_file_without_entries_says_so(tmp_path):
+    path = tmp_path / "notes.bib"
+    path.write_text("Not BibTeX: notes someone saved with the wrong name.\n", encoding="utf-8")
+    [problem] = read_records(path)
+    assert isinstance(problem, FileProblem) and problem.message.startswith("no BibTeX entries found")
 
 
 def test_bibtex_pmlr_volume_gives_its_papers_venue_and_date(tmp_path):
@@ -255,6 +274,46 @@ def test_json_object_holding_an_array_with_paperlists_names():
         ("Peking University", "0000-0002-1825-0097"), ("", ""), ("Google DeepMind; McGill University", "")]
     assert gala.extra == {"track": "main", "gs_citation": -1}  # e-mail domains left out
     assert (untitled.title, untitled.line) == ("", 8)  # the importer reports a record without a title
+
+
+def test_a_single_json_paper_is_one_record_not_a_wrapper_of_its_authors():
+    """Issue 38, item 2: the list of author objects inside one paper was read as the records."""
+    [paper], problems = read("single-paper.json")
+    assert problems == []
+    assert (paper.title, paper.venue, paper.keywords, paper.line) == (
+        "One Paper, Exported Alone", "ICML 2024", ["engines", "computation"], 1)
+    assert [(a.name, a.affiliation) for a in paper.authors] == [
+        ("Ada Lovelace", "Analytical Engine Society"), ("Alan Turing", "Bletchley Park")]
+
+
+def test_openreview_notes_keyed_by_id_are_each_a_record():
+    """Issue 38, item 2: `{"abc": {"id": "abc", "content": {...}}, ...}` was not read at all."""
+    path = FIXTURES / "openreview-by-id.json"
+    assert detect_format(path) == "openreview"
+    records, problems = read(path)
+    assert problems == []
+    assert [(r.title, r.ids["openreview"], r.venue, r.line) for r in records] == [
+        ("Notes Keyed by Their Ids", "XyZ0001abc", "ICLR.cc/2024/Conference", 2),
+        ("A Second Keyed Note", "XyZ0002def", "ICLR.cc/2024/Conference", 11)]
+    assert names(records[1]) == ["Alan Turing", "Grace Hopper"]
+
+
+@pytest.mark.parametrize("text, titles", [
+    # a wrapper with a title of its own is still a wrapper: its list is of papers
+    ('{"title": "Accepted papers", "papers": [{"title": "P1", "abstract": "A."}, {"title": "P2"}]}', ["P1", "P2"]),
+    # papers titled under a name only tables use: the first list of objects, as before
+    ('{"count": 1, "items": [{"name": "Named Paper", "authors": "Ada Lovelace"}]}', ["Named Paper"]),
+    # a paper whose members are lists of objects (its reviews, its authors) is one paper
+    ('{"title": "Reviewed", "abstract": "A.", "reviews": [{"title": "R1", "abstract": "Fine."}]}', ["Reviewed"]),
+    ('{"paper_title": "Tabled", "author": [{"name": "Ada Lovelace"}]}', ["Tabled"]),
+    # flat records keyed by id
+    ('{"p1": {"title": "K1", "abstract": "A."},\n "p2": {"title": "K2"}}', ["K1", "K2"]),
+])
+def test_json_object_shapes(tmp_path, text, titles):
+    path = tmp_path / "export.json"
+    path.write_text(text, encoding="utf-8")
+    records, problems = read(path)
+    assert ([r.title for r in records], problems) == (titles, [])
 
 
 def test_json_lines_event_export_marks_non_papers_and_keeps_going():
@@ -503,8 +562,9 @@ def test_format_option_overrides_detection(tmp_path):
 def test_unknown_format_unreadable_and_undetectable_files_are_one_problem(tmp_path):
     path = tmp_path / "papers.dat"
     path.write_bytes(b"\x00\x01 binary")
-    assert [p.message for p in read(path)[1]] == [
-        f"cannot tell the format of this file: name it with --format ({', '.join(FORMATS)})"]
+    [problem] = read(path)[1]
+    assert isinstance(problem, FileProblem) and problem.message.startswith("format not recognised: ")
+    assert problem.message.endswith(f"if it is one of {', '.join(FORMATS)}, name it with --format NAME")
     assert "unknown format 'endnote'" in read(path, fmt="endnote")[1][0].message
     assert read(tmp_path / "missing.bib")[1][0].message.startswith("cannot read: ")
     latin = tmp_path / "latin.bib"

@@ -14,7 +14,7 @@ from xml.etree.ElementTree import Element, TreeBuilder
 from xml.parsers import expat
 
 from ..errors import Problem
-from .records import Author, Record, Reader
+from .records import Author, FileProblem, Record, Reader
 from .text import arxiv_id, bare_doi, inline, light_latex, link_for, name_first_last, paragraphs, parse_date, \
     split_names
 
@@ -82,9 +82,9 @@ def _elements(path: Path, wanted: set[str]):
                 if not chunk:
                     break
     except OSError as exc:
-        yield None, Problem(path, None, f"cannot read: {exc.strerror or exc}")
+        yield None, FileProblem(path, None, f"cannot read: {exc.strerror or exc}")
     except _Refused as exc:
-        yield None, Problem(path, parser.CurrentLineNumber, str(exc))
+        yield None, FileProblem(path, parser.CurrentLineNumber, str(exc))
     except expat.ExpatError as exc:
         yield from found
         if exc.code == expat.errors.codes[expat.errors.XML_ERROR_NO_ELEMENTS]:

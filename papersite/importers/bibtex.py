@@ -19,9 +19,9 @@ from bibtexparser.model import (DuplicateBlockKeyBlock, DuplicateFieldKeyBlock, 
                                 MiddlewareErrorBlock, ParsingFailedBlock, String)
 
 from ..errors import Problem
-from .records import Author, Record, Reader
+from .records import Author, FileProblem, Record, Reader
 from .text import (arxiv_id, bare_doi, inline, latex_to_text, link_for, month_number, openreview_id,
-                   paragraphs, parse_date, split_list)
+                   paragraphs, parse_date, split_list, tex_url)
 
 # bibtexparser logs every broken block; each becomes a Problem here instead.
 logging.getLogger("bibtexparser").addHandler(logging.NullHandler())
@@ -56,6 +56,8 @@ ISSUED_TYPES = {"phdthesis": ("thesis", ("school", "institution")), "mastersthes
                 "thesis": ("thesis", ("school", "institution")), "techreport": ("report", ("institution", "publisher")),
                 "report": ("report", ("institution", "publisher")), "book": ("book", ("publisher",))}
 PREPRINT_TYPES = {"misc", "unpublished", "online", "techreport", "report", "preprint", "electronic"}
+# A field that holds one URL and nothing else (`\url{...}` or braced, maybe)
+LINK_VALUE = re.compile(r"\s*(?:\\url\s*)?\{?\s*(?:https?://|www\.)\S*\s*$", re.IGNORECASE)
 
 
 class _ResolveMacros(middlewares.BlockMiddleware):
@@ -151,6 +153,8 @@ def read(path: Path, text: str, context) -> Reader:
         elif isinstance(block, ParsingFailedBlock):
             number += 1
             yield _failure(path, block)
+    if not number and not library.strings and text.strip():  # a .bib of other text: say so, not nothing
+        yield FileProblem(path, None, "no BibTeX entries found (each starts with a line such as '@article{key,')")
 
 
 def _line(block) -> int | None:
@@ -232,13 +236,15 @@ def _record(entry: Entry, fields: dict, parent: dict, path: Path, line: int | No
     _dates(record, raw)
     record.keywords = split_list(plain("keywords"))
     record.status = plain("award_name") or plain("award")
-    _links(record, raw, plain, kind)
+    _links(record, lambda key: tex_url(raw(key)), kind)
 
     for key, value in fields.items():
         if key in CONSUMED or key in PRIVATE or key in record.extra or key == issuer:
             continue
         if isinstance(value, list):
             record.extra[key] = [name.name for name in _names(value)]
+        elif LINK_VALUE.match(value):  # DBLP's biburl: a URL, not text to typeset
+            record.extra[key] = tex_url(value).strip()
         elif value.strip():
             record.extra[key] = inline(latex_to_text(value))
     for key in ("journal", "booktitle"):
@@ -291,7 +297,8 @@ def _dates(record: Record, raw) -> None:
     record.year, record.date = year, date
 
 
-def _links(record: Record, raw, plain, kind: str) -> None:
+def _links(record: Record, raw, kind: str) -> None:
+    """`raw`: a field's value, as a URL (TeX's escapes decoded, tex_url)."""
     doi = bare_doi(raw("doi"))
     if doi:
         record.ids["doi"] = doi

@@ -16,7 +16,7 @@ from .records import Author, Record
 from .text import (arxiv_id, bare_doi, inline, light_latex, link_for, openreview_id, paragraphs,
                    name_first_last, parse_date, split_list, split_names, status_from)
 
-# our field -> the names exports use for it, most specific first (compared after _norm)
+# our field -> the names exports use for it, most specific first (compared after column_key)
 ALIASES = {
     "title": ("title", "papertitle", "name"),
     "authors": ("authors", "author", "speakersauthors", "speakers", "authornames", "creators", "creator"),
@@ -46,7 +46,7 @@ NOT_PAPERS = re.compile(r"workshop|tutorial|invited|keynote|panel|social|expo|af
                         r"town ?hall|remarks|break|meetup|mentorship|careers|sponsor", re.IGNORECASE)
 
 
-def _norm(name: str) -> str:
+def column_key(name: str) -> str:
     return re.sub(r"[\s_\-/.]+", "", str(name).lower())
 
 
@@ -59,13 +59,13 @@ class Columns:
         self.problems: list[str] = []
         by_norm: dict[str, str] = {}
         for name in self.names:
-            by_norm.setdefault(_norm(name), name)
+            by_norm.setdefault(column_key(name), name)
         for ours, theirs in (mapping or {}).items():
             if ours not in ALIASES:
                 self.problems.append(f"--column {ours}={theirs}: unknown field '{ours}' "
                                      f"(fields: {', '.join(FIELDS)})")
                 continue
-            column = theirs if theirs in self.names else by_norm.get(_norm(theirs))
+            column = theirs if theirs in self.names else by_norm.get(column_key(theirs))
             if column is None:
                 self.problems.append(f"--column {ours}={theirs}: no column '{theirs}' in the header; "
                                      f"columns: {', '.join(self.names)}")
@@ -144,16 +144,16 @@ PRIVATE = {"email", "emails", "emailaddress", "affdomain"}
 def _per_author(record: Record, cell) -> None:
     """Affiliations and ORCIDs given as `;`-separated columns aligned with a `;`-separated author cell
     ("+" joins one author's several affiliations)."""
-    for column in [c for c in record.extra if _norm(c) in PRIVATE]:
+    for column in [c for c in record.extra if column_key(c) in PRIVATE]:
         del record.extra[column]
     if not isinstance(cell, str) or ";" not in cell:
         return
-    for column in [c for c in record.extra if _norm(c) in PER_AUTHOR]:
+    for column in [c for c in record.extra if column_key(c) in PER_AUTHOR]:
         values = record.extra[column]
         parts = values.split(";") if isinstance(values, str) else []
         if len(parts) != len(record.authors):
             continue
-        kind = PER_AUTHOR[_norm(column)]
+        kind = PER_AUTHOR[column_key(column)]
         for i, (author, part) in enumerate(zip(record.authors, parts)):
             if kind == "orcid":
                 found = re.search(r"\d{4}-\d{4}-\d{4}-\d{3}[\dX]", part)

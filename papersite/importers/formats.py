@@ -3,7 +3,8 @@
 The format comes from the content when it is unmistakable (an XML root, JSON, a BibTeX
 entry, a RIS `TY` line, a seed header) and from the extension otherwise (CSV/TSV);
 `fmt` (the `--format` option) overrides both. Every reader yields `Record`s and
-`Problem`s; a file that cannot be read at all is one Problem.
+`Problem`s; a file that gives no records at all (unreadable, unrecognised, empty) is one
+`FileProblem`.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Problem
-from .records import Deferred, Reader, read_text
+from .records import Deferred, FileProblem, Reader, read_text
 
 # name -> what it reads (for --help and error messages)
 FORMATS = {
@@ -48,23 +49,22 @@ def read_records(path: Path | str, fmt: str | None = None, context=None, deferre
     path = Path(path)
     context = context if context is not None else ImportContext()
     if fmt is not None and fmt not in FORMATS:
-        yield Problem(path, None, f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
+        yield FileProblem(path, None, f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
         return
     try:
         name = fmt or detect_format(path)
+        if name is None:
+            yield FileProblem(path, None, unrecognised(path))
+            return
     except OSError as exc:
-        yield Problem(path, None, f"cannot read: {exc.strerror or exc}")
-        return
-    if name is None:
-        yield Problem(path, None, f"cannot tell the format of this file: name it with --format "
-                                  f"({', '.join(FORMATS)})")
+        yield FileProblem(path, None, f"cannot read: {exc.strerror or exc}")
         return
     found = False
     for item in _reader(name)(path, context):
         found = True
         yield item if deferred or not isinstance(item, Deferred) else item()
     if not found and _blank(path):  # a file of @string macros alone gives no records, and is fine
-        yield Problem(path, 1, "empty file: no records to import")
+        yield FileProblem(path, 1, "empty file: no records to import")
 
 
 def _blank(path: Path) -> bool:
@@ -104,6 +104,19 @@ def detect_format(path: Path) -> str | None:
     if not extension and re.search(r"\btitle\b", first, re.IGNORECASE):  # a header row, without a .csv
         return "tsv" if "\t" in first else "csv" if ("," in first or ";" in first) else None
     return extension
+
+
+def unrecognised(path: Path) -> str:
+    """Why detect_format found no format for the file, and what to do about it."""
+    with path.open("rb") as file:
+        start = file.read(HEAD_BYTES).decode("utf-8", "ignore").lstrip("\ufeff").lstrip()
+    if start.startswith("<"):
+        seen = "XML, but neither an arXiv API <feed> nor an <OAI-PMH> response"
+    else:
+        extension = f"its extension '{path.suffix}' names no format" if path.suffix else "it has no extension"
+        seen = ("its content is not BibTeX (an '@type{' line), RIS (a 'TY  - ' line), JSON, XML or seed text "
+                f"(a 'VENUE YEAR' first line), and {extension} ({', '.join(sorted(EXTENSIONS))})")
+    return f"format not recognised: {seen}; if it is one of {', '.join(FORMATS)}, name it with --format NAME"
 
 
 def _reader(name: str):

@@ -20,6 +20,7 @@ from ..text.words import GREEK
 from .identity import identifiers, record_id
 from .matching import KnownPapers
 from .prepare import Prepared
+from .records import FileProblem
 from .report import DUPLICATE, EDITED, NO_TITLE, NOT_A_PAPER, ImportReport
 from .titles import title_mark
 from .venues import Venues, append_venues
@@ -27,6 +28,11 @@ from .writer import (DERIVED_HEADER, MANIFEST, Existing, file_hash, read_manifes
                      write_atomically, write_manifest)
 
 SLUG_WORDS = 8
+# Records of a file stopped for one reason are listed one a line up to this many; more are
+# counted on one line and listed in REPORT, beside site.yaml in the git-ignored .cache/ (never
+# under content/, which is published).
+LISTED = 5
+REPORT = Path(".cache", "import-report.txt")
 _LONE_GREEK = re.compile("(?<![\u0370-\u03ff])[\u0370-\u03ff](?![\u0370-\u03ff])")
 
 
@@ -45,7 +51,7 @@ class Importer:
 
     def __init__(self, config: SiteConfig, site_yaml: Path, venue: str | None, today: str):
         self.config, self.site_yaml, self.today = config, site_yaml, today
-        self.venues = Venues(config.venues, venue)
+        self.venues = Venues(config.venues, venue, this_year=int(today[:4]))
         self.venues_used: set[str] = set()  # by a paper this import wrote or found: a new one of them goes to site.yaml
         self.content = config.content_dir
         self.manifest = read_manifest(self.content)
@@ -63,6 +69,9 @@ class Importer:
             return str(path)
 
     def take(self, item: Prepared | Problem, seed: bool) -> None:
+        if isinstance(item, FileProblem):  # a file that gave no records: no record was read
+            self.report.file_problem(item)
+            return
         self.report.read += 1
         if isinstance(item, Problem):
             self.report.problem(item)
@@ -74,15 +83,24 @@ class Importer:
             self.report.problem(_at(item, f"cannot write {target}: {exc.strerror or exc}"))
 
     def end_of_file(self) -> None:
-        """Records stopped for the same venue reason are reported once per file, not once per row."""
+        """Records of a file stopped for the same venue reason (a whole export, often) are each
+        on a line of their own when few; else one line tells how many, and names the file
+        (REPORT) that lists every one of them."""
         for reason, stopped in self.no_venue.items():
+            each = [Problem(where.path, where.line, f"{where.message}: {reason}") for where in stopped]
+            if len(stopped) <= LISTED:
+                for problem in each:
+                    self.report.problem(problem)
+                continue
             first = stopped[0]
-            more = f" ({len(stopped)} records, the first here)" if len(stopped) > 1 else ""
-            self.report.problem(Problem(first.path, first.line, f"{first.message}{more}: {reason}"), len(stopped))
+            self.report.listed_in = self.site_yaml.parent / REPORT
+            more = f", as were {len(stopped) - 1} more records (every one is in {self.shown(self.report.listed_in)})"
+            self.report.problem(Problem(first.path, first.line, f"{first.message}{more}: {reason}"), len(stopped), each)
         self.no_venue = {}
 
     def finish(self) -> None:
-        """Save site.yaml's new venues and the manifest of the files written."""
+        """Save site.yaml's new venues, the manifest of the files written and the full list of
+        the records not imported, when the report names it."""
         try:
             added = [v for v in self.venues.added if v.slug in self.venues_used]  # not a skipped record's
             if added:
@@ -94,6 +112,17 @@ class Importer:
         except OSError as exc:
             raise SiteError(Problem(exc.filename or self.content / MANIFEST, None,
                                     f"cannot write: {exc.strerror or exc}")) from None
+        listed = self.report.listed_in
+        try:
+            if listed is not None:
+                lines = [str(p) for p in self.report.every] + [self.report.summary()]
+                write_atomically(listed, ("\n".join(lines) + "\n").encode("utf-8"))
+            else:  # an earlier import's list would pass for this one's
+                (self.site_yaml.parent / REPORT).unlink(missing_ok=True)
+        except OSError as exc:  # the papers are imported: the list is what is lost, and the report says so
+            self.report.listed_in = None
+            self.report.problem(Problem(self.shown(listed or self.site_yaml.parent / REPORT), None,
+                                        f"cannot write the list of records not imported: {exc.strerror or exc}"), 0)
 
     def _record(self, record: Prepared, seed: bool) -> None:
         """Write, update or skip the paper of one record (title derived already for seed text)."""

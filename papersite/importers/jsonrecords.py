@@ -1,6 +1,7 @@
 """JSON: an array of records, an object holding one (`{"papers": [...]}`, OpenReview's
-`{"notes": [...]}`), or JSON Lines; each record a flat object (CSV column names), a CSL-JSON
-item or an OpenReview note (API v1 `content.title`, v2 `content.title.value`).
+`{"notes": [...]}`), an object of records keyed by their ids (`{"abc": {"id": "abc", ...}}`),
+a single record, or JSON Lines; each record a flat object (CSV column names), a CSL-JSON item
+or an OpenReview note (API v1 `content.title`, v2 `content.title.value`).
 
 Records are decoded one at a time from the text, so each gets its line number and a
 syntax error keeps the records before it.
@@ -14,8 +15,8 @@ from pathlib import Path
 
 from ..errors import Problem
 from . import csljson
-from .flat import Columns, record_from
-from .records import Author, Record, Reader, read_text
+from .flat import ALIASES, Columns, column_key, record_from
+from .records import Author, FileProblem, Record, Reader, read_text
 from .text import inline, light_latex, link_for, paragraphs, status_from
 
 _DECODER = json.JSONDecoder()
@@ -40,8 +41,9 @@ def flavour(path: Path) -> str:
 JSON_LINES = (".jsonl", ".ndjson")
 
 
-def _records(path: Path):
-    """(line, value or Problem) for every record of the file; JSON Lines files are streamed."""
+def _records(path: Path, named: frozenset[str] = frozenset()):
+    """(line, value or Problem) for every record of the file; JSON Lines files are streamed.
+    `named`: see _shape."""
     if path.suffix.lower() in JSON_LINES:
         number = 0
         try:
@@ -50,7 +52,7 @@ def _records(path: Path):
                     if raw.strip():
                         yield number, _line_value(path, number, raw)
         except OSError as exc:
-            yield None, Problem(path, None, f"cannot read: {exc.strerror or exc}")
+            yield None, FileProblem(path, None, f"cannot read: {exc.strerror or exc}")
         except UnicodeDecodeError as exc:
             yield number + 1, Problem(path, number + 1, f"not UTF-8 text ({exc.reason}): save the file as UTF-8")
         return
@@ -58,7 +60,7 @@ def _records(path: Path):
     if isinstance(text, Problem):
         yield text.line, text
         return
-    yield from _items(path, text)
+    yield from _items(path, text, named)
 
 
 def classify(item: dict) -> str:
@@ -76,7 +78,9 @@ def classify(item: dict) -> str:
 def read(path: Path, context, name: str) -> Reader:
     columns = None
     number = 0
-    for line, item in _records(path):
+    mapped = getattr(context, "columns", None) or {}
+    named = frozenset(column_key(header) for field, header in mapped.items() if field in ("title", "abstract"))
+    for line, item in _records(path, named):
         if isinstance(item, Problem):
             yield item
             continue
@@ -110,12 +114,12 @@ def _kind(value) -> str:
             type(None): "null"}.get(type(value), type(value).__name__)
 
 
-def _items(path: Path, text: str):
+def _items(path: Path, text: str, named: frozenset[str] = frozenset()):
     """(line, value) for every record of the text, or (line, Problem) where it stops being JSON."""
     lines = _Lines(text)
     pos = _SPACE.match(text, 0).end()
     if pos == len(text):
-        yield 1, Problem(path, 1, "empty file: expected a JSON array of records")
+        yield 1, FileProblem(path, 1, "empty file: expected a JSON array of records")
         return
     try:
         if text[pos] == "[":
@@ -128,9 +132,13 @@ def _items(path: Path, text: str):
             yield from _json_lines(path, text, rest, lines)
             return
         if isinstance(first, dict):
-            inner = _inner_array(text, pos)
-            if inner is not None:
-                yield from _array(text, inner, lines)
+            shape, key = _shape(first, named)
+            if shape == "list":
+                yield from _array(text, next(at for name, at in _members(text, pos) if name == key), lines)
+                return
+            if shape == "keyed":
+                for name, at in _members(text, pos):
+                    yield lines.at(at), first[name]
                 return
         yield lines.at(pos), first
     except json.JSONDecodeError as exc:
@@ -153,20 +161,64 @@ def _array(text: str, pos: int, lines: "_Lines"):
             raise json.JSONDecodeError("expected ',' or ']' after a record", text, pos)
 
 
-def _inner_array(text: str, pos: int) -> int | None:
-    """Where the first member of the object at pos that is an array of objects starts."""
+# The keys that make an object a paper's: a title or an abstract. Not `name`, a title's name
+# in some tables, which a person's object has too (`"authors": [{"name": ...}]`).
+_TITLE_KEYS = frozenset(ALIASES["title"]) - {"name"}
+_ABSTRACT_KEYS = frozenset(ALIASES["abstract"])
+_AUTHOR_KEYS = frozenset(ALIASES["authors"])
+
+
+def _shape(item: dict, named: frozenset[str] = frozenset()) -> tuple[str, str | None]:
+    """What a JSON file's one top-level object holds: ("list", key), the records are the list
+    under key (`{"papers": [...]}`); ("keyed", None), the records are its members (OpenReview
+    notes by id); ("one", None), it is a record itself. `named`: the column names --column
+    gives a title or an abstract, as column_key makes them."""
+    paper = _paper_score(item, named)
+    if paper < 2:  # a bare title may be a list's own ("Accepted papers"); an abstract is a paper's
+        for key, value in item.items():
+            if isinstance(value, list) and _mostly_papers(value, named):
+                return "list", key
+    if paper:
+        return "one", None
+    values = list(item.values())
+    if values and all(isinstance(v, dict) for v in values) and _mostly_papers(values, named):
+        return "keyed", None
+    for key, value in item.items():  # records whose title goes by another name (`name`)
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            return "list", key
+    return "one", None
+
+
+def _paper_score(value, named: frozenset[str] = frozenset()) -> int:
+    """2: an object with an abstract, or a title and authors; 1: with a title; 0: not a paper's.
+    An OpenReview note is judged by its content."""
+    if not isinstance(value, dict):
+        return 0
+    content = value.get("content")
+    if isinstance(content, dict) and ("title" in content or "abstract" in content):
+        value = content
+    keys = {column_key(k) for k in value}
+    titled = bool(keys & _TITLE_KEYS or keys & named)
+    return 2 if keys & _ABSTRACT_KEYS or titled and keys & _AUTHOR_KEYS else 1 if titled else 0
+
+
+def _mostly_papers(values: list, named: frozenset[str]) -> bool:
+    """Most of the values are papers' objects (a record without its title is still one of them)."""
+    return bool(values) and 2 * sum(_paper_score(v, named) > 0 for v in values) >= len(values)
+
+
+def _members(text: str, pos: int):
+    """(name, where its value starts) for every member of the object at pos, in order: its line.
+    A value is decoded only to step over it, once the caller asks for the next member."""
     pos = _SPACE.match(text, pos + 1).end()
     while pos < len(text) and text[pos] == '"':
-        _, pos = _decode(text, pos)
-        pos = _SPACE.match(text, pos).end() + 1  # past ':'
-        pos = _SPACE.match(text, pos).end()
-        if text.startswith("[", pos) and text.startswith("{", _SPACE.match(text, pos + 1).end()):
-            return pos
-        _, pos = _decode(text, pos)
-        pos = _SPACE.match(text, pos).end()
+        name, pos = _decode(text, pos)
+        pos = _SPACE.match(text, _SPACE.match(text, pos).end() + 1).end()  # past ':'
+        yield name, pos
+        _, end = _decode(text, pos)
+        pos = _SPACE.match(text, end).end()
         if text.startswith(",", pos):
             pos = _SPACE.match(text, pos + 1).end()
-    return None
 
 
 def _json_lines(path: Path, text: str, pos: int, lines: "_Lines"):

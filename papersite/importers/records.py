@@ -60,18 +60,24 @@ class Deferred:
         return self.make(*self.args)
 
 
+@dataclass(frozen=True)
+class FileProblem(Problem):
+    """Why a whole file gave no records: it cannot be opened or decoded, its format is not
+    recognised, or it holds none. A file's problem, not one of its records'."""
+
+
 Reader = Iterator[Record | Problem | Deferred]
 
 
-def read_text(path: Path) -> str | Problem:
+def read_text(path: Path) -> str | FileProblem:
     """A whole file as text (UTF-8, a BOM dropped, newlines normalised), or the Problem why not."""
     try:
         data = path.read_bytes()
     except OSError as exc:
-        return Problem(path, None, f"cannot read: {exc.strerror or exc}")
+        return FileProblem(path, None, f"cannot read: {exc.strerror or exc}")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
-        return Problem(path, line, f"not UTF-8 text ({exc.reason} at byte {exc.start}): save the file as UTF-8")
+        return FileProblem(path, line, f"not UTF-8 text ({exc.reason} at byte {exc.start}): save the file as UTF-8")
     return text.replace("\r\n", "\n").replace("\r", "\n")

@@ -12,7 +12,7 @@ import rispy
 
 from ..errors import Problem
 from ..model import ISSUED_KINDS
-from .records import Author, Record, Reader
+from .records import Author, FileProblem, Record, Reader
 from .text import (arxiv_id, bare_doi, inline, light_latex, link_for, name_first_last, paragraphs, parse_date,
                    status_from)
 
@@ -33,7 +33,7 @@ def read(path: Path, context) -> Reader:
     try:
         file = path.open(encoding="utf-8-sig", newline=None)
     except OSError as exc:
-        yield Problem(path, None, f"cannot read: {exc.strerror or exc}")
+        yield FileProblem(path, None, f"cannot read: {exc.strerror or exc}")
         return
     number, line = 0, 0
     with file:
@@ -59,7 +59,7 @@ def read(path: Path, context) -> Reader:
         except UnicodeDecodeError as exc:
             yield Problem(path, line + 1, f"not UTF-8 text ({exc.reason}): save the file as UTF-8")
     if number == 0:
-        yield Problem(path, None, "no RIS records found (each starts with a 'TY  - ' line)")
+        yield FileProblem(path, None, "no RIS records found (each starts with a 'TY  - ' line)")
 
 
 def _parse(lines: list[str], path: Path, line: int, number: int) -> Record | Problem:

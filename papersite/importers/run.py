@@ -17,7 +17,7 @@ from ..parallel import MapInBackground
 from ..source.config import SiteConfig
 from .importer import Importer
 from .prepare import Prepared, prepare
-from .records import Deferred, Record
+from .records import Deferred, FileProblem, Record
 from .report import ImportReport
 from .topics import Topics
 
@@ -87,8 +87,8 @@ def _not_a_file(path: Path) -> Problem | None:
     try:
         mode = path.stat().st_mode
     except OSError as exc:
-        return Problem(path, None, f"cannot read: {exc.strerror or exc}")
-    return None if stat.S_ISREG(mode) else Problem(path, None, "not a regular file: give the export file itself")
+        return FileProblem(path, None, f"cannot read: {exc.strerror or exc}")
+    return None if stat.S_ISREG(mode) else FileProblem(path, None, "not a regular file: give the export file itself")
 
 
 @contextlib.contextmanager

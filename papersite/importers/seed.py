@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..errors import Problem
 from ..source.yamlsource import FORBIDDEN_CHARACTERS
-from .records import Reader, Record
+from .records import FileProblem, Reader, Record
 from .text import tex_punctuation
 
 HEADER = re.compile(r"^(?P<name>.*?\b(?P<year>(19|20)\d\d))\b(?:\s+papers?)?\s*$", re.IGNORECASE)
@@ -29,20 +29,20 @@ def read_seed(path: Path, context=None) -> Reader:
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
-        yield Problem(path, None, f"not UTF-8 text ({exc.reason})")
+        yield FileProblem(path, None, f"not UTF-8 text ({exc.reason})")
         return
     except OSError as exc:
-        yield Problem(path, None, f"cannot read: {exc.strerror}")
+        yield FileProblem(path, None, f"cannot read: {exc.strerror}")
         return
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     if first is None:
-        yield Problem(path, 1, "empty file: expected a header such as 'ICML 2024 Papers'")
+        yield FileProblem(path, 1, "empty file: expected a header such as 'ICML 2024 Papers'")
         return
     header = HEADER.match(lines[first].strip())
     if not header:
-        yield Problem(path, first + 1, f"expected a header with a venue and year such as "
-                                       f"'ICML 2024 Papers', not '{clean(lines[first])[:60]}'")
+        yield FileProblem(path, first + 1, f"expected a header with a venue and year such as "
+                                           f"'ICML 2024 Papers', not '{clean(lines[first])[:60]}'")
         return
     name, year = clean(header["name"]), int(header["year"])
     block, start, count = [], 0, 0
@@ -58,7 +58,7 @@ def read_seed(path: Path, context=None) -> Reader:
                 count += 1
                 yield Record(source=path, line=start, number=count, abstract=abstract, year=year, venue=name)
     if not count:
-        yield Problem(path, first + 1, "no abstracts found after the header")
+        yield FileProblem(path, first + 1, "no abstracts found after the header")
 
 
 def clean(text: str) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..errors import Problem
 from .flat import Columns, record_from
-from .records import Deferred, Reader
+from .records import Deferred, FileProblem, Reader
 
 # A field may hold a long abstract; the csv default (128 KB) would refuse a pasted paper.
 csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
@@ -27,7 +27,7 @@ def read(path: Path, context, tsv: bool = False) -> Reader:
     try:
         file = path.open(encoding="utf-8-sig", newline="")
     except OSError as exc:
-        yield Problem(path, None, f"cannot read: {exc.strerror or exc}")
+        yield FileProblem(path, None, f"cannot read: {exc.strerror or exc}")
         return
     with file:
         line = 1
@@ -38,17 +38,17 @@ def read(path: Path, context, tsv: bool = False) -> Reader:
             rows = csv.reader(file, delimiter=delimiter)
             header = next(rows, None)
             if not header or not any(h.strip() for h in header):
-                yield Problem(path, 1, "empty file: expected a header row such as 'title,authors,abstract'")
+                yield FileProblem(path, 1, "empty file: expected a header row such as 'title,authors,abstract'")
                 return
             header = [h.strip() for h in header]
             columns = Columns(header, getattr(context, "columns", None))
             for message in columns.problems:
-                yield Problem(path, 1, message)
+                yield FileProblem(path, 1, message)
             if columns.problems:
                 return
             if not columns.has("title") and not columns.has("abstract"):
-                yield Problem(path, 1, f"no title or abstract column among: {', '.join(header)} "
-                                       f"(name one with --column title=\"{header[0]}\")")
+                yield FileProblem(path, 1, f"no title or abstract column among: {', '.join(header)} "
+                                           f"(name one with --column title=\"{header[0]}\")")
                 return
             number, line = 0, rows.line_num + 1
             for cells in rows:

@@ -437,6 +437,25 @@ def url_link(text: str) -> str:
     return ""
 
 
+# TeX's escapes in a BibTeX url, doi or eprint field, which the field's URL means as the
+# characters themselves: `10.1007/3-540-60164-3\_27`, `p\#a`, `\~{}user`, `{\textasciitilde}user`.
+_URL_ESCAPE = re.compile(r"\{\\(textasciitilde|textunderscore)\}|\\(textasciitilde|textunderscore)(?:\{\}|\s+|(?![A-Za-z]))"
+                         r"|\{\\(~)(?:\{\})?\}|\\(~)(?:\{\})?|\{\\([_#%&$])\}|\\([_#%&$])")
+_URL_CHARACTER = {"textasciitilde": "~", "textunderscore": "_"}
+# `{https://...}` (a field braced twice) and `\url{https://...}`: the URL is what is inside
+_URL_WRAPPED = re.compile(r"\s*(?:\\url\s*)?\{([^{}]*)\}\s*")
+
+
+def tex_url(value: str) -> str:
+    """A URL, DOI or arXiv id as a BibTeX field writes it, as it is meant: TeX's escapes of
+    `_ # % & $ ~` decoded and a wrapping `\\url{}` or brace pair dropped; nothing else changes
+    (no dashes or quotes made typographic, no accents)."""
+    if "\\" in value:
+        value = _URL_ESCAPE.sub(lambda m: next(_URL_CHARACTER.get(g, g) for g in m.groups() if g), value)
+    wrapped = _URL_WRAPPED.fullmatch(value)
+    return wrapped[1] if wrapped else value
+
+
 def link_for(kind: str, value: str) -> str:
     """A links entry for a field: a URL, or a DOI/arXiv id expanded to one; '' when unusable."""
     value = value.strip()

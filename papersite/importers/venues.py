@@ -9,7 +9,7 @@ keeping the file's comments and layout.
 """
 from __future__ import annotations
 
-import difflib
+import codecs
 import json
 import re
 from dataclasses import replace
@@ -113,10 +113,41 @@ def guess_kind(name: str) -> str:
     return "conference"
 
 
+SLUG_YEAR = re.compile(r"^(?P<name>.*?)-?(?P<year>(?:19|20)\d\d)$")
+
+
+def likely_typo(slug: str, known: list[str], this_year: int | None = None) -> str:
+    """The known slug a new one is most likely a typo of, or "". A new year of a known venue
+    (uai-2020 beside uai-2019) is a venue of its own, unless no venue has that year yet
+    (icml-2042: later than next year); so is another venue, however alike the names
+    (iclr-2024 beside icml-2024, aacl-2024 beside acl-2024), unless it is a known slug with two
+    neighbouring characters swapped (imcl-2024, icml-2204) or spelled otherwise (icml2024, icml)."""
+    name, year = _name_and_year(slug)
+    for other in known:
+        other_name, other_year = _name_and_year(other)
+        if name == other_name:
+            if year and other_year and year != other_year and (this_year is None or int(year) <= this_year + 1):
+                continue
+            return other
+        if len(slug) == len(other):
+            differ = [i for i in range(len(slug)) if slug[i] != other[i]]
+            if len(differ) == 2 and differ[1] == differ[0] + 1 and slug[differ[0]] == other[differ[1]] \
+                    and slug[differ[1]] == other[differ[0]]:
+                return other
+    return ""
+
+
+def _name_and_year(slug: str) -> tuple[str, str]:
+    """'icml-2024' -> ('icml', '2024'); 'tmlr' -> ('tmlr', '')."""
+    found = SLUG_YEAR.match(slug)
+    return (found["name"], found["year"]) if found else (slug, "")
+
+
 class Venues:
     """Resolves records to venues; remembers the venues to add to site.yaml."""
 
-    def __init__(self, venues: tuple[Venue, ...], forced: str | None = None, option: str = "--venue"):
+    def __init__(self, venues: tuple[Venue, ...], forced: str | None = None, option: str = "--venue",
+                 this_year: int | None = None):
         self.declared = list(venues)
         self.added: list[Venue] = []
         self._keys: dict[str, list[Venue]] = {}
@@ -131,9 +162,9 @@ class Venues:
             if forced in by_slug:
                 self.forced = by_slug[forced]
                 return
-            hint = difflib.get_close_matches(forced, sorted(by_slug), n=1)
-            if hint:  # a typo, most likely: not a venue of its own unless site.yaml says so
-                raise SiteError(Problem(option, None, f"unknown venue '{forced}'; did you mean '{hint[0]}'? "
+            hint = likely_typo(forced, sorted(by_slug), this_year)
+            if hint:  # not a venue of its own unless site.yaml says so
+                raise SiteError(Problem(option, None, f"unknown venue '{forced}'; did you mean '{hint}'? "
                                                       "(a new venue: declare it under 'venues:' in site.yaml)"))
             if slugify(forced) != forced:
                 raise SiteError(Problem(option, None, f"'{forced}' is not a venue slug: lower-case letters, digits "
@@ -255,29 +286,54 @@ class Venues:
 
 
 def append_venues(site_yaml: Path, venues: list[Venue]) -> None:
-    """Add venues to site.yaml as text, after the existing venues list, keeping comments."""
+    """Add venues to site.yaml as text, at the end of its venues list, where a person would write
+    the next one: after the last venue's last line, before any comment or blank line that
+    follows it (the file's closing `# omit: [...]`, say, which must stay a key of its own to be
+    uncommented). Every other byte of the file stays as it was, its line endings too."""
     if not venues:
         return
-    text = site_yaml.read_text(encoding="utf-8-sig")
+    data = site_yaml.read_bytes()
+    bom = data.startswith(codecs.BOM_UTF8)
+    text = data.decode("utf-8-sig")
+    newline = "\r\n" if "\r\n" in text else "\n"
     node = yaml.compose(text, Loader=yaml.SafeLoader)
     venues_node = next((value for key, value in (node.value if node else []) if key.value == "venues"), None)
     listed = isinstance(venues_node, yaml.SequenceNode) and venues_node.value and not venues_node.flow_style
     # indented as the list's own items are ("- slug" as PyYAML writes them, "  - slug" by hand)
     items = "".join(_venue_yaml(v, venues_node.start_mark.column if listed else 2) for v in venues)
+    items = items.replace("\n", newline)
     if listed:
-        at = venues_node.end_mark.index
-        prefix = text[:at] if text[:at].endswith("\n") else text[:at] + "\n"
+        at = _end_of_last_line(text, venues_node)
+        prefix = text[:at] if text[:at].endswith("\n") else text[:at] + newline
         text = prefix + items + text[at:]
     elif isinstance(venues_node, yaml.SequenceNode) and not venues_node.value:  # venues: []
         start, end = venues_node.start_mark.index, venues_node.end_mark.index
-        text = text[:start].rstrip(" ") + "\n" + items + text[end:].lstrip(" ").removeprefix("\n")
+        text = text[:start].rstrip(" ") + newline + items + text[end:].lstrip(" ").removeprefix(newline)
     elif venues_node is None:
-        text = text.rstrip("\n") + "\n\nvenues:\n" + items
+        text = text.rstrip("\r\n") + newline * 2 + "venues:" + newline + items
     else:
         raise SiteError(Problem(site_yaml, venues_node.start_mark.line + 1,
                                 "cannot add venues to this 'venues:' list automatically; add: "
                                 + ", ".join(v.name for v in venues)))
-    write_atomically(site_yaml, text.encode("utf-8"))
+    write_atomically(site_yaml, (codecs.BOM_UTF8 if bom else b"") + text.encode("utf-8"))
+
+
+def _end_of_last_line(text: str, node) -> int:
+    """Where the line after a block collection's last value starts: its last scalar (or flow
+    collection) is found, and its end. A block scalar's end is after the blank lines that
+    follow it, which are its own only when it keeps them (`|+`)."""
+    while isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and not node.flow_style and node.value:
+        node = node.value[-1][1] if isinstance(node, yaml.MappingNode) else node.value[-1]
+    start, at = node.start_mark.index, node.end_mark.index
+    line_end = text.find("\n", start)
+    header = text[start:line_end if line_end >= 0 else len(text)]
+    if not (isinstance(node, yaml.ScalarNode) and node.style in ("|", ">") and "+" in header):
+        while at > start and text[at - 1] in " \t\r\n":
+            at -= 1
+    if text[at - 1:at] == "\n":  # a kept block scalar's end: the next line starts here
+        return at
+    end = text.find("\n", at)
+    return len(text) if end < 0 else end + 1
 
 
 def _venue_yaml(venue: Venue, indent: int) -> str:
