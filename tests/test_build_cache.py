@@ -4,6 +4,7 @@ cannot be written is a warning. All through the real CLI."""
 from __future__ import annotations
 
 import functools
+import json
 import os
 import pickle
 import re
@@ -174,6 +175,36 @@ def test_a_damaged_cache_is_never_trusted(catalog, tmp_path, damage):
     output = assert_same_as_clean(catalog, tmp_path, damage)
     assert "no input changed" not in output
     assert b"Paper 2 edited" in (out / "papers" / "paper-2" / "index.html").read_bytes()
+
+
+@pytest.mark.parametrize("record", [
+    "[" * 100_000 + "]" * 100_000,
+    '{"key": "k", "summary": {}, "files": {"site.yaml": [' + "9" * 5000 + "]}}",
+    '{"key": "k", "summary": {}, "files": {"CONFIG": {"a": 1}}}',
+    '{"key": "k", "summary": [], "files": {}}',
+])
+def test_a_build_record_of_another_shape_is_ignored_even_when_its_digest_holds(catalog, tmp_path, record):
+    """Whatever a record whose digest is right holds, the build does not trip on it."""
+    config, out = catalog.root / "site.yaml", catalog.root / "_site"
+    run("build", "--config", config, "-o", out)
+    record = record.replace('"CONFIG"', json.dumps(str(config)))  # an entry the next build looks up
+    papersite.engine.store.write_entry(papersite.engine.store.record_path(catalog.root, out), record.encode())
+    catalog.paper("paper-2", id="p2", title="Paper 2 edited", body="Edited.")
+    assert "no input changed" not in assert_same_as_clean(catalog, tmp_path, "record")
+    assert b"Paper 2 edited" in (out / "papers" / "paper-2" / "index.html").read_bytes()
+
+
+def test_a_damaged_output_manifest_is_a_warning_naming_it_and_is_written_anew(catalog):
+    config, out = catalog.root / "site.yaml", catalog.root / "_site"
+    run("build", "--config", config, "-o", out)
+    manifest = catalog.root / "._site.manifest.json"
+    manifest.write_text('{"files": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    result = CliRunner().invoke(cli, ["build", "-q", "--config", str(config), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.output == (f"warning: {manifest} is damaged (nested too deeply): ignored, and written anew; "
+                             f"the files in {out}/ were compared byte for byte instead\n")
+    assert "index.html" in json.loads(manifest.read_text())["files"]
+    assert "warning" not in run("build", "--config", config, "-o", out)
 
 
 def test_a_cache_that_cannot_be_written_is_a_warning(catalog, tmp_path):

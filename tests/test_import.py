@@ -238,6 +238,9 @@ def test_a_bad_seed_file_is_reported_and_the_others_imported(seeded, tmp_path):
     ('["icml-2024/a.md"]', r"content/\.imported\.json:1: expected an object mapping file paths to hashes, not a list"),
     ('{\n "icml-2024/a.md": 3\n}', r"content/\.imported\.json:2: the hash of 'icml-2024/a.md' must be a string"),
     ('{"icml-2024/a.md": ', r"content/\.imported\.json:1: not valid JSON \(Expecting value\)"),
+    ("[" * 100_000 + "]" * 100_000, r"content/\.imported\.json: nested too deeply to be a manifest"),
+    ('{"icml-2024/a.md": "ab",\n "icml-2024/b.md": ' + "9" * 5000 + "}",
+     r"content/\.imported\.json:2: the hash of 'icml-2024/b.md' must be a string, not a number"),
 ])
 def test_a_damaged_manifest_stops_the_import_before_anything_is_written(seeded, tmp_path, manifest, message):
     seeded.write("content/.imported.json", manifest)
@@ -247,6 +250,23 @@ def test_a_damaged_manifest_stops_the_import_before_anything_is_written(seeded, 
     assert re.fullmatch(rf"Error: .*{message}.*: restore it from git, or delete it .*\n", result.output)
     assert len(result.output.splitlines()) == 1
     assert snapshot(seeded) == before
+
+
+def test_a_json_record_with_a_number_too_long_is_reported_and_the_others_imported(seeded, tmp_path):
+    export = tmp_path / "papers.json"
+    export.write_text(json.dumps([
+        {"title": "Grokking Revisited", "abstract": "We revisit grokking.", "venue": "ICML 2024"},
+        {"title": "Huge Numbers", "abstract": "We count.", "venue": "ICML 2024", "n": "N"},
+        {"title": "Diffusion Again", "abstract": "We diffuse.", "venue": "ICML 2024"}], indent=1)
+        .replace('"N"', "9" * 5000))
+    result = run_import(seeded, export)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.output.splitlines() == [
+        f"{export}:7: record 2 has a whole number of 5,000 digits, too large to import (quote it in the file if it "
+        "is meant as text): skipped",
+        "3 records read: 2 created, 0 updated, 0 unchanged, 1 skipped (1 unreadable)."]
+    assert [front(path)["title"] for path in content_files(seeded)] == ["Diffusion Again", "Grokking Revisited"]
+    assert len(load_papers(load_config(seeded.root / "site.yaml"))) == 2  # and they build
 
 
 def test_added_is_the_day_first_seen_and_is_kept(seeded, tmp_path, monkeypatch):

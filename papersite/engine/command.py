@@ -51,8 +51,11 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
     now = fingerprint(config_path, (spelled_output(output), base_url), record["files"] if record else None)
     if not clean and unchanged(record, now, output):
         summary = record["summary"]
-        warnings = sitesize.size_warnings(summary["size"], record.get("optional") or {})
-        return Written(**summary, written=0, removed=0, cached=True, warnings=warnings)
+        try:
+            warnings = sitesize.size_warnings(summary["size"], record.get("optional") or {})
+            return Written(**summary, written=0, removed=0, cached=True, warnings=warnings)
+        except (KeyError, TypeError):  # a record of another shape: build, as without one
+            pass
     from ..source.config import load_config  # only now: a build with nothing to do needs none of it
     from . import map_ahead
     from .runner import BuildCache
@@ -82,7 +85,7 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
     optional = {}  # only for the warning: spares an edit build a pass over every path
     if report.size > sitesize.PAGES_LIMIT:
         optional = sitesize.optional_bytes((path, stat[0]) for path, stat in report.stats.items())
-    warnings = sitesize.size_warnings(report.size, optional)
+    warnings = [*report.warnings, *sitesize.size_warnings(report.size, optional)]
     try:
         write_record(root, output, now, summary, optional)
         memo = _kept[0]

@@ -278,9 +278,15 @@ def read_record(root: Path, output: Path) -> dict | None:
         return None
     try:
         record = json.loads(bytes(payload))
-    except ValueError:
+    except (ValueError, RecursionError):  # a cache is never trusted: as if there were none
         return None
-    return record if isinstance(record, dict) and isinstance(record.get("files"), dict) else None
+    if not isinstance(record, dict) or not isinstance(record.get("files"), dict) or \
+            not isinstance(record.get("summary"), dict):
+        return None
+    # fingerprint() compares each entry's first four items with a file's stat
+    if not all(type(entry) is list and len(entry) == 5 for entry in record["files"].values()):
+        return None
+    return record
 
 
 def unchanged(record: dict | None, fingerprint_: Fingerprint, output: Path) -> bool:

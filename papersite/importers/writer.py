@@ -129,10 +129,12 @@ def read_manifest(content: Path) -> dict[str, str]:
     except OSError as exc:
         raise SiteError(Problem(shown, None, f"cannot read: {exc.strerror}")) from None
     try:
-        data = json.loads(text)
+        data = _MANIFEST_JSON.decode(text)
     except ValueError as exc:
         line = getattr(exc, "lineno", None)
         raise SiteError(Problem(shown, line, f"not valid JSON ({getattr(exc, 'msg', exc)}): {_RESTORE}")) from None
+    except RecursionError:
+        raise SiteError(Problem(shown, None, f"nested too deeply to be a manifest: {_RESTORE}")) from None
     if not isinstance(data, dict):
         raise SiteError(Problem(shown, 1, f"expected an object mapping file paths to hashes, not a "
                                           f"{_json_type(data)}: {_RESTORE}"))
@@ -143,6 +145,10 @@ def read_manifest(content: Path) -> dict[str, str]:
                                                  f"{_json_type(value)}: {_RESTORE}"))
     return data
 
+
+# Every value is a hash, a string: a whole number, however long, only has to be reported as a number
+# where a hash belongs, not converted (past 4,300 digits Python refuses to, naming no file).
+_MANIFEST_JSON = json.JSONDecoder(parse_int=float)
 
 _RESTORE = ("restore it from git, or delete it (every imported file is then treated as edited by hand and "
             "never updated)")
