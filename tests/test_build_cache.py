@@ -9,6 +9,7 @@ import os
 import pickle
 import re
 import shutil
+import signal
 from pathlib import Path
 
 import pytest
@@ -205,6 +206,47 @@ def test_a_damaged_output_manifest_is_a_warning_naming_it_and_is_written_anew(ca
                              f"the files in {out}/ were compared byte for byte instead\n")
     assert "index.html" in json.loads(manifest.read_text())["files"]
     assert "warning" not in run("build", "--config", config, "-o", out)
+
+
+def killed_while_writing(write) -> int:
+    """The pid of a process that ran write(kill) and died by SIGKILL where it called kill()."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            write(lambda: os.kill(os.getpid(), signal.SIGKILL))
+        finally:
+            os._exit(1)  # never back into pytest
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+    return pid
+
+
+def test_what_a_build_killed_while_saving_the_cache_left_the_next_build_removes(catalog):
+    config, out = catalog.root / "site.yaml", catalog.root / "_site"
+    run("build", "--config", config, "-o", out)
+    papersite.engine.store.wait_for_saver(catalog.root)
+    cache = catalog.root / ".cache" / "papersite"
+
+    def half_a_session(kill):
+        def dump(file):
+            file.write(b"x" * 100_000)
+            kill()
+        papersite.engine.store.write_entry_from(papersite.engine.store.session_path(catalog.root), dump)
+
+    dead = killed_while_writing(half_a_session)
+    leftover = cache / f"session.pickle.{dead}.tmp"
+    assert leftover.is_file()
+    record = papersite.engine.store.record_path(catalog.root, out)
+    kept = {  # being written by a process that runs (this one), or not a name write_entry_from gives
+        cache / f"{record.name}.{os.getpid()}.tmp": b"in the making",
+        cache / f"session.pickle.tmp": b"someone's",
+        cache / f"notes.{dead}.tmp": b"someone's",
+    }
+    for path, data in kept.items():
+        path.write_bytes(data)
+    assert "no input changed" in run("build", "--config", config, "-o", out)  # also when nothing is built
+    assert not leftover.exists()
+    assert {path: path.read_bytes() for path in kept} == kept
 
 
 def test_a_cache_that_cannot_be_written_is_a_warning(catalog, tmp_path):

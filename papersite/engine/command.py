@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from . import sitesize
-from .store import (spelled_output, cache_warning, fingerprint, load_session, read_record, record_path, save_session,
-                    save_session_alongside, session_path, unchanged, write_record)
+from .store import (spelled_output, cache_warning, clear_leftovers, fingerprint, load_session, read_record,
+                    record_path, save_session, save_session_alongside, session_path, unchanged, write_record)
 
 if TYPE_CHECKING:
     from ..pipeline import Build
@@ -47,6 +47,7 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
     Raises SiteError as the build does; a cache that cannot be written is a warning."""
     config_path, output = one_spelling(Path(config_path)), Path(output)
     root = config_path.parent
+    clear_leftovers(root)
     record = read_record(root, output)
     now = fingerprint(config_path, (spelled_output(output), base_url), record["files"] if record else None)
     if not clean and unchanged(record, now, output):

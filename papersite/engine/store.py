@@ -39,7 +39,7 @@ from stat import S_ISDIR, S_ISREG
 from typing import Any, BinaryIO, Callable, Iterable
 
 from .. import __version__
-from ..source.files import SOURCE_DIRS, stamp
+from ..source.files import SOURCE_DIRS, stamp, writer_is_gone
 
 
 FORMAT = 3  # of the entry files; part of every key
@@ -178,6 +178,26 @@ def _take(path: str, st: os.stat_result, files: dict[str, list], last: dict[str,
 # --- Entry files -------------------------------------------------------------------
 
 HEADER_ROOM = 128  # bytes before the payload: the header, padded with spaces, and a newline
+
+
+# write_entry_from's temporary files: an entry's name, the writer's pid, .tmp
+LEFTOVER = re.compile(r"(?:session\.pickle|map-ahead\.pickle|build-[0-9a-f]{32}\.json)\.([0-9]+)\.tmp")
+
+
+def clear_leftovers(root: Path) -> None:
+    """Remove the temporary files of entries whose writer was killed before it could (kill -9, a
+    power cut): only names write_entry_from gives, of processes no longer running."""
+    try:
+        names = os.listdir(cache_dir(root))
+    except OSError:
+        return  # no cache yet
+    for name in names:
+        match = LEFTOVER.fullmatch(name)
+        if match and writer_is_gone(int(match[1])):
+            try:
+                os.unlink(cache_dir(root) / name)
+            except OSError:
+                pass  # gone meanwhile, or not ours to remove after all: left as it was
 
 
 def write_entry(path: Path, payload: bytes) -> None:

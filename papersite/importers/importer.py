@@ -23,8 +23,8 @@ from .prepare import Prepared
 from .report import DUPLICATE, EDITED, NO_TITLE, NOT_A_PAPER, ImportReport
 from .titles import title_mark
 from .venues import Venues, append_venues
-from .writer import (DERIVED_HEADER, MANIFEST, Existing, file_hash, read_manifest, render, scan_catalog,
-                     write_atomically, write_manifest)
+from .writer import (DERIVED_HEADER, MANIFEST, Existing, clear_leftovers, file_hash, read_manifest, render,
+                     scan_catalog, write_atomically, write_manifest)
 
 SLUG_WORDS = 8
 _LONE_GREEK = re.compile("(?<![\u0370-\u03ff])[\u0370-\u03ff](?![\u0370-\u03ff])")
@@ -49,6 +49,7 @@ class Importer:
         self.venues_used: set[str] = set()  # by a paper this import wrote or found: a new one of them goes to site.yaml
         self.content = config.content_dir
         self.manifest = read_manifest(self.content)
+        clear_leftovers(self.content, site_yaml)  # the manifest is sound: this import goes ahead
         self.owned_hashes = set(self.manifest.values())
         self.report = ImportReport()
         self.no_venue: dict[str, list[Problem]] = {}  # reason -> the records of this file it stopped

@@ -173,6 +173,21 @@ def unreadable(folder: Path, root: Path) -> list[Problem]:
     return problems
 
 
+def writer_is_gone(pid: int) -> bool:
+    """Whether no process `pid` runs on this machine: a temporary file named after the process
+    writing it may be removed by another only then (a writer killed with -9 left it). A pid in
+    use again by another process keeps the file until that one ends too."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # someone else's process: alive
+        return False
+    return False
+
+
 def write_all(fd: int, data: bytes) -> None:
     """All of `data` to an open file: write(2) may write less than it is given."""
     view = memoryview(data)
