@@ -16,7 +16,7 @@ import ipaddress
 import os
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -36,6 +36,7 @@ class Deployed:
     commit: str  # the branch's new head
     files: int
     changed: bool  # False when the site was identical to what the branch held
+    warnings: tuple[str, ...] = ()  # the build's
 
 
 def deploy_site(config: SiteConfig, remote: str = "origin", branch: str = "gh-pages",
@@ -57,7 +58,8 @@ def deploy_site(config: SiteConfig, remote: str = "origin", branch: str = "gh-pa
     with tempfile.TemporaryDirectory(prefix="papersite-deploy-") as tmp:
         site = Path(tmp) / "site"
         write_site(build.files, site, project=root)
-        return publish(site, root, remote, branch, message or _default_message(root))
+        deployed = publish(site, root, remote, branch, message or _default_message(root))
+    return replace(deployed, warnings=build.warnings)
 
 
 def publish(site: Path, repo: Path, remote: str, branch: str, message: str) -> Deployed:

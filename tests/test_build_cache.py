@@ -249,6 +249,29 @@ def test_what_a_build_killed_while_saving_the_cache_left_the_next_build_removes(
     assert {path: path.read_bytes() for path in kept} == kept
 
 
+def test_a_symlinked_folder_in_content_is_said_every_build_and_what_is_in_it_is_no_input(catalog, tmp_path):
+    config, out = catalog.root / "site.yaml", catalog.root / "_site"
+    run("build", "--config", config, "-o", out)
+    elsewhere = catalog.root / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "b.md").write_text("---\nid: b\n---\nnot a paper of this catalog\n")
+    (catalog.root / "content" / "linked").symlink_to(elsewhere)
+    warning = ("warning: content/linked: a symlinked folder, not followed: the papers in it are not in the site "
+               "(move the folder into content/, or link each file)\n")
+    built = CliRunner().invoke(cli, ["build", "--config", str(config), "-o", str(out)])  # the new link is a change
+    again = CliRunner().invoke(cli, ["build", "--config", str(config), "-o", str(out)])  # and is said again
+    for result, cached in ((built, False), (again, True)):
+        assert result.exit_code == 0 and result.output.startswith(warning), result.output
+        assert ("no input changed" in result.output) == cached, result.output
+    (elsewhere / "b.md").write_text("edited, and still not read\n")
+    (elsewhere / "c.md").write_text("new\n")
+    assert "no input changed" in run("build", "--config", config, "-o", out)
+    assert "linked" not in json.dumps(sorted(tree(out)))
+    (catalog.root / "content" / "linked").unlink()
+    output = run("build", "--config", config, "-o", out)
+    assert "warning" not in output and "no input changed" not in output
+
+
 def test_a_cache_that_cannot_be_written_is_a_warning(catalog, tmp_path):
     config, out = catalog.root / "site.yaml", catalog.root / "_site"
     (catalog.root / ".cache").write_text("not a folder")

@@ -189,3 +189,17 @@ def test_a_failed_push_leaves_the_local_branch_as_it_was(project):
         deploy_site(site.config)
     assert "could not push to 'origin'" in str(caught.value)
     assert git(site.root, "rev-parse", "gh-pages") == git(remote, "rev-parse", "gh-pages") == first
+
+
+def test_deploy_says_which_folders_of_content_it_did_not_follow(project, monkeypatch):
+    site, remote = project
+    (site.root / "content" / "up").symlink_to("..")
+    git(site.root, "add", ".")
+    git(site.root, "commit", "--quiet", "-m", "A link")
+    monkeypatch.chdir(site.root)
+    result = CliRunner().invoke(cli, ["deploy"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("warning: content/up: a symlinked folder, not followed")
+    assert git(remote, "ls-tree", "-r", "--name-only", "gh-pages", "papers/").splitlines() == [
+        "papers/a-paper/cite.bib", "papers/a-paper/cite.json", "papers/a-paper/cite.ris", "papers/a-paper/index.html",
+        "papers/index.html"]

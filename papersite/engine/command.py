@@ -53,7 +53,8 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
     if not clean and unchanged(record, now, output):
         summary = record["summary"]
         try:
-            warnings = sitesize.size_warnings(summary["size"], record.get("optional") or {})
+            warnings = [*record.get("warnings", []),
+                        *sitesize.size_warnings(summary["size"], record.get("optional") or {})]
             return Written(**summary, written=0, removed=0, cached=True, warnings=warnings)
         except (KeyError, TypeError):  # a record of another shape: build, as without one
             pass
@@ -86,9 +87,9 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
     optional = {}  # only for the warning: spares an edit build a pass over every path
     if report.size > sitesize.PAGES_LIMIT:
         optional = sitesize.optional_bytes((path, stat[0]) for path, stat in report.stats.items())
-    warnings = [*report.warnings, *sitesize.size_warnings(report.size, optional)]
+    warnings = [*result.warnings, *report.warnings, *sitesize.size_warnings(report.size, optional)]
     try:
-        write_record(root, output, now, summary, optional)
+        write_record(root, output, now, summary, optional, result.warnings)
         memo = _kept[0]
 
         def save() -> None:

@@ -98,8 +98,9 @@ def fingerprint(config_path: Path, options: tuple, last: dict[str, list] | None 
     last = last or {}
     files: dict[str, list] = {}
     seen: set[tuple[int, int]] = set()  # folders walked (device, inode)
+    content = str(root / "content")
     for top in [config_path, *input_roots(root)]:
-        _scan(str(top), files, last, seen)
+        _scan(str(top), files, last, seen, follow=str(top) != content)
     whole, engine = hashlib.blake2b(digest_size=16), hashlib.blake2b(digest_size=16)
     version = repr((FORMAT, __version__, sys.version)).encode()
     inside = str(ENGINE) + os.sep
@@ -127,8 +128,11 @@ def installed_distributions() -> list[str]:
     return sorted(found)
 
 
-def _scan(top: str, files: dict[str, list], last: dict[str, list], seen: set[tuple[int, int]]) -> None:
-    """Every file under top (or top itself), links followed, each real folder once."""
+def _scan(top: str, files: dict[str, list], last: dict[str, list], seen: set[tuple[int, int]],
+          follow: bool = True) -> None:
+    """Every file under top (or top itself), links followed, each real folder once. Unless
+    `follow`, symlinked folders are not (as content/'s, which the build does not read): each is
+    known by its link alone, under its path and a separator (so no file's path)."""
     try:
         st = os.stat(top)
     except OSError:
@@ -153,6 +157,11 @@ def _scan(top: str, files: dict[str, list], last: dict[str, list], seen: set[tup
                 continue
             if not S_ISDIR(st.st_mode):
                 _take(entry.path, st, files, last)
+            elif not follow and entry.is_symlink():
+                try:
+                    files[entry.path + os.sep] = [*stamp(entry.stat(follow_symlinks=False)), "folder not followed"]
+                except OSError:
+                    pass  # gone meanwhile
             elif entry.name != "__pycache__" and (st.st_dev, st.st_ino) not in seen:
                 seen.add((st.st_dev, st.st_ino))  # a link loop ends; a second way in adds nothing
                 folders.append(entry.path)
@@ -301,7 +310,7 @@ def read_record(root: Path, output: Path) -> dict | None:
     except (ValueError, RecursionError):  # a cache is never trusted: as if there were none
         return None
     if not isinstance(record, dict) or not isinstance(record.get("files"), dict) or \
-            not isinstance(record.get("summary"), dict):
+            not isinstance(record.get("summary"), dict) or not isinstance(record.get("warnings", []), list):
         return None
     # fingerprint() compares each entry's first four items with a file's stat
     if not all(type(entry) is list and len(entry) == 5 for entry in record["files"].values()):
@@ -316,10 +325,11 @@ def unchanged(record: dict | None, fingerprint_: Fingerprint, output: Path) -> b
 
 
 def write_record(root: Path, output: Path, fingerprint_: Fingerprint, summary: dict,
-                 optional: dict[str, int] | None = None) -> None:
-    """`optional`: optional_bytes of the site, for the warning a build with nothing to do repeats."""
+                 optional: dict[str, int] | None = None, warnings: Iterable[str] = ()) -> None:
+    """`optional`: optional_bytes of the site, for the warning a build with nothing to do repeats;
+    so are the build's `warnings` (of its sources)."""
     record = {"key": fingerprint_.key, "output": output_stamp(output), "summary": summary,
-              "optional": optional or {}, "files": fingerprint_.files}
+              "optional": optional or {}, "warnings": list(warnings), "files": fingerprint_.files}
     write_entry(record_path(root, output), json.dumps(record, separators=(",", ":")).encode())
 
 
