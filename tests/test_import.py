@@ -320,6 +320,21 @@ def test_what_an_import_killed_while_writing_left_the_next_import_removes(seeded
                                 if seeded.root / name not in left}
 
 
+def test_an_import_writes_nothing_into_a_symlinked_venue_folder_the_build_would_not_read(seeded, tmp_path):
+    elsewhere = seeded.root / "elsewhere"
+    elsewhere.mkdir()
+    (seeded.root / "content" / "icml-2024").symlink_to(elsewhere)
+    seed = tmp_path / "s.txt"
+    seed.write_text("ICML 2024\n\nWe propose FooNet, a network for testing importers with care.\n")
+    result = run_import(seeded, seed)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.output.splitlines() == [
+        f"{seed}:3: not written: content/icml-2024 is a symlinked folder, which the build does not follow; "
+        "make it a folder of its own",
+        "1 record read: 0 created, 0 updated, 0 unchanged, 1 skipped (1 unreadable)."]
+    assert list(elsewhere.iterdir()) == []
+
+
 def test_the_names_of_files_being_written_are_ignored_by_git_in_a_new_catalog_and_here(tmp_path):
     run("new", tmp_path / "catalog")
     subprocess.run(["git", "init", "--quiet", str(tmp_path / "catalog")], check=True)
