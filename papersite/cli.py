@@ -315,6 +315,8 @@ def deploy(remote, branch, message, force, base_url, config_path):
         result = deploy_site(config, remote, branch, message, force, config_name=config_path.name)
     except SiteError as error:
         fail(error)
+    for warning in result.warnings:
+        click.echo(warning, err=True)
     state = "published" if result.changed else "unchanged, already published"
     click.echo(f"{result.files} files {state}: {remote}/{branch} at {result.commit[:12]}, for {config.base_url}")
 

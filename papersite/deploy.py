@@ -4,6 +4,11 @@ Like `mkdocs gh-deploy`: build, then commit the output as the whole tree of
 the branch and push it. GitHub Pages set to "Deploy from a branch" serves it.
 Plain git plumbing through a throwaway index, so the working tree, the real
 index and the checked-out branch are never touched.
+
+No commit is ever dropped from the branch: the new commit goes on top of
+whichever of the local and the remote branch holds the other (the push is then
+a fast-forward, and carries local commits not pushed yet), and a local branch
+that has diverged from the remote's is refused before anything is built.
 """
 from __future__ import annotations
 
@@ -11,7 +16,7 @@ import ipaddress
 import os
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -31,6 +36,7 @@ class Deployed:
     commit: str  # the branch's new head
     files: int
     changed: bool  # False when the site was identical to what the branch held
+    warnings: tuple[str, ...] = ()  # the build's
 
 
 def deploy_site(config: SiteConfig, remote: str = "origin", branch: str = "gh-pages",
@@ -43,6 +49,7 @@ def deploy_site(config: SiteConfig, remote: str = "origin", branch: str = "gh-pa
     if not force:
         _refuse_local_base_url(config.base_url, config_name)
         _refuse_uncommitted(root, config_name)
+    published_on(root, remote, branch)  # a diverged branch is refused now, not after the build
     build = build_site(config)
     too_big = too_big_for_pages(sum(map(len, build.files.values())),
                                 optional_bytes((path, len(data)) for path, data in build.files.items()))
@@ -51,27 +58,56 @@ def deploy_site(config: SiteConfig, remote: str = "origin", branch: str = "gh-pa
     with tempfile.TemporaryDirectory(prefix="papersite-deploy-") as tmp:
         site = Path(tmp) / "site"
         write_site(build.files, site, project=root)
-        return publish(site, root, remote, branch, message or _default_message(root))
+        deployed = publish(site, root, remote, branch, message or _default_message(root))
+    return replace(deployed, warnings=build.warnings)
 
 
 def publish(site: Path, repo: Path, remote: str, branch: str, message: str) -> Deployed:
     """Commit the folder `site` as the whole tree of `branch` and push it to `remote`."""
     ref = f"refs/heads/{branch}"
-    # Build on what is published, so the push is a fast-forward; a missing branch is fine.
-    _git(repo, "fetch", "--quiet", remote, f"+{ref}:refs/remotes/{remote}/{branch}", check=False)
-    parent = _rev(repo, f"refs/remotes/{remote}/{branch}") or _rev(repo, ref)
+    parent, published = published_on(repo, remote, branch)
     tree = _tree_of(site, repo)
     if parent and _rev(repo, f"{parent}^{{tree}}") == tree:
-        commit, changed = parent, False
+        commit = parent
     else:
         commit = _git(repo, "commit-tree", tree, *(["-p", parent] if parent else []), "-m", message,
                       error="could not commit the site (is git's user.name and user.email set?)")
-        changed = True
-    _git(repo, "update-ref", ref, commit, error=f"could not update branch '{branch}'")
     _git(repo, "push", "--quiet", remote, f"{commit}:{ref}",
          error=f"could not push to '{remote}' (if '{branch}' was changed elsewhere, deploy again)")
+    # Only once pushed: a failed push leaves the local branch as it was, so the next deploy does
+    # not find a commit of its own there that the remote lacks.
+    _git(repo, "update-ref", ref, commit, error=f"pushed, but could not update the local branch '{branch}'")
     files = sum(len(names) for _, _, names in os.walk(site))
-    return Deployed(commit, files, changed)
+    return Deployed(commit, files, commit != published)
+
+
+def published_on(repo: Path, remote: str, branch: str) -> tuple[str | None, str | None]:
+    """(the commit to build on, the remote branch's head), fetched now: the newer of the local and
+    the remote branch when one holds the other (None, None for a new branch). Raises SiteError
+    when each has commits the other lacks: building on either would drop the other's."""
+    ref = f"refs/heads/{branch}"
+    _git(repo, "fetch", "--quiet", remote, f"+{ref}:refs/remotes/{remote}/{branch}", check=False)
+    published, local = _rev(repo, f"refs/remotes/{remote}/{branch}"), _rev(repo, ref)
+    if not local or local == published or (published and _is_ancestor(repo, local, published)):
+        return published, published
+    if not published or _is_ancestor(repo, published, local):
+        return local, published  # local commits not pushed yet (a deploy whose push failed, say)
+    ahead = _git(repo, "log", "--format=%h %s", f"{published}..{local}", error="could not compare the branches")
+    ahead = ahead.splitlines()
+    shown = "; ".join(ahead[:3]) + (f"; and {len(ahead) - 3} more" if len(ahead) > 3 else "")
+    raise SiteError(f"not published: the local branch '{branch}' has {len(ahead)} commit{'s' if len(ahead) > 1 else ''} "
+                    f"that {remote}/{branch} lacks ({shown}), and {remote}/{branch} has commits the local one "
+                    f"lacks, so deploying would drop one or the other. Keep them: merge {remote}/{branch} into "
+                    f"'{branch}' and push it; or drop them: git branch -f {branch} {remote}/{branch}. "
+                    "Then deploy again")
+
+
+def _is_ancestor(repo: Path, older: str, newer: str) -> bool:
+    try:
+        return subprocess.run(["git", "-C", str(repo), "merge-base", "--is-ancestor", older, newer],
+                              capture_output=True).returncode == 0
+    except FileNotFoundError:
+        raise SiteError("deploy needs git, and git is not installed") from None
 
 
 def _refuse_uncommitted(root: Path, config_name: str) -> None:

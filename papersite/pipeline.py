@@ -32,6 +32,7 @@ class Build:
     pages: int
     timings: dict[str, float]  # seconds by stage
     stored: dict[str, str] = field(default_factory=dict)  # output path -> receipt: files streamed to disk instead
+    warnings: tuple[str, ...] = ()  # what the user should know of a build that worked
 
     @property
     def paths(self) -> list[str]:
@@ -61,4 +62,4 @@ def build_site(config: SiteConfig, runner: Runner | None = None) -> Build:
         stage.files("map", map_files, catalog, memo.map.keep(layout()), memo.map.shown)
         stage.files("search", memo.search.keep, search(), catalog, abstracts)
         stage.files("static", static_files, config)
-    return Build(catalog, stage.made, len(pages), stage.timings, stage.stored)
+    return Build(catalog, stage.made, len(pages), stage.timings, stage.stored, memo.papers.warnings)

@@ -48,6 +48,8 @@ _site/
 ._site.*
 .cache/
 node_modules/
+# a file being written by import (.<name>.<pid>.tmp); one a killed run left, the next removes
+.*.[0-9]*.tmp
 """
 
 NPMRC = """\

@@ -4,10 +4,12 @@ cannot be written is a warning. All through the real CLI."""
 from __future__ import annotations
 
 import functools
+import json
 import os
 import pickle
 import re
 import shutil
+import signal
 from pathlib import Path
 
 import pytest
@@ -174,6 +176,100 @@ def test_a_damaged_cache_is_never_trusted(catalog, tmp_path, damage):
     output = assert_same_as_clean(catalog, tmp_path, damage)
     assert "no input changed" not in output
     assert b"Paper 2 edited" in (out / "papers" / "paper-2" / "index.html").read_bytes()
+
+
+@pytest.mark.parametrize("record", [
+    "[" * 100_000 + "]" * 100_000,
+    '{"key": "k", "summary": {}, "files": {"site.yaml": [' + "9" * 5000 + "]}}",
+    '{"key": "k", "summary": {}, "files": {"CONFIG": {"a": 1}}}',
+    '{"key": "k", "summary": [], "files": {}}',
+])
+def test_a_build_record_of_another_shape_is_ignored_even_when_its_digest_holds(catalog, tmp_path, record):
+    """Whatever a record whose digest is right holds, the build does not trip on it."""
+    config, out = catalog.root / "site.yaml", catalog.root / "_site"
+    run("build", "--config", config, "-o", out)
+    record = record.replace('"CONFIG"', json.dumps(str(config)))  # an entry the next build looks up
+    papersite.engine.store.write_entry(papersite.engine.store.record_path(catalog.root, out), record.encode())
+    catalog.paper("paper-2", id="p2", title="Paper 2 edited", body="Edited.")
+    assert "no input changed" not in assert_same_as_clean(catalog, tmp_path, "record")
+    assert b"Paper 2 edited" in (out / "papers" / "paper-2" / "index.html").read_bytes()
+
+
+def test_a_damaged_output_manifest_is_a_warning_naming_it_and_is_written_anew(catalog):
+    config, out = catalog.root / "site.yaml", catalog.root / "_site"
+    run("build", "--config", config, "-o", out)
+    manifest = catalog.root / "._site.manifest.json"
+    manifest.write_text('{"files": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    result = CliRunner().invoke(cli, ["build", "-q", "--config", str(config), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.output == (f"warning: {manifest} is damaged (nested too deeply): ignored, and written anew; "
+                             f"the files in {out}/ were compared byte for byte instead\n")
+    assert "index.html" in json.loads(manifest.read_text())["files"]
+    assert "warning" not in run("build", "--config", config, "-o", out)
+
+
+def killed_while_writing(write) -> int:
+    """The pid of a process that ran write(kill) and died by SIGKILL where it called kill()."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            write(lambda: os.kill(os.getpid(), signal.SIGKILL))
+        finally:
+            os._exit(1)  # never back into pytest
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+    return pid
+
+
+def test_what_a_build_killed_while_saving_the_cache_left_the_next_build_removes(catalog):
+    config, out = catalog.root / "site.yaml", catalog.root / "_site"
+    run("build", "--config", config, "-o", out)
+    papersite.engine.store.wait_for_saver(catalog.root)
+    cache = catalog.root / ".cache" / "papersite"
+
+    def half_a_session(kill):
+        def dump(file):
+            file.write(b"x" * 100_000)
+            kill()
+        papersite.engine.store.write_entry_from(papersite.engine.store.session_path(catalog.root), dump)
+
+    dead = killed_while_writing(half_a_session)
+    leftover = cache / f"session.pickle.{dead}.tmp"
+    assert leftover.is_file()
+    record = papersite.engine.store.record_path(catalog.root, out)
+    kept = {  # being written by a process that runs (this one), or not a name write_entry_from gives
+        cache / f"{record.name}.{os.getpid()}.tmp": b"in the making",
+        cache / f"session.pickle.tmp": b"someone's",
+        cache / f"notes.{dead}.tmp": b"someone's",
+    }
+    for path, data in kept.items():
+        path.write_bytes(data)
+    assert "no input changed" in run("build", "--config", config, "-o", out)  # also when nothing is built
+    assert not leftover.exists()
+    assert {path: path.read_bytes() for path in kept} == kept
+
+
+def test_a_symlinked_folder_in_content_is_said_every_build_and_what_is_in_it_is_no_input(catalog, tmp_path):
+    config, out = catalog.root / "site.yaml", catalog.root / "_site"
+    run("build", "--config", config, "-o", out)
+    elsewhere = catalog.root / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "b.md").write_text("---\nid: b\n---\nnot a paper of this catalog\n")
+    (catalog.root / "content" / "linked").symlink_to(elsewhere)
+    warning = ("warning: content/linked: a symlinked folder, not followed: the papers in it are not in the site "
+               "(move the folder into content/, or link each file)\n")
+    built = CliRunner().invoke(cli, ["build", "--config", str(config), "-o", str(out)])  # the new link is a change
+    again = CliRunner().invoke(cli, ["build", "--config", str(config), "-o", str(out)])  # and is said again
+    for result, cached in ((built, False), (again, True)):
+        assert result.exit_code == 0 and result.output.startswith(warning), result.output
+        assert ("no input changed" in result.output) == cached, result.output
+    (elsewhere / "b.md").write_text("edited, and still not read\n")
+    (elsewhere / "c.md").write_text("new\n")
+    assert "no input changed" in run("build", "--config", config, "-o", out)
+    assert "linked" not in json.dumps(sorted(tree(out)))
+    (catalog.root / "content" / "linked").unlink()
+    output = run("build", "--config", config, "-o", out)
+    assert "warning" not in output and "no input changed" not in output
 
 
 def test_a_cache_that_cannot_be_written_is_a_warning(catalog, tmp_path):

@@ -2,7 +2,7 @@
 import pytest
 
 from papersite.source.config import load_config
-from papersite.source.content import load_papers, split_front_matter
+from papersite.source.content import PaperCache, find_content_files, load_papers, split_front_matter
 from papersite.errors import SiteError
 from tests.conftest import paper_text
 
@@ -109,6 +109,31 @@ def test_symlink_loop_is_not_followed(site):
     site.paper("a-paper")
     (site.root / "content" / "icml-2024" / "loop").symlink_to(site.root / "content")
     assert len(load_papers(site.config)) == 1
+
+
+def test_symlinked_folders_in_content_are_not_followed_and_each_is_named(site):
+    """A link to `..` would make papers of the whole project, node_modules included; a linked file is read."""
+    site.paper("a-paper")
+    site.write("node_modules/pkg/CHANGES.md", "# Changes\n")  # not a paper: an error, were it read
+    site.write("shared/venue/b-paper.md", paper_text(id="p2", title="Shared"))
+    site.write("shared/c-paper.md", paper_text(id="p3", title="Linked File"))
+    content = site.root / "content"
+    (content / "up").symlink_to("..")
+    (content / "icml-2024" / "shared").symlink_to(site.root / "shared" / "venue")
+    (content / "icml-2024" / "c-paper.md").symlink_to(site.root / "shared" / "c-paper.md")
+    (content / "broken").symlink_to("no-such-folder")  # no .md: nothing the build would read
+    cache = PaperCache()
+    papers = load_papers(site.config, cache)
+    assert sorted(paper.title for paper in papers) == ["A Paper", "Linked File"]
+    assert cache.warnings == tuple(
+        f"warning: content/{name}: a symlinked folder, not followed: the papers in it are not in the site "
+        "(move the folder into content/, or link each file)" for name in ("icml-2024/shared", "up"))
+    assert find_content_files(content) == sorted([content / "icml-2024" / "a-paper.md",
+                                                  content / "icml-2024" / "c-paper.md"])
+    (content / "up").unlink()
+    (content / "icml-2024" / "shared").unlink()
+    load_papers(site.config, cache)
+    assert cache.warnings == ()
 
 
 def test_missing_content_folder(site):

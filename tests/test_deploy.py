@@ -111,3 +111,95 @@ def test_cli_deploy(project, monkeypatch):
 
     missing = CliRunner().invoke(cli, ["deploy", "--force", "--remote", "upstream"])
     assert missing.exit_code == 1 and "no git remote named 'upstream'" in missing.output
+
+
+def commit_on(repo, branch, name, text, message):
+    """A commit on `branch` of `repo` that adds one file, made without touching any work tree."""
+    blob = subprocess.run(["git", "-C", str(repo), "hash-object", "-w", "--stdin"], input=text, check=True,
+                          capture_output=True, text=True).stdout.strip()
+    listing = git(repo, "ls-tree", branch) + f"\n100644 blob {blob}\t{name}\n"
+    tree = subprocess.run(["git", "-C", str(repo), "mktree"], input=listing, check=True, capture_output=True,
+                          text=True).stdout.strip()
+    commit = git(repo, "commit-tree", tree, "-p", branch, "-m", message)
+    git(repo, "update-ref", f"refs/heads/{branch}", commit)
+    return commit
+
+
+def test_a_local_commit_not_pushed_yet_is_kept_and_published(project):
+    site, remote = project
+    first = deploy_site(site.config).commit
+    mine = commit_on(site.root, "gh-pages", "verify.html", "google-site-verification\n", "Add a verification file")
+    assert git(remote, "rev-parse", "gh-pages") == first  # not pushed yet
+    site.paper("b-paper", id="p2", title="Beta Paper")
+    git(site.root, "add", ".")
+    git(site.root, "commit", "--quiet", "-m", "Add another paper")
+
+    result = deploy_site(site.config)
+    assert result.changed
+    assert git(remote, "rev-parse", "gh-pages") == git(site.root, "rev-parse", "gh-pages") == result.commit
+    assert git(remote, "rev-list", "gh-pages").splitlines() == [result.commit, mine, first]  # nothing dropped
+    assert "Beta Paper" in git(remote, "show", "gh-pages:papers/b-paper/index.html")
+
+    # the same again with nothing new to build: the local commit is still pushed, not left behind
+    mine = commit_on(site.root, "gh-pages", "notes.txt", "kept\n", "A note")
+    again = deploy_site(site.config)
+    assert again.changed and git(remote, "rev-parse", "gh-pages") == again.commit
+    assert mine in git(remote, "rev-list", "gh-pages").splitlines()
+
+
+def test_a_local_branch_that_diverged_from_the_remote_is_refused_and_nothing_moves(project, tmp_path):
+    site, remote = project
+    first = deploy_site(site.config).commit
+    mine = commit_on(site.root, "gh-pages", "verify.html", "google-site-verification\n", "Add a verification file")
+    # meanwhile another clone deploys
+    other = tmp_path / "other"
+    subprocess.run(["git", "clone", "--quiet", str(remote), str(other)], check=True, capture_output=True)
+    git(other, "fetch", "--quiet", "origin", "gh-pages:gh-pages")
+    theirs = commit_on(other, "gh-pages", "CNAME", "other.example.org\n", "Their deploy")
+    git(other, "push", "--quiet", "origin", "gh-pages")
+    site.paper("b-paper", id="p2", title="Beta Paper")
+    git(site.root, "add", ".")
+    git(site.root, "commit", "--quiet", "-m", "Add another paper")
+
+    with pytest.raises(SiteError) as caught:
+        deploy_site(site.config, force=True)  # --force never drops a commit either
+    message = str(caught.value)
+    assert f"the local branch 'gh-pages' has 1 commit that origin/gh-pages lacks ({mine[:7]}" in message
+    assert "Add a verification file" in message
+    assert "git branch -f gh-pages origin/gh-pages" in message and "merge origin/gh-pages" in message
+    assert git(remote, "rev-parse", "gh-pages") == theirs
+    assert git(site.root, "rev-parse", "gh-pages") == mine
+    assert first in git(remote, "rev-list", "gh-pages").splitlines()
+
+    git(site.root, "branch", "-f", "gh-pages", "origin/gh-pages")  # what the message says, to drop them
+    result = deploy_site(site.config)
+    assert git(remote, "rev-list", "gh-pages").splitlines()[:2] == [result.commit, theirs]
+
+
+def test_a_failed_push_leaves_the_local_branch_as_it_was(project):
+    site, remote = project
+    first = deploy_site(site.config).commit
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'rejected by policy' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    site.paper("b-paper", id="p2", title="Beta Paper")
+    git(site.root, "add", ".")
+    git(site.root, "commit", "--quiet", "-m", "Add another paper")
+    with pytest.raises(SiteError) as caught:
+        deploy_site(site.config)
+    assert "could not push to 'origin'" in str(caught.value)
+    assert git(site.root, "rev-parse", "gh-pages") == git(remote, "rev-parse", "gh-pages") == first
+
+
+def test_deploy_says_which_folders_of_content_it_did_not_follow(project, monkeypatch):
+    site, remote = project
+    (site.root / "content" / "up").symlink_to("..")
+    git(site.root, "add", ".")
+    git(site.root, "commit", "--quiet", "-m", "A link")
+    monkeypatch.chdir(site.root)
+    result = CliRunner().invoke(cli, ["deploy"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("warning: content/up: a symlinked folder, not followed")
+    assert git(remote, "ls-tree", "-r", "--name-only", "gh-pages", "papers/").splitlines() == [
+        "papers/a-paper/cite.bib", "papers/a-paper/cite.json", "papers/a-paper/cite.ris", "papers/a-paper/index.html",
+        "papers/index.html"]

@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import re
+import signal
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -238,6 +239,9 @@ def test_a_bad_seed_file_is_reported_and_the_others_imported(seeded, tmp_path):
     ('["icml-2024/a.md"]', r"content/\.imported\.json:1: expected an object mapping file paths to hashes, not a list"),
     ('{\n "icml-2024/a.md": 3\n}', r"content/\.imported\.json:2: the hash of 'icml-2024/a.md' must be a string"),
     ('{"icml-2024/a.md": ', r"content/\.imported\.json:1: not valid JSON \(Expecting value\)"),
+    ("[" * 100_000 + "]" * 100_000, r"content/\.imported\.json: nested too deeply to be a manifest"),
+    ('{"icml-2024/a.md": "ab",\n "icml-2024/b.md": ' + "9" * 5000 + "}",
+     r"content/\.imported\.json:2: the hash of 'icml-2024/b.md' must be a string, not a number"),
 ])
 def test_a_damaged_manifest_stops_the_import_before_anything_is_written(seeded, tmp_path, manifest, message):
     seeded.write("content/.imported.json", manifest)
@@ -247,6 +251,101 @@ def test_a_damaged_manifest_stops_the_import_before_anything_is_written(seeded, 
     assert re.fullmatch(rf"Error: .*{message}.*: restore it from git, or delete it .*\n", result.output)
     assert len(result.output.splitlines()) == 1
     assert snapshot(seeded) == before
+
+
+def test_a_json_record_with_a_number_too_long_is_reported_and_the_others_imported(seeded, tmp_path):
+    export = tmp_path / "papers.json"
+    export.write_text(json.dumps([
+        {"title": "Grokking Revisited", "abstract": "We revisit grokking.", "venue": "ICML 2024"},
+        {"title": "Huge Numbers", "abstract": "We count.", "venue": "ICML 2024", "n": "N"},
+        {"title": "Diffusion Again", "abstract": "We diffuse.", "venue": "ICML 2024"}], indent=1)
+        .replace('"N"', "9" * 5000))
+    result = run_import(seeded, export)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.output.splitlines() == [
+        f"{export}:7: record 2 has a whole number of 5,000 digits, too large to import (quote it in the file if it "
+        "is meant as text): skipped",
+        "3 records read: 2 created, 0 updated, 0 unchanged, 1 skipped (1 unreadable)."]
+    assert [front(path)["title"] for path in content_files(seeded)] == ["Diffusion Again", "Grokking Revisited"]
+    assert len(load_papers(load_config(seeded.root / "site.yaml"))) == 2  # and they build
+
+
+def killed_while_writing(path: Path, data: bytes) -> int:
+    """The pid of a process killed with SIGKILL while write_atomically wrote half of data to path."""
+    from papersite.importers import writer
+    pid = os.fork()
+    if pid == 0:
+        try:
+            def half_then_killed(fd, data):
+                os.write(fd, data[:len(data) // 2])
+                os.kill(os.getpid(), signal.SIGKILL)
+            writer.write_all = half_then_killed
+            writer.write_atomically(path, data)
+        finally:
+            os._exit(1)  # never back into pytest
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+    return pid
+
+
+def test_what_an_import_killed_while_writing_left_the_next_import_removes(seeded, tmp_path):
+    seed = tmp_path / "s.txt"
+    seed.write_text("ICML 2024\n\nWe propose FooNet, a network for testing importers with care.\n")
+    run_import(seeded, seed)
+    [paper] = content_files(seeded)
+    content = seeded.root / "content"
+    left = []
+    for path in (paper, content / "icml-2024" / "new-paper.md", content / ".imported.json", seeded.root / "site.yaml"):
+        data = path.read_bytes() if path.exists() else paper.read_bytes()
+        pid = killed_while_writing(path, data)
+        left.append(path.with_name(f".{path.name}.{pid}.tmp"))
+    assert all(path.is_file() for path in left)
+    dead = int(left[0].name.split(".")[-2])
+    kept = {  # a person's, or being written by a process that runs (this one)
+        content / "icml-2024" / f".notes.md.{dead}.tmp": b"my notes, not an import's",
+        content / f".site.yaml.{dead}.tmp": paper.read_bytes(),  # site.yaml's name, not where it is
+        content / "icml-2024" / f".other.md.{os.getpid()}.tmp": paper.read_bytes()[:10],
+        content / "icml-2024" / f"paper.md.{dead}.tmp": paper.read_bytes(),  # not hidden: not a name of ours
+        seeded.root / f".notes.txt.{dead}.tmp": b"",
+    }
+    for path, data in kept.items():
+        path.write_bytes(data)
+    before = snapshot(seeded)
+
+    result = run_import(seeded, seed)
+    assert result.exit_code == 0 and result.output.endswith("1 unchanged, 0 skipped.\n"), result.output
+    assert not any(path.exists() for path in left)
+    assert {path: path.read_bytes() for path in kept} == kept
+    assert snapshot(seeded) == {name: data for name, data in before.items()
+                                if seeded.root / name not in left}
+
+
+def test_an_import_writes_nothing_into_a_symlinked_venue_folder_the_build_would_not_read(seeded, tmp_path):
+    elsewhere = seeded.root / "elsewhere"
+    elsewhere.mkdir()
+    (seeded.root / "content" / "icml-2024").symlink_to(elsewhere)
+    seed = tmp_path / "s.txt"
+    seed.write_text("ICML 2024\n\nWe propose FooNet, a network for testing importers with care.\n")
+    result = run_import(seeded, seed)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.output.splitlines() == [
+        f"{seed}:3: not written: content/icml-2024 is a symlinked folder, which the build does not follow; "
+        "make it a folder of its own",
+        "1 record read: 0 created, 0 updated, 0 unchanged, 1 skipped (1 unreadable).",
+        "Error: nothing was imported: 1 record unreadable (see above)"]
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_the_names_of_files_being_written_are_ignored_by_git_in_a_new_catalog_and_here(tmp_path):
+    run("new", tmp_path / "catalog")
+    subprocess.run(["git", "init", "--quiet", str(tmp_path / "catalog")], check=True)
+    written = ["content/icml-2024/.a-paper.md.4242.tmp", "content/..imported.json.4242.tmp", ".site.yaml.4242.tmp",
+               ".cache/papersite/session.pickle.4242.tmp"]
+    ours = ["content/icml-2024/a-paper.md", "content/.imported.json", "site.yaml", "content/icml-2024/notes.tmp"]
+    for repository, names in ((tmp_path / "catalog", written + ours), (ROOT, written[:3] + ours)):
+        for name in names:
+            ignored = subprocess.run(["git", "-C", str(repository), "check-ignore", "--quiet", "--no-index", name])
+            assert (ignored.returncode == 0) == (name in written), (repository, name)
 
 
 def test_added_is_the_day_first_seen_and_is_kept(seeded, tmp_path, monkeypatch):

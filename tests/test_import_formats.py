@@ -651,3 +651,56 @@ def test_a_bib_of_string_macros_alone_is_no_problem(tmp_path):
     path = tmp_path / "strings.bib"
     path.write_text('@string{icml = "International Conference on Machine Learning"}\n', encoding="utf-8")
     assert list(read_records(path)) == []
+
+
+BIG = "9" * 5000
+
+
+@pytest.mark.parametrize("name, content", [
+    ("huge.json", '[{"title": "First"},\n {"title": "Huge", "n": ' + BIG + '},\n {"title": "Last"}]'),
+    ("huge.jsonl", '{"title": "First"}\n{"title": "Huge", "n": ' + BIG + '}\n{"title": "Last"}\n'),
+    ("wrapped.json", '{"count": ' + BIG + ', "papers": [{"title": "First"},\n {"title": "Huge", "n": [' + BIG +
+     ']},\n {"title": "Last"}]}'),
+    ("keyed.json", '{"a1": {"title": "First"},\n "b2": {"title": "Huge", "n": ' + BIG + '},\n "c3": {"title": "Last"}}'),
+    ("csl.json", '[{"title": "First", "issued": {"date-parts": [[2024]]}},\n {"title": "Huge", "issued": '
+                 '{"date-parts": [[' + BIG + ']]}},\n {"title": "Last", "issued": {"date-parts": [[2024, 7]]}}]'),
+])
+def test_a_number_too_long_costs_its_record_only_named_by_file_line_and_number(tmp_path, name, content):
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    records, problems = read(path)
+    assert [r.title for r in records] == ["First", "Last"]
+    assert [str(p) for p in problems] == [f"{path}:2: record 2 has a whole number of 5,000 digits, too large to "
+                                          "import (quote it in the file if it is meant as text): skipped"]
+
+
+@pytest.mark.parametrize("name, deep, message", [
+    ("deep.json", "[" * 100_000 + "]" * 100_000, "record 2 is nested too deeply to read: skipped"),
+    ("deep.jsonl", "[" * 100_000 + "]" * 100_000, "record 2 is nested too deeply to read: skipped"),
+    ("sixty.json", '{"title": "Deep", "x": ' + "[" * 60 + "]" * 60 + "}",
+     "record 2 is nested more than 48 levels deep, more than a content file may hold: skipped"),
+    ("strings.json", '{"title": "Deep", "s": "[{\\"]}", "x": ' + "[" * 5000 + '"]}\\"["' + "]" * 5000 + "}",
+     "record 2 is nested too deeply to read: skipped"),  # brackets in strings are no brackets
+])
+def test_a_record_nested_too_deep_costs_itself_only(tmp_path, name, deep, message):
+    path = tmp_path / name
+    lines = ['{"title": "First"}', deep, '{"title": "Last"}']
+    path.write_text("\n".join(lines) + "\n" if name.endswith(".jsonl") else "[" + ",\n".join(lines) + "]",
+                    encoding="utf-8")
+    records, problems = read(path)
+    assert [r.title for r in records] == ["First", "Last"]
+    assert [str(p) for p in problems] == [f"{path}:2: {message}"]
+
+
+def test_digits_no_date_can_hold_are_not_a_date_and_cost_nothing(tmp_path):
+    path = tmp_path / "dates.bib"
+    path.write_text("@inproceedings{a, title={Month}, year={2024}, month={" + BIG + "}}\n"
+                    "@inproceedings{b, title={Day}, year={2024}, month=jul, day={" + BIG + "}}\n"
+                    "@inproceedings{c, title={Superscript}, year={2024}, month=jul, day={\u00b2}}\n", encoding="utf-8")
+    records, problems = read(path)
+    assert problems == []
+    assert [(r.title, r.date) for r in records] == [("Month", "2024"), ("Day", "2024-07"), ("Superscript", "2024-07")]
+    csl = tmp_path / "csl.json"
+    csl.write_text('[{"title": "Parts", "issued": {"date-parts": [["2024", "' + BIG + '"]]}}]', encoding="utf-8")
+    [record], problems = read(csl)
+    assert problems == [] and (record.year, record.date) == (2024, "2024")

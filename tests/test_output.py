@@ -137,7 +137,15 @@ def test_a_file_changed_by_hand_is_rewritten(tmp_path):
     assert report.written == 1 and (out / "index.html").read_bytes() == b"home page"
 
 
-@pytest.mark.parametrize("manifest", ["missing", "corrupt"])
+DAMAGED = {
+    "corrupt": ("{not json", "not valid JSON: Expecting property name enclosed in double quotes at line 1"),
+    "nested": ('{"files": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
+    "huge": ('{"files": {"index.html": [' + "9" * 5000 + ', 1, 2, "x"]}}', "a number of 5,000 digits"),
+    "shape": ('["index.html"]', 'not a manifest: no "files" object'),
+}
+
+
+@pytest.mark.parametrize("manifest", ["missing", *DAMAGED])
 def test_without_a_usable_manifest_unchanged_files_are_still_not_rewritten(tmp_path, manifest):
     out = tmp_path / "_site"
     files = {".nojekyll": b"", "index.html": b"home", "a.html": b"a"}
@@ -146,11 +154,30 @@ def test_without_a_usable_manifest_unchanged_files_are_still_not_rewritten(tmp_p
     if manifest == "missing":
         manifest_path(out).unlink()
     else:
-        manifest_path(out).write_text("{not json")
+        manifest_path(out).write_text(DAMAGED[manifest][0])
     report = write_site(files, out)  # an old site of ours: it has .nojekyll, and holds only files rewritten
     assert (report.written, report.removed) == (0, 0)
     assert snapshot(out) == before
+    if manifest == "missing":
+        assert report.warnings == ()
+    else:  # said, naming it; and written anew
+        assert report.warnings == (f"warning: {manifest_path(out)} is damaged ({DAMAGED[manifest][1]}): ignored, "
+                                   f"and written anew; the files in {out}/ were compared byte for byte instead",)
+    assert write_site(files, out).warnings == ()
     assert write_site({**files, "index.html": b"home!"}, out).written == 1
+
+
+@pytest.mark.parametrize("manifest", ["nested", "huge"])
+def test_a_damaged_manifest_beside_files_not_ours_is_named_and_nothing_is_lost(tmp_path, manifest):
+    out = tmp_path / "_site"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    manifest_path(out).write_text(DAMAGED[manifest][0])
+    with pytest.raises(SiteError) as caught:
+        write_site({".nojekyll": b"", "index.html": b"home"}, out)
+    assert f"{manifest_path(out).name} beside it is damaged: {DAMAGED[manifest][1]}" in str(caught.value)
+    assert "whose manifest was damaged, delete the folder" in str(caught.value)
+    assert os.listdir(out) == ["notes.txt"] and (out / "notes.txt").read_text() == "mine"
 
 
 def test_without_a_manifest_a_site_that_would_lose_a_file_is_refused(tmp_path):

@@ -344,6 +344,17 @@ def test_site_yaml_templates_static_and_deletes_are_seen(watched):
     assert set(take_once_put(queue, *expected).paths) == expected
 
 
+def test_symlinked_folders_in_content_are_not_watched_but_the_link_is(watched):
+    """As the build reads content/: not into a symlinked folder, whose link it warns of."""
+    root, queue = watched
+    (root / "elsewhere").mkdir()
+    (root / "content/v/linked").symlink_to(root / "elsewhere")
+    assert take_once_put(queue, "content/v/linked") == ChangeSet(("content/v/linked",))
+    (root / "elsewhere/b.md").write_text("not read by the build\n")
+    (root / "content/v/a.md").write_text("changed\n")
+    assert take_once_put(queue, "content/v/a.md") == ChangeSet(("content/v/a.md",))
+
+
 def test_output_folder_and_reads_are_ignored(watched):
     root, queue = watched
     (root / "_site").mkdir()
@@ -400,6 +411,23 @@ def test_rebuilder_survives_an_unexpected_exception(site):
     outcome = Rebuilder(site.root / "site.yaml").rebuild()
     assert outcome.build is None
     assert "ZeroDivisionError" in str(outcome.error) and "paper.html" in str(outcome.error)
+
+
+def test_a_symlinked_folder_in_content_is_said_once_until_it_changes(site):
+    site.paper("one")
+    (site.root / "content" / "up").symlink_to("..")
+    rebuilder = Rebuilder(site.root / "site.yaml")
+    warning = ("warning: content/up: a symlinked folder, not followed: the papers in it are not in the site "
+               "(move the folder into content/, or link each file)")
+    first = rebuilder.rebuild()
+    assert first.error is None and first.warnings == (warning,)
+    assert summary(None, first).endswith(f" built in {first.seconds * 1000:.0f} ms\n{warning}")
+    site.paper("one", title="Edited")
+    assert rebuilder.rebuild().warnings == ()
+    (site.root / "content" / "up").unlink()
+    assert rebuilder.rebuild().warnings == ()
+    (site.root / "content" / "up").symlink_to("..")
+    assert rebuilder.rebuild().warnings == (warning,)
 
 
 def test_summary_lines(site):

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from . import sitesize
-from .store import (spelled_output, cache_warning, fingerprint, load_session, read_record, record_path, save_session,
-                    save_session_alongside, session_path, unchanged, write_record)
+from .store import (spelled_output, cache_warning, clear_leftovers, fingerprint, load_session, read_record,
+                    record_path, save_session, save_session_alongside, session_path, unchanged, write_record)
 
 if TYPE_CHECKING:
     from ..pipeline import Build
@@ -47,12 +47,17 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
     Raises SiteError as the build does; a cache that cannot be written is a warning."""
     config_path, output = one_spelling(Path(config_path)), Path(output)
     root = config_path.parent
+    clear_leftovers(root)
     record = read_record(root, output)
     now = fingerprint(config_path, (spelled_output(output), base_url), record["files"] if record else None)
     if not clean and unchanged(record, now, output):
         summary = record["summary"]
-        warnings = sitesize.size_warnings(summary["size"], record.get("optional") or {})
-        return Written(**summary, written=0, removed=0, cached=True, warnings=warnings)
+        try:
+            warnings = [*record.get("warnings", []),
+                        *sitesize.size_warnings(summary["size"], record.get("optional") or {})]
+            return Written(**summary, written=0, removed=0, cached=True, warnings=warnings)
+        except (KeyError, TypeError):  # a record of another shape: build, as without one
+            pass
     from ..source.config import load_config  # only now: a build with nothing to do needs none of it
     from . import map_ahead
     from .runner import BuildCache
@@ -82,9 +87,9 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
     optional = {}  # only for the warning: spares an edit build a pass over every path
     if report.size > sitesize.PAGES_LIMIT:
         optional = sitesize.optional_bytes((path, stat[0]) for path, stat in report.stats.items())
-    warnings = sitesize.size_warnings(report.size, optional)
+    warnings = [*result.warnings, *report.warnings, *sitesize.size_warnings(report.size, optional)]
     try:
-        write_record(root, output, now, summary, optional)
+        write_record(root, output, now, summary, optional, result.warnings)
         memo = _kept[0]
 
         def save() -> None:

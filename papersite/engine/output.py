@@ -56,6 +56,7 @@ class WriteReport:
     total: int
     size: int = 0  # bytes, all files of the site
     stats: dict = field(default_factory=dict)  # path -> (size, mtime_ns, inode) of every file of the site
+    warnings: tuple[str, ...] = ()  # for the user, such as a damaged manifest ignored
 
 
 # A receipt of a file put into the staging folder: the digest of its bytes. A plain str when the
@@ -151,6 +152,14 @@ class Staging:
     def on_disk(self) -> dict[str, Stat]:
         return self.surveyed().on_disk
 
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        damaged = self.surveyed().damaged
+        if not damaged:
+            return ()
+        return (f"warning: {manifest_path(self.shown)} is damaged ({damaged}): ignored, and written anew; "
+                f"the files in {self.shown}/ were compared byte for byte instead",)
+
     def __enter__(self) -> "Staging":
         return self
 
@@ -206,7 +215,8 @@ class Staging:
             if held.recorded != len(stored):  # first build with a manifest: record what is there
                 _write_manifest(self.out_dir, stored, self.on_disk, [], required=False)
             # nothing written, nothing stale: the output holds exactly the stored files
-            return WriteReport(0, 0, len(stored), sum(stat[0] for stat in self.on_disk.values()), self.on_disk)
+            return WriteReport(0, 0, len(stored), sum(stat[0] for stat in self.on_disk.values()), self.on_disk,
+                               self.warnings)
         try:
             if not self.on_disk:  # a new or empty folder: the staging folder holds the whole site
                 stats = {path: _stat(os.path.join(self.folder, path)) for path in stored}
@@ -225,7 +235,8 @@ class Staging:
             raise _write_error(self.shown, exc) from None
         for path in (self.digests or {}).keys() - stored.keys():
             del self.digests[path]
-        return WriteReport(changed, len(stale), len(stored), sum(stats[path][0] for path in stored), stats)
+        return WriteReport(changed, len(stale), len(stored), sum(stats[path][0] for path in stored), stats,
+                           self.warnings)
 
 
 def _write_error(out_dir: Path, exc: OSError) -> SiteError:
@@ -267,19 +278,20 @@ class Survey:
     vouched: dict[str, str]  # path -> hash, for the files that are as the manifest recorded them
     unvouched: set[str]  # the files of an old site without a manifest: the new site must write them all
     recorded: int  # files the manifest names
+    damaged: str = ""  # why the manifest there could not be read (then it counts as missing)
 
 
 def survey(out_dir: Path, shown: Path) -> Survey:
     """The output folder's files, and which of them the manifest vouches for (the hash of a
     file whose stat still matches). Raises the SiteError of a folder holding files no
     papersite build wrote."""
-    manifest = _read_manifest(out_dir)
+    manifest, damaged = _read_manifest(out_dir)
     on_disk = _existing_files(out_dir)
-    unvouched = refuse_foreign(shown, on_disk, manifest)
+    unvouched = refuse_foreign(shown, on_disk, manifest, damaged)
     files = manifest["files"] if manifest else {}
     vouched = {path: recorded[3] for path, recorded in files.items()
                if isinstance(recorded, list) and len(recorded) == 4 and tuple(recorded[:3]) == on_disk.get(path)}
-    return Survey(on_disk, vouched, unvouched, len(files))
+    return Survey(on_disk, vouched, unvouched, len(files), damaged if on_disk else "")
 
 
 def _recorded_files(out_dir: Path) -> int:
@@ -290,17 +302,37 @@ def _recorded_files(out_dir: Path) -> int:
         return 0
 
 
-def _read_manifest(out_dir: Path) -> dict | None:
-    """{"files": {path: [size, mtime, inode, hash]}, "leaving": [path, ...]}, or None when
-    there is none (or it is unreadable): then the files are compared byte for byte."""
+def _read_manifest(out_dir: Path) -> tuple[dict | None, str]:
+    """({"files": {path: [size, mtime, inode, hash]}, "leaving": [path, ...]}, ""), or (None, why)
+    when there is none (why: "") or it cannot be read (why it is damaged): then the files are
+    compared byte for byte."""
     try:
-        manifest = json.loads(manifest_path(out_dir).read_bytes())
-    except (OSError, ValueError):
-        return None
+        text = manifest_path(out_dir).read_bytes()
+    except FileNotFoundError:
+        return None, ""
+    except OSError as exc:
+        return None, f"cannot read it: {exc.strerror or exc}"
+    try:
+        manifest = _MANIFEST_JSON.decode(text.decode("utf-8"))
+    except json.JSONDecodeError as exc:
+        return None, f"not valid JSON: {exc.msg} at line {exc.lineno}"
+    except (ValueError, RecursionError) as exc:  # not UTF-8, a number too long, nested too deep
+        return None, str(exc) if isinstance(exc, ValueError) else "nested too deeply"
     if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
-        return None
+        return None, 'not a manifest: no "files" object'
     leaving = manifest.get("leaving", [])
-    return {"files": manifest["files"], "leaving": leaving if isinstance(leaving, list) else []}
+    return {"files": manifest["files"], "leaving": leaving if isinstance(leaving, list) else []}, ""
+
+
+def _manifest_number(digits: str) -> int:
+    # sizes, times in nanoseconds and inodes: far below this. Past 4,300 digits, int() fails
+    # with a message about Python rather than the file.
+    if len(digits) > 40:
+        raise ValueError(f"a number of {len(digits):,} digits")
+    return int(digits)
+
+
+_MANIFEST_JSON = json.JSONDecoder(parse_int=_manifest_number)
 
 
 def _write_manifest(out_dir: Path, stored: dict[str, Receipt], stats: dict[str, Stat], leaving: list[str],

@@ -87,9 +87,10 @@ def _refuse_project_parts(out_dir: Path, root: Path, refuse: Callable[[str], Non
                 refuse(f"it contains the project's {name}/ folder")
 
 
-def refuse_foreign(shown: Path, on_disk: dict[str, Stat], manifest: dict | None) -> set[str]:
+def refuse_foreign(shown: Path, on_disk: dict[str, Stat], manifest: dict | None, damaged: str = "") -> set[str]:
     """Refuse a folder that holds files no papersite build wrote. Returns the files of an old
-    site that has no manifest: commit refuses unless the new site writes them all again."""
+    site that has no manifest (or a `damaged` one, saying why): commit refuses unless the new
+    site writes them all again."""
     if not on_disk:
         return set()  # new or empty: nothing to lose
     if manifest is not None:
@@ -99,10 +100,13 @@ def refuse_foreign(shown: Path, on_disk: dict[str, Stat], manifest: dict | None)
         return set()
     if SITE_MARK not in on_disk:
         example = shown / min(on_disk)
+        manifest_is = f"{manifest_path(shown).name} beside it is damaged: {damaged}" if damaged else \
+            f"no {manifest_path(shown).name} beside it"
         raise SiteError(Problem(shown, None, f"already holds files that papersite did not write (such as {example}; "
-                                             f"no {manifest_path(shown).name} beside it), and the output folder is "
+                                             f"{manifest_is}), and the output folder is "
                                              f"replaced on every build; {CHOOSE}. If it is an old site whose "
-                                             f"manifest was deleted, delete the folder and build again"))
+                                             f"manifest was {'damaged' if damaged else 'deleted'}, delete the "
+                                             "folder and build again"))
     return set(on_disk)
 
 

@@ -39,7 +39,7 @@ from stat import S_ISDIR, S_ISREG
 from typing import Any, BinaryIO, Callable, Iterable
 
 from .. import __version__
-from ..source.files import SOURCE_DIRS, stamp
+from ..source.files import SOURCE_DIRS, stamp, writer_is_gone
 
 
 FORMAT = 3  # of the entry files; part of every key
@@ -98,8 +98,9 @@ def fingerprint(config_path: Path, options: tuple, last: dict[str, list] | None 
     last = last or {}
     files: dict[str, list] = {}
     seen: set[tuple[int, int]] = set()  # folders walked (device, inode)
+    content = str(root / "content")
     for top in [config_path, *input_roots(root)]:
-        _scan(str(top), files, last, seen)
+        _scan(str(top), files, last, seen, follow=str(top) != content)
     whole, engine = hashlib.blake2b(digest_size=16), hashlib.blake2b(digest_size=16)
     version = repr((FORMAT, __version__, sys.version)).encode()
     inside = str(ENGINE) + os.sep
@@ -127,8 +128,11 @@ def installed_distributions() -> list[str]:
     return sorted(found)
 
 
-def _scan(top: str, files: dict[str, list], last: dict[str, list], seen: set[tuple[int, int]]) -> None:
-    """Every file under top (or top itself), links followed, each real folder once."""
+def _scan(top: str, files: dict[str, list], last: dict[str, list], seen: set[tuple[int, int]],
+          follow: bool = True) -> None:
+    """Every file under top (or top itself), links followed, each real folder once. Unless
+    `follow`, symlinked folders are not (as content/'s, which the build does not read): each is
+    known by its link alone, under its path and a separator (so no file's path)."""
     try:
         st = os.stat(top)
     except OSError:
@@ -153,6 +157,11 @@ def _scan(top: str, files: dict[str, list], last: dict[str, list], seen: set[tup
                 continue
             if not S_ISDIR(st.st_mode):
                 _take(entry.path, st, files, last)
+            elif not follow and entry.is_symlink():
+                try:
+                    files[entry.path + os.sep] = [*stamp(entry.stat(follow_symlinks=False)), "folder not followed"]
+                except OSError:
+                    pass  # gone meanwhile
             elif entry.name != "__pycache__" and (st.st_dev, st.st_ino) not in seen:
                 seen.add((st.st_dev, st.st_ino))  # a link loop ends; a second way in adds nothing
                 folders.append(entry.path)
@@ -178,6 +187,26 @@ def _take(path: str, st: os.stat_result, files: dict[str, list], last: dict[str,
 # --- Entry files -------------------------------------------------------------------
 
 HEADER_ROOM = 128  # bytes before the payload: the header, padded with spaces, and a newline
+
+
+# write_entry_from's temporary files: an entry's name, the writer's pid, .tmp
+LEFTOVER = re.compile(r"(?:session\.pickle|map-ahead\.pickle|build-[0-9a-f]{32}\.json)\.([0-9]+)\.tmp")
+
+
+def clear_leftovers(root: Path) -> None:
+    """Remove the temporary files of entries whose writer was killed before it could (kill -9, a
+    power cut): only names write_entry_from gives, of processes no longer running."""
+    try:
+        names = os.listdir(cache_dir(root))
+    except OSError:
+        return  # no cache yet
+    for name in names:
+        match = LEFTOVER.fullmatch(name)
+        if match and writer_is_gone(int(match[1])):
+            try:
+                os.unlink(cache_dir(root) / name)
+            except OSError:
+                pass  # gone meanwhile, or not ours to remove after all: left as it was
 
 
 def write_entry(path: Path, payload: bytes) -> None:
@@ -278,9 +307,15 @@ def read_record(root: Path, output: Path) -> dict | None:
         return None
     try:
         record = json.loads(bytes(payload))
-    except ValueError:
+    except (ValueError, RecursionError):  # a cache is never trusted: as if there were none
         return None
-    return record if isinstance(record, dict) and isinstance(record.get("files"), dict) else None
+    if not isinstance(record, dict) or not isinstance(record.get("files"), dict) or \
+            not isinstance(record.get("summary"), dict) or not isinstance(record.get("warnings", []), list):
+        return None
+    # fingerprint() compares each entry's first four items with a file's stat
+    if not all(type(entry) is list and len(entry) == 5 for entry in record["files"].values()):
+        return None
+    return record
 
 
 def unchanged(record: dict | None, fingerprint_: Fingerprint, output: Path) -> bool:
@@ -290,10 +325,11 @@ def unchanged(record: dict | None, fingerprint_: Fingerprint, output: Path) -> b
 
 
 def write_record(root: Path, output: Path, fingerprint_: Fingerprint, summary: dict,
-                 optional: dict[str, int] | None = None) -> None:
-    """`optional`: optional_bytes of the site, for the warning a build with nothing to do repeats."""
+                 optional: dict[str, int] | None = None, warnings: Iterable[str] = ()) -> None:
+    """`optional`: optional_bytes of the site, for the warning a build with nothing to do repeats;
+    so are the build's `warnings` (of its sources)."""
     record = {"key": fingerprint_.key, "output": output_stamp(output), "summary": summary,
-              "optional": optional or {}, "files": fingerprint_.files}
+              "optional": optional or {}, "warnings": list(warnings), "files": fingerprint_.files}
     write_entry(record_path(root, output), json.dumps(record, separators=(",", ":")).encode())
 
 

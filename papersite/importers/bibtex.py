@@ -290,7 +290,8 @@ def _dates(record: Record, raw) -> None:
         month = month_number(words[0]) if words else None
         if year and month:
             day = raw("day").strip()
-            date = f"{year:04d}-{month:02d}" + (f"-{int(day):02d}" if day.isdigit() and 1 <= int(day) <= 31 else "")
+            date = f"{year:04d}-{month:02d}" + (f"-{int(day):02d}" if re.fullmatch(r"0?[1-9]|[12][0-9]|3[01]", day)
+                                                 else "")
     published = parse_date(raw("published"))  # PMLR volumes give the day the proceedings came out
     if published[0] and (not year or (published[0] == year and len(published[1]) > len(date))):
         year, date = published

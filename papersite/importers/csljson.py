@@ -94,7 +94,12 @@ def issued(value) -> tuple[int | None, str]:
         return None, ""
     parts = value.get("date-parts")
     if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]:
-        numbers = [str(p).strip() for p in parts[0][:3]]
-        if all(re.fullmatch(r"-?\d+", p) for p in numbers):
+        numbers = []
+        for part in parts[0][:3]:  # year, month, day: as many as are numbers int() takes
+            part = str(part).strip()
+            if not re.fullmatch(r"-?[0-9]{1,9}", part):
+                break
+            numbers.append(part)
+        if numbers:
             return parse_date("-".join(f"{int(p):02d}" if i else p for i, p in enumerate(numbers)))
     return parse_date(value.get("raw") or value.get("literal") or "")

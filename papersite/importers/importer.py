@@ -24,8 +24,8 @@ from .records import FileProblem
 from .report import DUPLICATE, EDITED, NO_TITLE, NOT_A_PAPER, ImportReport
 from .titles import title_mark
 from .venues import Venues, append_venues
-from .writer import (DERIVED_HEADER, MANIFEST, Existing, file_hash, read_manifest, render, scan_catalog,
-                     write_atomically, write_manifest)
+from .writer import (DERIVED_HEADER, MANIFEST, Existing, clear_leftovers, file_hash, read_manifest, render,
+                     scan_catalog, write_atomically, write_manifest)
 
 SLUG_WORDS = 8
 # Records of a file stopped for one reason are listed one a line up to this many; more are
@@ -55,9 +55,11 @@ class Importer:
         self.venues_used: set[str] = set()  # by a paper this import wrote or found: a new one of them goes to site.yaml
         self.content = config.content_dir
         self.manifest = read_manifest(self.content)
+        clear_leftovers(self.content, site_yaml)  # the manifest is sound: this import goes ahead
         self.owned_hashes = set(self.manifest.values())
         self.report = ImportReport()
         self.no_venue: dict[str, list[Problem]] = {}  # reason -> the records of this file it stopped
+        self.linked: dict[str, bool] = {}  # venue -> whether its folder is a symlink (see _linked)
         paths = find_content_files(self.content) if self.content.is_dir() else []
         self.taken = {slugify(path.stem) for path in paths}  # every URL slug in use, also of files that do not parse
         self.known = KnownPapers(scan_catalog(self.content, self.manifest, paths), self.venues)
@@ -220,7 +222,7 @@ class Importer:
                                             f"overwritten (the record at {_where(record)})"), EDITED)
         target = self.content / move[1] / paper.path.name if move else None
         if target is not None and paper.path.parent == self.content / move[0] and not paper.path.is_symlink() \
-                and not os.path.lexists(target):
+                and not os.path.lexists(target) and not self._linked(move[1]):
             target.parent.mkdir(parents=True, exist_ok=True)
             os.rename(paper.path, target)  # first: an interruption leaves one file, which the next import updates
             self.manifest.pop(key, None)
@@ -271,6 +273,9 @@ class Importer:
         words = title_slug(front["title"]).split("-")[:SLUG_WORDS]
         base = "-".join(words) or "paper"
         folder = os.path.join(self.content, venue.slug)
+        if self._linked(venue.slug):
+            return self.report.problem(_at(record, f"not written: {self.shown(Path(folder))} is a symlinked folder, "
+                                                   "which the build does not follow; make it a folder of its own"))
         slug, n = base, 2
         # a URL slug of no other paper, and never a file already there (a README the build skips)
         while slug in self.taken or slug == "readme" or os.path.lexists(os.path.join(folder, f"{slug}.md")):
@@ -284,6 +289,12 @@ class Importer:
                          "", front["added"], record.identifiers,
                          claimed=_where(record), created=True)
         self.known.remember(paper)
+
+    def _linked(self, venue: str) -> bool:
+        """Whether content/<venue> is a symlinked folder: a file written there would not be read."""
+        if venue not in self.linked:
+            self.linked[venue] = os.path.islink(os.path.join(self.content, venue))
+        return self.linked[venue]
 
     def _dates(self, record: Prepared, venue: Venue, extra: dict) -> tuple[int | None, str]:
         """(year, date) as the venue allows them; what it does not is kept in extra."""

@@ -4,7 +4,8 @@ a single record, or JSON Lines; each record a flat object (CSV column names), a 
 or an OpenReview note (API v1 `content.title`, v2 `content.title.value`).
 
 Records are decoded one at a time from the text, so each gets its line number and a
-syntax error keeps the records before it.
+syntax error keeps the records before it. A record that is valid JSON but cannot be
+imported (a number too long, nesting too deep) is a problem of its own: the next is read.
 """
 from __future__ import annotations
 
@@ -14,27 +15,109 @@ import re
 from pathlib import Path
 
 from ..errors import Problem
+from ..source.yamlsource import MAX_DEPTH, MAX_INT_CHARS
 from . import csljson
 from .flat import ALIASES, Columns, column_key, record_from
 from .records import Author, FileProblem, Record, Reader, read_text
 from .text import inline, light_latex, link_for, paragraphs, status_from
 
-_DECODER = json.JSONDecoder()
+# Front matter may nest MAX_DEPTH levels; a record's extra fields go two levels down in it.
+MAX_RECORD_DEPTH = MAX_DEPTH - 2
+
+
+class _Unreadable(Exception):
+    """A record that is valid JSON but cannot be taken: reported and skipped, the next one read.
+    `syntax`: what to call it should it turn out not to end (then nothing after it can be read)."""
+
+    def __init__(self, message: str, syntax: str = "", end: int | None = None):
+        super().__init__(message)
+        self.syntax, self.end = syntax, end  # end: where the record ends, when known
+
+
+def _whole_number(digits: str) -> int:
+    # Python refuses to convert an integer of more than 4,300 digits, and the build refuses one of
+    # more than MAX_INT_CHARS in front matter: either would stop the import or the next build.
+    if len(digits) > MAX_INT_CHARS:
+        raise _Unreadable(f"has a whole number of {len(digits):,} digits, too large to import "
+                          "(quote it in the file if it is meant as text)")
+    return int(digits)
+
+
+_DECODER = json.JSONDecoder(parse_int=_whole_number)
 
 
 def _decode(text: str, pos: int):
-    """json's raw_decode, with nesting too deep for it reported like any other syntax error."""
+    """json's raw_decode; nesting too deep for it and numbers too long are _Unreadable."""
     try:
-        return _DECODER.raw_decode(text, pos)
+        value, end = _DECODER.raw_decode(text, pos)
     except RecursionError:
-        raise json.JSONDecodeError("nested too deeply", text, pos) from None
+        raise _Unreadable("is nested too deeply to read", "nested too deeply") from None
+    if text.count("[", pos, end) + text.count("{", pos, end) > MAX_RECORD_DEPTH and \
+            _depth_over(value, MAX_RECORD_DEPTH):  # walked only when it could be
+        raise _Unreadable(f"is nested more than {MAX_RECORD_DEPTH} levels deep, more than a content file "
+                          "may hold", end=end)
+    return value, end
+
+
+def _depth_over(value, limit: int) -> bool:
+    """Whether value nests more than `limit` lists and objects deep (iteratively: a record
+    nested as deep as json can read would exhaust the stack of a recursive walk)."""
+    stack = [(value, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (dict, list)):
+            if depth > limit:
+                return True
+            stack.extend((child, depth + 1) for child in (value.values() if isinstance(value, dict) else value))
+    return False
+
+
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]|[^"\[\]{}]+', re.DOTALL)
+_SCALAR = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[^\s,\]}]+', re.DOTALL)
+
+
+def _end_of_value(text: str, pos: int) -> int:
+    """Where the JSON value at pos ends, found without building it (an _Unreadable record, to
+    go on after it). Raises JSONDecodeError when it does not end."""
+    if text[pos] not in "[{":
+        match = _SCALAR.match(text, pos)
+        if match is None:
+            raise json.JSONDecodeError("unterminated string", text, pos)
+        return match.end()
+    depth = 0
+    while pos < len(text):
+        match = _TOKEN.match(text, pos)
+        if match is None:
+            raise json.JSONDecodeError("unterminated string", text, pos)
+        first = text[pos]
+        depth += 1 if first in "[{" else -1 if first in "]}" else 0
+        pos = match.end()
+        if depth == 0:
+            return pos
+    raise json.JSONDecodeError("a record is not closed", text, len(text))
+
+
+def _value_or_skipped(text: str, pos: int):
+    """(the JSON value at pos, or the _Unreadable that skips it; where it ends)."""
+    try:
+        return _decode(text, pos)
+    except _Unreadable as exc:
+        try:
+            return exc, exc.end if exc.end is not None else _end_of_value(text, pos)
+        except json.JSONDecodeError:
+            if not exc.syntax:
+                raise
+            raise json.JSONDecodeError(exc.syntax, text, pos) from None
+
+
 _SPACE = re.compile(r"\s*")
 
 
 def flavour(path: Path) -> str:
     """'openreview', 'csljson' or 'json', from the file's first record."""
     for _, item in _records(path):
-        return classify(item) if isinstance(item, dict) else "json"
+        if not isinstance(item, (Problem, _Unreadable)):
+            return classify(item) if isinstance(item, dict) else "json"
     return "json"
 
 
@@ -85,13 +168,18 @@ def read(path: Path, context, name: str) -> Reader:
             yield item
             continue
         number += 1
+        if isinstance(item, _Unreadable):
+            yield Problem(path, line, f"record {number} {item}: skipped")
+            continue
         if not isinstance(item, dict):
             yield Problem(path, line, f"record {number} is {_kind(item)}, not an object")
             continue
         if name == "openreview":
-            yield from _checked(note(item, path, line, number), path, line, number, "an OpenReview note")
+            yield from _checked(_made(lambda: note(item, path, line, number), path, line, number),
+                                path, line, number, "an OpenReview note")
         elif name == "csljson":
-            yield from _checked(csljson.record(item, path, line, number), path, line, number, "a CSL-JSON item")
+            yield from _checked(_made(lambda: csljson.record(item, path, line, number), path, line, number),
+                                path, line, number, "a CSL-JSON item")
         else:
             if columns is None:  # the first record's keys; a later record may add others
                 columns = Columns(list(item), getattr(context, "columns", None))
@@ -102,7 +190,16 @@ def read(path: Path, context, name: str) -> Reader:
             unknown = [key for key in item if key not in columns.names]
             if unknown:
                 columns = Columns(columns.names + unknown, getattr(context, "columns", None))
-            yield record_from(item, columns, path, line, number)
+            yield _made(lambda: record_from(item, columns, path, line, number), path, line, number)
+
+
+def _made(make, path: Path, line: int | None, number: int) -> Record | Problem | None:
+    """make(): whatever a record holds that its reader chokes on costs this record only, reported."""
+    try:
+        return make()
+    except Exception as exc:
+        reason = inline(str(exc))[:200] or type(exc).__name__
+        return Problem(path, line, f"record {number} cannot be read ({reason}): skipped")
 
 
 def _checked(record, path, line, number, what):
@@ -125,20 +222,20 @@ def _items(path: Path, text: str, named: frozenset[str] = frozenset()):
         if text[pos] == "[":
             yield from _array(text, pos, lines)
             return
-        first, end = _decode(text, pos)
+        first, end = _value_or_skipped(text, pos)
         rest = _SPACE.match(text, end).end()
         if rest < len(text):  # more values follow: JSON Lines
             yield lines.at(pos), first
             yield from _json_lines(path, text, rest, lines)
             return
-        if isinstance(first, dict):
-            shape, key = _shape(first, named)
+        if text[pos] == "{":
+            shape, key = _shape(first, named) if isinstance(first, dict) else _shape_unread(text, pos)
             if shape == "list":
                 yield from _array(text, next(at for name, at in _members(text, pos) if name == key), lines)
                 return
             if shape == "keyed":
                 for name, at in _members(text, pos):
-                    yield lines.at(at), first[name]
+                    yield lines.at(at), first[name] if isinstance(first, dict) else _value_or_skipped(text, at)[0]
                 return
         yield lines.at(pos), first
     except json.JSONDecodeError as exc:
@@ -150,7 +247,7 @@ def _array(text: str, pos: int, lines: "_Lines"):
     if text.startswith("]", pos):
         return
     while True:
-        value, end = _decode(text, pos)
+        value, end = _value_or_skipped(text, pos)
         yield lines.at(pos), value
         pos = _SPACE.match(text, end).end()
         if text.startswith(",", pos):
@@ -189,6 +286,19 @@ def _shape(item: dict, named: frozenset[str] = frozenset()) -> tuple[str, str | 
     return "one", None
 
 
+def _shape_unread(text: str, pos: int) -> tuple[str, str | None]:
+    """_shape of an object that is valid JSON but holds a record that cannot be taken (so it
+    was not built), from its text: its first array of objects is the list of records; members
+    that are all objects are records keyed by id; else it is one record."""
+    members = list(_members(text, pos))
+    for name, at in members:
+        if text.startswith("[", at) and text.startswith("{", _SPACE.match(text, at + 1).end()):
+            return "list", name
+    if len(members) > 1 and all(text.startswith("{", at) for _, at in members):
+        return "keyed", None
+    return "one", None
+
+
 def _paper_score(value, named: frozenset[str] = frozenset()) -> int:
     """2: an object with an abstract, or a title and authors; 1: with a title; 0: not a paper's.
     An OpenReview note is judged by its content."""
@@ -215,7 +325,7 @@ def _members(text: str, pos: int):
         name, pos = _decode(text, pos)
         pos = _SPACE.match(text, _SPACE.match(text, pos).end() + 1).end()  # past ':'
         yield name, pos
-        _, end = _decode(text, pos)
+        _, end = _value_or_skipped(text, pos)
         pos = _SPACE.match(text, end).end()
         if text.startswith(",", pos):
             pos = _SPACE.match(text, pos + 1).end()
@@ -231,7 +341,7 @@ def _line_value(path: Path, number: int, raw: str):
     """The one JSON value of a line of JSON Lines, or the Problem with it."""
     raw = raw.strip()
     try:
-        value, end = _decode(raw, 0)
+        value, end = _value_or_skipped(raw, 0)
         if end != len(raw):
             raise json.JSONDecodeError("more than one value on the line", raw, _SPACE.match(raw, end).end())
         return value

@@ -392,8 +392,8 @@ def _assemble(year: int, month: int | None, day: int | None) -> tuple[int | None
 
 def month_number(text: str) -> int | None:
     text = text.strip().lower().rstrip(".")
-    if text.isdigit():
-        return int(text) if 1 <= int(text) <= 12 else None
+    if text.isdigit():  # and not "²", nor 5,000 digits, which int() refuses
+        return int(text) if re.fullmatch(r"0?[1-9]|1[0-2]", text) else None
     return MONTHS.get(text)
 
 

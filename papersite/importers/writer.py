@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,7 +21,7 @@ import yaml
 
 from ..source.content import find_content_files, split_front_matter
 from ..errors import Problem, SiteError
-from ..source.files import write_all
+from ..source.files import write_all, writer_is_gone
 from ..source.yamlsource import FORBIDDEN_CHARACTERS, load_yaml
 from .identity import family_name, identifiers, title_key
 from .titles import title_is_derived
@@ -114,6 +115,74 @@ def write_atomically(path: Path, data: bytes, existed: bool | None = None) -> No
 
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
+# write_atomically's temporary files: ".<name>.<pid>.tmp"
+_TEMPORARY = re.compile(r"\.(.+)\.([0-9]+)\.tmp")
+_RENDERED_START = b"---\n# Imported"  # of HEADER and DERIVED_HEADER
+
+
+def clear_leftovers(content: Path, site_yaml: Path) -> None:
+    """Remove the temporary files of an import killed while it wrote (kill -9, a power cut):
+    hidden, so the build never reads them, they would stay forever. Only what is provably one:
+    a name write_atomically gives, of a process no longer running, holding the start of what an
+    import writes there (a content file, the manifest, site.yaml). Folders are walked as the
+    import finds content files, links not followed; anything else is a person's and stays."""
+    found = [(site_yaml.parent, entry.name) for entry in _entries(site_yaml.parent)]
+    folders = [content]
+    while folders:
+        folder = folders.pop()
+        for entry in _entries(folder):
+            if _is_folder(entry):
+                if not entry.name.startswith("."):
+                    folders.append(Path(entry.path))
+            else:
+                found.append((folder, entry.name))
+    for folder, name in found:
+        match = _TEMPORARY.fullmatch(name)
+        if not match:
+            continue
+        written = match[1]
+        if written == site_yaml.name and folder == site_yaml.parent:
+            start = b""  # site.yaml with venues appended: any text
+        elif written == MANIFEST and folder == content:
+            start = b"{"
+        elif written.endswith(".md") and folder != site_yaml.parent:
+            start = _RENDERED_START
+        else:
+            continue
+        if writer_is_gone(int(match[2])):
+            _remove_if_it_starts(folder / name, start)
+
+
+def _entries(folder: Path) -> list[os.DirEntry]:
+    try:
+        return list(os.scandir(folder))
+    except OSError:
+        return []  # the import says what it cannot read
+
+
+def _is_folder(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _remove_if_it_starts(path: Path, start: bytes) -> None:
+    """Remove the regular file at path if its bytes are `start` or its beginning (a write cut
+    short), or begin with it."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return
+            head = os.read(fd, len(start))
+        finally:
+            os.close(fd)
+        if head == start[:len(head)]:
+            os.unlink(path)
+    except OSError:
+        pass  # a link, unreadable, or gone meanwhile: left as it is
+
 
 def read_manifest(content: Path) -> dict[str, str]:
     """The manifest, checked: a manifest of the wrong shape is an error, never silently
@@ -129,10 +198,12 @@ def read_manifest(content: Path) -> dict[str, str]:
     except OSError as exc:
         raise SiteError(Problem(shown, None, f"cannot read: {exc.strerror}")) from None
     try:
-        data = json.loads(text)
+        data = _MANIFEST_JSON.decode(text)
     except ValueError as exc:
         line = getattr(exc, "lineno", None)
         raise SiteError(Problem(shown, line, f"not valid JSON ({getattr(exc, 'msg', exc)}): {_RESTORE}")) from None
+    except RecursionError:
+        raise SiteError(Problem(shown, None, f"nested too deeply to be a manifest: {_RESTORE}")) from None
     if not isinstance(data, dict):
         raise SiteError(Problem(shown, 1, f"expected an object mapping file paths to hashes, not a "
                                           f"{_json_type(data)}: {_RESTORE}"))
@@ -143,6 +214,10 @@ def read_manifest(content: Path) -> dict[str, str]:
                                                  f"{_json_type(value)}: {_RESTORE}"))
     return data
 
+
+# Every value is a hash, a string: a whole number, however long, only has to be reported as a number
+# where a hash belongs, not converted (past 4,300 digits Python refuses to, naming no file).
+_MANIFEST_JSON = json.JSONDecoder(parse_int=float)
 
 _RESTORE = ("restore it from git, or delete it (every imported file is then treated as edited by hand and "
             "never updated)")

@@ -37,6 +37,7 @@ class Outcome:
     changed: int  # output files added, changed or removed
     seconds: float
     paths: frozenset[str] | None = None  # those files, when known
+    warnings: tuple[str, ...] = ()  # new since the last rebuild said them
 
 
 class Rebuilder:
@@ -117,9 +118,12 @@ class Rebuilder:
             config = self._config().with_base_url(self.base_url)
             build = build_site(config, Warm(self.cache))
             paths = None
+            # said once, not after every edit, until they change
+            warnings = build.warnings if self.last is None or build.warnings != self.last.warnings else ()
             if self.output is not None:
                 report = write_site(build.files, self.output, self.cache.digests, config.root)
                 changed = report.written + report.removed
+                warnings += report.warnings
             else:
                 paths = changed_paths(self.last.files if self.last else {}, build.files)
                 changed = len(paths)
@@ -137,7 +141,7 @@ class Rebuilder:
                 # is still freed, by reference counting.
                 gc.freeze()
             self.last, self.error = build, None
-            return Outcome(build, None, changed, time.perf_counter() - start, paths)
+            return Outcome(build, None, changed, time.perf_counter() - start, paths, warnings)
         return Outcome(None, self.error, 0, time.perf_counter() - start)
 
 
@@ -214,4 +218,5 @@ def summary(changes: ChangeSet | None, outcome: Outcome, written: str = "changed
         return f"{stamp} {what}: build failed in {took}, keeping the last good build\n{problems}"
     files = "no output" if outcome.changed == 0 else \
         f"{outcome.changed} file{'s' if outcome.changed != 1 else ''}"
-    return f"{stamp} {what}: {files} {'built' if changes is None else written} in {took}"
+    return "\n".join([f"{stamp} {what}: {files} {'built' if changes is None else written} in {took}",
+                      *outcome.warnings])

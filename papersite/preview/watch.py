@@ -11,6 +11,7 @@ Watched: content/, templates/, static/ and the config file; never the output.
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -93,7 +94,9 @@ def classify(path: str | Path, root: Path, config_name: str = "site.yaml", is_di
 
     Skipped as the build skips them: hidden names (editor swap files) and,
     in content/, files that are not Markdown (temp files of `sed -i` and
-    others). Anything outside the source folders, such as the output, too.
+    others) other than symlinks (a link to a folder, which the build warns
+    it does not follow). Anything outside the source folders, such as the
+    output, too.
     """
     try:
         parts = Path(path).relative_to(root).parts  # not resolved: a symlink in content/ still counts
@@ -103,7 +106,8 @@ def classify(path: str | Path, root: Path, config_name: str = "site.yaml", is_di
         return config_name
     if len(parts) < 1 or parts[0] not in SOURCE_DIRS or any(p.startswith(".") for p in parts):
         return None
-    if parts[0] == "content" and len(parts) > 1 and not is_dir and not parts[-1].endswith(".md"):
+    if parts[0] == "content" and len(parts) > 1 and not is_dir and not parts[-1].endswith(".md") \
+            and not os.path.islink(path):
         return None
     return "/".join(parts)
 
@@ -164,7 +168,8 @@ class SourceWatcher:
                 self.observer.unschedule(old)
             except KeyError:
                 pass  # its folder was deleted, which already ended the watch
-        self.watches[name] = self.observer.schedule(self.handler, str(folder), recursive=True)
+        # Not into symlinked folders (watchdog's default, said here): content/ does not read them
+        self.watches[name] = self.observer.schedule(self.handler, str(folder), recursive=True, follow_symlink=False)
 
 
 def rebuild_loop(queue: ChangeQueue, on_changes: Callable[[ChangeSet], None]) -> None:

@@ -63,11 +63,21 @@ def find_content_files(content_dir: Path) -> list[Path]:
     return [Path(path) for path, _ in _content_entries(content_dir)]
 
 
-def _content_entries(content_dir: Path, root: Path | None = None,
-                     problems: list[Problem] | None = None) -> list[tuple[str, os.DirEntry]]:
+def _content_entries(content_dir: Path, root: Path | None = None, problems: list[Problem] | None = None,
+                     unfollowed: list[str] | None = None) -> list[tuple[str, os.DirEntry]]:
     """(path, directory entry) of every content file, in Path order: plain strings, because
-    a rebuild looks at every file and Path objects cost more than the stat."""
-    return walk_files(content_dir, root, problems, is_content_name)
+    a rebuild looks at every file and Path objects cost more than the stat.
+
+    Symlinked folders in content/ are not followed (`unfollowed` lists them): every Markdown
+    file under content/ is a paper, and a link to `..` would make papers of the whole
+    project, node_modules included. A symlinked file is read, as the build reads any source
+    file (source.files.read_source: only when it leads inside the project)."""
+    return walk_files(content_dir, root, problems, is_content_name, [] if unfollowed is None else unfollowed)
+
+
+def unfollowed_warning(folder: str) -> str:
+    return (f"warning: {folder}: a symlinked folder, not followed: the papers in it are not in the site "
+            "(move the folder into content/, or link each file)")
 
 
 def is_content_name(name: str) -> bool:
@@ -263,6 +273,7 @@ class PaperCache:
     def __init__(self):
         self._entries: dict[str, tuple[tuple[int, ...], Parsed]] = {}
         self.config_key: object = None
+        self.warnings: tuple[str, ...] = ()  # of the last load_papers: folders not followed
 
     def read_all(self, entries: list[tuple[str, os.DirEntry]], config: SiteConfig) -> list[Parsed]:
         """Every (path, directory entry) parsed, or its last parse while its stamp is unchanged: the
@@ -319,8 +330,9 @@ def load_papers(config: SiteConfig, cache: PaperCache | None = None) -> list[Pap
     if not content_dir.is_dir():
         raise SiteError(Problem(content_dir, None, "content folder not found (make it, or bring papers in "
                                                    "with the import command)"))
-    papers, problems = [], []
-    entries = _content_entries(content_dir, config.root, problems)
+    papers, problems, unfollowed = [], [], []
+    entries = _content_entries(content_dir, config.root, problems, unfollowed)
+    cache.warnings = tuple(unfollowed_warning(folder) for folder in unfollowed)
     for parsed in cache.read_all(entries, config):
         problems.extend(parsed.problems)
         if parsed.paper:

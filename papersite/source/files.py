@@ -26,14 +26,16 @@ def stamp(st: os.stat_result) -> tuple[int, int, int, int]:
 
 
 def walk_files(top: Path, root: Path | None = None, problems: list[Problem] | None = None,
-               wanted: Callable[[str], bool] = lambda name: True) -> list[tuple[str, os.DirEntry]]:
+               wanted: Callable[[str], bool] = lambda name: True,
+               unfollowed: list[str] | None = None) -> list[tuple[str, os.DirEntry]]:
     """(path, directory entry) of every file under `top` whose name is `wanted`, in Path
     order; hidden files and folders are left out.
 
     Symlinked folders are followed when they lead inside the project (`root`) or `top`,
     each real folder once (so a loop ends); a folder that cannot be read, or a link that
     leads outside, is a Problem added to `problems`. A file reached through two folder
-    links is listed once.
+    links is listed once. Given `unfollowed`, no symlinked folder is followed: each is
+    added to it instead, named as messages name files, in Path order.
     """
     allowed = allowed_roots(top, root if root is not None else top.parent)
     found, folders, links, visited = [], [str(top)], [], set()
@@ -59,6 +61,8 @@ def walk_files(top: Path, root: Path | None = None, problems: list[Problem] | No
                     continue
                 if not entry.is_symlink():
                     folders.append(entry.path)
+                elif unfollowed is not None:
+                    unfollowed.append(entry.path)
                 elif _inside(os.path.realpath(entry.path), allowed):
                     links.append(entry.path)
                 else:
@@ -66,6 +70,9 @@ def walk_files(top: Path, root: Path | None = None, problems: list[Problem] | No
             elif not name.startswith(".") and wanted(name):
                 found.append((entry.path, entry))
     found.sort(key=lambda item: item[0].replace(os.sep, "\0"))  # as Paths sort: part by part
+    if unfollowed:
+        unfollowed[:] = sorted((display(Path(path), root) if root is not None else path for path in unfollowed),
+                               key=lambda path: path.replace(os.sep, "\0"))
     return found
 
 
@@ -171,6 +178,21 @@ def unreadable(folder: Path, root: Path) -> list[Problem]:
             if isinstance(found, Problem):
                 problems.append(found)
     return problems
+
+
+def writer_is_gone(pid: int) -> bool:
+    """Whether no process `pid` runs on this machine: a temporary file named after the process
+    writing it may be removed by another only then (a writer killed with -9 left it). A pid in
+    use again by another process keeps the file until that one ends too."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # someone else's process: alive
+        return False
+    return False
 
 
 def write_all(fd: int, data: bytes) -> None:
