@@ -44,7 +44,7 @@
     // lunr.js's stemmer and stop words, on single words.
     function stem(word) { return lunr.stemmer(new lunr.Token(word)).toString(); }
     function isStopWord(word) { return !lunr.stopWordFilter(new lunr.Token(word)); }
-    // The word without its accents: author names are indexed both ways (papersite/search.py),
+    // The word without its accents: author names are indexed both ways (papersite/search/files.py),
     // so "rocktäschel" also finds papers that spell it "Rocktaschel".
     function bare(word) { return word.normalize("NFD").replace(/[\u0300-\u036f]/g, ""); }
 
