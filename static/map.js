@@ -73,16 +73,22 @@
     }
   }
 
-  // Colours far apart on the hue circle (golden angle), one per topic or venue.
-  function colourOf(i) {
-    var dark = window.matchMedia && matchMedia("(prefers-color-scheme: dark)").matches;
-    return "hsl(" + Math.round((i * 137.508) % 360) + " 70% " + (dark ? "62%" : "42%") + ")";
+  // Colours far apart on the hue circle (golden angle), one per topic or venue, as light as the
+  // colour scheme in use wants them (style.css's --map-lightness).
+  function colourOf(i, lightness) {
+    return "hsl(" + Math.round((i * 137.508) % 360) + " 70% " + lightness + ")";
   }
 
+  var ink = "", paper = ""; // the canvas's text and background colours: outlines and halos
+
   function colour() {
+    var style = getComputedStyle(canvas);
+    ink = style.color;
+    paper = style.backgroundColor;
+    var lightness = getComputedStyle(document.documentElement).getPropertyValue("--map-lightness").trim() || "42%";
     var byVenue = colourBy.value === "venue";
     var names = byVenue ? data.venues.map(function (v) { return v[0]; }) : data.topics;
-    colours = names.map(function (_, i) { return colourOf(i); });
+    colours = names.map(function (_, i) { return colourOf(i, lightness); });
     groupOf = new Int32Array(count);
     for (var n = 0; n < count; n++) groupOf[n] = byVenue ? venueOf[n] : data.topic[n];
     // papers drawn colour by colour: one fillStyle change per colour, not per dot
@@ -164,6 +170,13 @@
     if (!frame) frame = requestAnimationFrame(draw);
   }
 
+  // Highlighted (or selected) papers must stand out from thousands of others whatever their hue
+  // and the colour scheme: the others fade, and each highlighted paper is a disc about twice a
+  // dot's size, cut out of the faded dots by a halo of the background and outlined in the text
+  // colour, which contrasts with the background in light and dark alike. A hovered or focused
+  // paper gets a ring beyond that.
+  var FADED = 0.2; // opacity of the papers not highlighted
+
   function draw() {
     frame = 0;
     var started = performance.now();
@@ -173,7 +186,8 @@
                                     Math.sqrt(view.scale / fitScale))), half = size / 2;
     var dim = highlight || selection;
     var chosen = selection ? toSet(selection) : null;
-    context.globalAlpha = dim ? 0.25 : 0.85;
+    var radius = Math.max(4, 0.75 * size + 1.5); // of a highlighted disc
+    context.globalAlpha = dim ? FADED : 0.85;
     groups.forEach(function (members, g) {
       context.fillStyle = colours[g];
       for (var i = 0; i < members.length; i++) {
@@ -183,32 +197,50 @@
       }
     });
     context.globalAlpha = 1;
-    if (dim) { // the highlighted or selected papers again, on top and larger
-      var big = size + 2;
-      groups.forEach(function (members, g) {
-        context.fillStyle = colours[g];
-        for (var i = 0; i < members.length; i++) {
-          var n = members[i];
-          if ((highlight && !highlight[n]) || (chosen && !chosen[n])) continue;
-          context.fillRect(screenX(n) - big / 2, screenY(n) - big / 2, big, big);
-        }
-      });
+    if (dim) { // the highlighted or selected papers again, on top: halos, then discs, then outlines
+      var lit = [];
+      for (var n = 0; n < count; n++) {
+        if ((highlight && !highlight[n]) || (chosen && !chosen[n])) continue;
+        var x = screenX(n), y = screenY(n);
+        if (x < -radius || y < -radius || x > width + radius || y > height + radius) continue;
+        lit.push(n);
+      }
+      discs(lit, radius + 2, paper, "fill");
+      var byGroup = colours.map(function () { return []; });
+      lit.forEach(function (m) { byGroup[groupOf[m] < 0 ? colours.length - 1 : groupOf[m]].push(m); });
+      byGroup.forEach(function (members, g) { discs(members, radius, colours[g], "fill"); });
+      context.lineWidth = 1.5;
+      discs(lit, radius, ink, "stroke");
     }
-    [hovered, focused].forEach(function (n) {
-      if (n < 0) return;
-      context.strokeStyle = getComputedStyle(canvas).color;
-      context.lineWidth = 2;
-      context.beginPath();
-      context.arc(screenX(n), screenY(n), size + 4, 0, 2 * Math.PI);
-      context.stroke();
+    [hovered, focused].forEach(function (m) {
+      if (m < 0) return;
+      var ring = Math.max(size, radius) + 5;
+      context.lineWidth = 5;
+      discs([m], ring, paper, "stroke");
+      context.lineWidth = 2.5;
+      discs([m], ring, ink, "stroke");
     });
     if (box) {
-      context.strokeStyle = getComputedStyle(canvas).color;
+      context.strokeStyle = ink;
+      context.lineWidth = 1;
       context.setLineDash([4, 3]);
       context.strokeRect(box.x0, box.y0, box.x1 - box.x0, box.y1 - box.y0);
       context.setLineDash([]);
     }
     performance.measure("map:draw", { start: started, end: performance.now() });
+  }
+
+  // Circles around papers' dots, in one path: filled or stroked in one colour.
+  function discs(numbers, r, style, how) {
+    if (!numbers.length) return;
+    context.beginPath();
+    numbers.forEach(function (n) {
+      var x = screenX(n), y = screenY(n);
+      context.moveTo(x + r, y);
+      context.arc(x, y, r, 0, 2 * Math.PI);
+    });
+    if (how === "fill") { context.fillStyle = style; context.fill(); }
+    else { context.strokeStyle = style; context.stroke(); }
   }
 
   function toSet(numbers) {
@@ -501,7 +533,16 @@
   });
 
   document.getElementById("map-reset").addEventListener("click", reset);
-  colourBy.addEventListener("change", function () { colour(); redraw(); refreshList(true); });
+  colourBy.addEventListener("change", restyle);
+  // The colour scheme changed (the header's picker, or the system's while on auto): new colours.
+  function restyle() {
+    if (!data) return;
+    colour();
+    redraw();
+    refreshList(true);
+  }
+  document.addEventListener("papersite:theme", restyle);
+  if (window.matchMedia) matchMedia("(prefers-color-scheme: dark)").addEventListener("change", restyle);
 
   var findTimer = 0;
   find.addEventListener("input", function () {

@@ -84,3 +84,16 @@ def ink_distance(a: np.ndarray, b: np.ndarray) -> float:
                 other[dy:dy + b.shape[0], dx:dx + b.shape[1]] = b
                 best = min(best, np.abs(padded - other).sum() / max(padded.sum(), other.sum()))
     return best
+
+
+def luminance(rgb: np.ndarray) -> np.ndarray:
+    """WCAG relative luminance of sRGB colours (the last axis: red, green, blue, 0 to 255)."""
+    c = np.asarray(rgb, dtype=np.float64) / 255
+    c = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return c @ np.array([0.2126, 0.7152, 0.0722])
+
+
+def contrast(image: np.ndarray, colour) -> np.ndarray:
+    """The WCAG contrast ratio of every pixel of an image with one colour: 1 (the same) to 21."""
+    a, b = luminance(image), luminance(np.asarray(colour))
+    return (np.maximum(a, b) + 0.05) / (np.minimum(a, b) + 0.05)

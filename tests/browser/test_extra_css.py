@@ -77,13 +77,18 @@ def test_the_readme_custom_css_reaches_every_page_kind(page, served, kind):
     assert [e for e in page.console_errors if not (kind == "404" and "status of 404" in e)] == []
 
 
-def test_the_custom_css_wins_in_dark_mode_too(browser, served):
+@pytest.mark.parametrize("system,chosen", [("dark", None), ("light", "dark")], ids=["system", "chosen"])
+def test_the_custom_css_wins_in_dark_mode_too(browser, served, system, chosen):
+    """Dark as the system's scheme, or picked in the header."""
     site, paths, _ = served
-    context = browser.new_context(color_scheme="dark")
+    context = browser.new_context(color_scheme=system)
     try:
         page = context.new_page()
         page.goto(site.url + paths["paper"])
-        assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches")
+        if chosen:
+            page.select_option("#theme-choice", chosen)
+            page.reload()
+        assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(20, 23, 28)"  # dark
         assert accent(page) == ["#8a2be2", "rgb(138, 43, 226)"]
     finally:
         context.close()

@@ -1,4 +1,5 @@
-"""The paper map in Chromium: hover, click, box select, highlight, and the keyboard list.
+"""The paper map in Chromium: hover, click, box select, highlight (seen in the pixels drawn, light
+and dark), the keyboard list, and a phone's first screen.
 
 A tiny two-topic site (tests/test_map.py) is built for a project site under
 /repo/ and served from memory, so every URL the map makes must carry the base path.
@@ -6,11 +7,15 @@ A tiny two-topic site (tests/test_map.py) is built for a project site under
 from __future__ import annotations
 
 import json
+import math
+import re
 
+import numpy as np
 import pytest
 
 from papersite.pipeline import build_site
 from tests.browser.conftest import Served
+from tests.browser.pixels import contrast, decode_png, luminance
 from tests.test_map import two_topic_site
 
 BASE_URL = "https://user.github.io/repo/"
@@ -218,3 +223,109 @@ def test_a_finger_pans_two_pinch_to_zoom_and_a_tap_opens_the_paper(phone, served
         phone.touchscreen.tap(at["x"] + 9, at["y"] + 8)
     assert phone.url == served.url + "papers/bandit-1/"
     assert phone.console_errors == []
+
+
+# --- What a highlighted paper looks like, in the pixels drawn ----------------------------------
+
+def surface(page) -> list[int]:
+    """The map's background colour, [r, g, b]."""
+    colour = page.evaluate("getComputedStyle(document.getElementById('map-canvas')).backgroundColor")
+    return [int(v) for v in re.findall(r"\d+", colour)[:3]]
+
+
+def around(page, n: int, r: int = 16) -> np.ndarray:
+    """The pixels on screen within r of paper n's dot."""
+    at = dot(page, n)
+    return decode_png(page.screenshot(clip={"x": at["x"] - r, "y": at["y"] - r, "width": 2 * r + 1, "height": 2 * r + 1}))
+
+
+def next_frame(page) -> None:
+    """Wait until what the map asked to draw is drawn."""
+    page.evaluate("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+
+
+def drawn(page) -> bytes:
+    """A screenshot of what the map draws, inside its rounded border."""
+    box = page.locator("#map-canvas").bounding_box()
+    return page.screenshot(clip={"x": box["x"] + 12, "y": box["y"] + 12,
+                                 "width": box["width"] - 24, "height": box["height"] - 24})
+
+
+def extent(pixels: np.ndarray, background: list[int], at_least: float) -> int:
+    """How wide the ink is whose contrast ratio with the background is at least `at_least` (0: none)."""
+    columns = np.nonzero((contrast(pixels, background) >= at_least).any(axis=0))[0]
+    return int(columns.max() - columns.min() + 1) if len(columns) else 0
+
+
+def loneliest(page, served) -> list[int]:
+    """Papers by the room around their dots, most first: their pixels are theirs alone."""
+    points = [(p["x"], p["y"]) for p in (dot(page, n) for n in range(len(served.data["title"])))]
+    room = [min(math.dist(p, q) for q in points if q is not p) for p in points]
+    return sorted(range(len(points)), key=lambda n: -room[n])
+
+
+SCHEMES = {"light": ("light", None), "dark": ("dark", None), "dark chosen on a light system": ("light", "dark")}
+
+
+@pytest.mark.parametrize("system,chosen", SCHEMES.values(), ids=SCHEMES.keys())
+def test_a_highlighted_paper_stands_out_in_light_and_dark(browser, served, system, chosen):
+    """Highlighted, a dot grows to a disc about twice its size, outlined at 3:1 or more against the
+    map's background whatever its hue, while the papers not highlighted fade; a
+    hovered paper gets a ring beyond that. The colour scheme may be the system's or the reader's."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=system)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        open_map(page, served)
+        if chosen:  # picked in the header: the map redraws in it at once, and after a reload
+            page.select_option("#theme-choice", chosen, timeout=5000)
+            next_frame(page)
+            live = drawn(page)
+            open_map(page, served)
+            assert drawn(page) == live
+        background = surface(page)
+        assert (luminance(background) < 0.05) == (system == "dark" or chosen == "dark"), background
+        lit, faded = loneliest(page, served)[:2]
+        plain = extent(around(page, lit), background, 1.2)  # a dot as every paper is drawn
+        assert 3 <= plain <= 10, plain
+
+        open_map(page, served, f"#q=one&refs={np.base_repr(lit, 36).lower()}")
+        page.wait_for_function("() => document.getElementById('map-status').textContent.includes('highlighted')")
+        assert listed(page) == [served.data["title"][lit]]
+        next_frame(page)
+        strong = extent(around(page, lit), background, 3)
+        assert strong >= 1.4 * plain, (strong, plain)  # a disc, well wider than a dot
+        assert contrast(around(page, faded), background).max() < 1.6  # the rest fade
+
+        at = dot(page, lit)
+        page.mouse.move(at["x"], at["y"])
+        page.wait_for_selector("#map-tooltip:not([hidden])")
+        next_frame(page)
+        assert extent(around(page, lit, 24), background, 3) >= strong + 8  # a ring around the disc
+        assert errors == []
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width,height", [(390, 844), (320, 568)])
+def test_the_map_is_on_a_phones_first_screen(browser, served, width, height):
+    """On a phone the map starts on the first screen, about as tall as it is wide (the layout is
+    square) and shorter than the screen, so a finger beside it still scrolls the page; its
+    instructions come after it. On a common phone the whole map is on the first screen; on the
+    smallest, a good part of it."""
+    context = browser.new_context(viewport={"width": width, "height": height}, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    try:
+        open_map(page, served)
+        box = page.locator("#map-canvas").bounding_box()
+        assert box["height"] >= min(box["width"], 0.55 * height) - 1, box
+        assert box["height"] <= 0.6 * height + 1, box
+        shown = min(box["y"] + box["height"], height) - box["y"]  # of the map, on the first screen
+        if height >= 800:
+            assert box["y"] < 0.5 * height and shown == box["height"], box
+        else:
+            assert shown >= height / 3, box
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+    finally:
+        context.close()

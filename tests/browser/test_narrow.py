@@ -1,4 +1,5 @@
-"""On a phone's screen no page is wider than the screen: nothing makes the reader scroll sideways.
+"""On a phone's screen no page is wider than the screen: nothing makes the reader scroll sideways,
+and the header leaves the screen to the page.
 
 Every kind of page of the bundled catalog is loaded at 320 and 390 CSS pixels wide (the
 narrowest phones in use, and a common one), then a tiny site whose title, author name,
@@ -115,3 +116,92 @@ def test_long_words_and_urls_wrap_rather_than_widen_the_page(phone, long_words):
     phone.wait_for_selector("#search-results mark")
     assert_fits(phone, "search")
     assert phone.console_errors == []
+
+
+# --- The header on a phone ----------------------------------------------------------------------
+
+HEADER_MOST = 120  # CSS px: the navigation, the search box and the colour scheme, on two short rows
+LONG_TITLE = "The Catalog of Machine Learning Papers from Every Venue"
+
+# Layout shifts of the header (the Layout Instability API) once the page has settled: the elements
+# of the header that moved after they were first drawn.
+SHIFTS = """() => new Promise(done => {
+  const moved = [];
+  new PerformanceObserver(list => list.getEntries().forEach(shift => shift.sources.forEach(source => {
+    if (source.node && source.node.closest && source.node.closest('.site-header')) moved.push(source.node.outerHTML);
+  }))).observe({type: 'layout-shift', buffered: true});
+  setTimeout(() => done(moved), 300);
+})"""
+
+
+@pytest.fixture(scope="module")
+def every_link(tmp_path_factory):
+    """A site whose navigation has every link (authors and years too) and a long title."""
+    from tests.conftest import MINIMAL_CONFIG, TinySite, paper_text
+    site = TinySite(tmp_path_factory.mktemp("header") / "site")
+    site.write("site.yaml", MINIMAL_CONFIG.replace("title: Test Catalog", f"title: {LONG_TITLE}") +
+               "  - slug: colt-2023\n    name: COLT 2023\n    year: 2023\n")
+    site.paper("one", id="one", title="One")
+    site.write("content/colt-2023/two.md", paper_text(id="two", title="Two", venue="colt-2023").replace("2024", "2023"))
+    build = build_site(site.config)
+    served = Served(build, build.catalog.config.base_path)
+    yield served
+    served.close()
+
+
+NAV = ["Papers", "Venues", "Topics", "Authors", "Years", "Map", "Reading list"]
+
+
+@pytest.mark.parametrize("width,height", [(390, 844), (320, 568)])
+def test_the_header_is_compact_on_a_phone(browser, every_link, width, height):
+    """Two rows: the title beside the links, which scroll sideways in one row, then the search box
+    beside the colour scheme. Every link is there; the current page's link is in view; nothing
+    shifts once drawn; without JavaScript (no picker) it is as compact."""
+    for script in (True, False):
+        context = browser.new_context(viewport={"width": width, "height": height}, java_script_enabled=script)
+        page = context.new_page()
+        try:
+            for path in [urls.HOME, urls.ALL_AUTHORS, urls.READING_LIST, urls.MAP, urls.SEARCH + "?q=one", "papers/one/"]:
+                page.goto(every_link.url + path)
+                header = page.locator(".site-header").bounding_box()
+                assert header["height"] <= HEADER_MOST, (path, script, header)
+                links = page.locator(".site-nav a")
+                assert links.all_text_contents() == NAV
+                nav = page.locator(".site-nav").bounding_box()
+                assert nav["y"] + nav["height"] <= header["y"] + header["height"]
+                current = page.locator(".site-nav a[aria-current=page]")
+                if script and current.count():  # scrolled into the row's view
+                    box = current.bounding_box()
+                    assert nav["x"] <= box["x"] and box["x"] + box["width"] <= nav["x"] + nav["width"], path
+                assert page.is_visible("#theme-choice") == script
+                assert_fits(page, path)
+                if script:
+                    assert page.evaluate(SHIFTS) == [], path
+        finally:
+            context.close()
+
+
+def test_every_link_of_the_header_is_reached_by_keyboard_on_a_phone(phone, every_link):
+    """Tab walks the title, each link (scrolled into view as it gets focus), the search box and
+    the colour scheme picker, in the order they are drawn."""
+    phone.goto(every_link.url)
+    reached = []
+    for _ in range(12):
+        phone.keyboard.press("Tab")
+        focused = phone.evaluate("""() => {
+          const el = document.activeElement, box = el.getBoundingClientRect();
+          const nav = document.querySelector('.site-nav').getBoundingClientRect();
+          const inNav = !!el.closest('.site-nav');
+          return {name: el.id || el.textContent.trim(), inView: !inNav ||
+                  (box.left >= nav.left - 1 && box.right <= nav.right + 1 && box.right <= innerWidth)};
+        }""")
+        reached.append(focused["name"])
+        assert focused["inView"], focused
+        if focused["name"] == "theme-choice":
+            break
+    assert reached == ["Skip to content", LONG_TITLE] + NAV + ["site-search-input", "theme-choice"]
+
+    from axe_playwright_python.sync_playwright import Axe
+
+    from tests.browser.test_a11y import serious
+    assert serious(Axe().run(phone)) == []  # the scrolling row of links included

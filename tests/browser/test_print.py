@@ -22,11 +22,14 @@ INK = """() => {
 }"""
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_a_printed_paper_page_is_black_on_white_without_controls(page, served_bundled, scheme):
+@pytest.mark.parametrize("scheme,chosen", [("light", None), ("dark", None), ("light", "dark")],
+                         ids=["light", "dark", "dark chosen"])
+def test_a_printed_paper_page_is_black_on_white_without_controls(page, served_bundled, scheme, chosen):
     catalog = served_bundled.state.build.catalog
     paper = max(catalog.papers, key=lambda p: len(p.title))  # the longest BibTeX title line
     page.goto(served_bundled.url + urls.path_of(paper))
+    if chosen:  # in the header's colour scheme picker
+        page.select_option("#theme-choice", chosen)
     page.emulate_media(media="screen", color_scheme=scheme)
     on_screen = page.evaluate(INK)
     assert on_screen["bibtexCut"]  # on screen the entry scrolls: the case printing must handle
@@ -34,7 +37,7 @@ def test_a_printed_paper_page_is_black_on_white_without_controls(page, served_bu
     printed = page.evaluate(INK)
     assert printed["text"] < 0.25 and printed["background"] == [255, 255, 255], printed
     assert not printed["bibtexCut"]
-    for control in (".site-nav", ".site-search", "button.copy-button", "button.save-button", ".pager"):
+    for control in (".site-nav", ".site-search", "#theme-choice", "button.copy-button", "button.save-button", ".pager"):
         assert page.locator(control).first.is_hidden(), control
     assert page.is_visible("h1") and page.is_visible(".abstract") and page.is_visible(".cite pre")
     assert page.console_errors == []

@@ -116,6 +116,31 @@ def test_a_shared_link_opens_the_list_in_another_browser(page, served, browser):
     elsewhere.close()
 
 
+def test_a_shared_list_says_it_is_shared_and_how_to_keep_it(browser, served):
+    """Opened from a share link, the list is someone else's: the page says so, not that it is kept
+    in this browser, and offers to add the papers to this browser's list; then says they are."""
+    elsewhere = browser.new_context()  # nothing saved there
+    other = elsewhere.new_page()
+    try:
+        other.goto(served.url + "reading-list/?papers=grokking-explained,diffusion-at-scale")
+        assert items(other) == ["Grokking Explained", "Diffusion at Scale"]
+        shown = other.inner_text("#reading-list")  # the text on screen, hidden elements left out
+        assert "Saved in this browser only" not in shown
+        assert "shared with you by a link, not saved in this browser" in shown
+        assert other.text_content("h1") == "Shared reading list"
+        assert other.title().startswith("Shared reading list")
+        assert other.is_visible("#reading-keep") and other.is_visible("#reading-mine")
+        other.click("#reading-keep")
+        assert "every paper in it is in your own reading list too" in other.inner_text("#reading-shared")
+        other.click("#reading-mine")  # this browser's own list says where it is kept
+        assert items(other) == ["Grokking Explained", "Diffusion at Scale"]
+        assert other.text_content("h1") == "Reading list"
+        assert "Saved in this browser only" in other.inner_text("#reading-list")
+        assert other.is_hidden("#reading-shared")
+    finally:
+        elsewhere.close()
+
+
 def test_the_keyboard_alone_saves_lists_and_exports(page, served):
     page.goto(served.url + "papers/grokking-explained/")
     for _ in range(40):  # Tab from the top of the page to the Save button

@@ -109,6 +109,8 @@
   var list = document.getElementById("reading-items");
   var actions = document.getElementById("reading-actions");
   var shared = document.getElementById("reading-shared");
+  var ownNote = document.getElementById("reading-own-note");
+  var sharedNote = document.getElementById("reading-shared-note");
   var share = document.getElementById("reading-share");
   var fetched = {}; // url -> Promise of the response text, or null for a paper that is gone
 
@@ -116,6 +118,11 @@
   var sharedSlugs = sharedParam === null ? null : unique(sharedParam.split(",").filter(function (slug) {
     return SLUG.test(slug);
   }));
+  if (sharedSlugs) { // say what this list is, where the page names "Reading list"
+    var heading = document.getElementById("reading-heading");
+    if (heading) heading.textContent = "Shared reading list";
+    document.title = document.title.replace(/^Reading list/, "Shared reading list");
+  }
 
   function unique(slugs) {
     return slugs.filter(function (slug, i) { return slugs.indexOf(slug) === i; });
@@ -222,6 +229,16 @@
     return li;
   }
 
+  // What a shared list is to this browser: kept (every paper saved here too) or not (the page's
+  // words). A template of an older theme may have neither note.
+  var notKept = sharedNote ? sharedNote.textContent : "";
+  function paintSharedNote() {
+    if (!sharedNote) return;
+    var kept = sharedSlugs.length && sharedSlugs.every(has);
+    sharedNote.textContent = kept ? "A list shared with you by a link: every paper in it is in your own reading list too." :
+      notKept;
+  }
+
   var showing = 0;
   function show() {
     var ticket = ++showing;
@@ -229,6 +246,8 @@
     var titles = {};
     load().forEach(function (item) { titles[item.slug] = item.title; });
     shared.hidden = !sharedSlugs;
+    if (ownNote) ownNote.hidden = !!sharedSlugs;
+    if (sharedSlugs) paintSharedNote();
     share.value = slugs.length ? location.origin + location.pathname + "?papers=" + slugs.join(",") : "";
     if (!slugs.length) {
       list.replaceChildren();
@@ -302,6 +321,7 @@
       titles[link.closest("li").getAttribute("data-slug")] = link.textContent;
     });
     sharedSlugs.forEach(function (slug) { save(slug, titles[slug] || ""); });
+    paintSharedNote();
     status.textContent = "Added " + (sharedSlugs.length === 1 ? "1 paper" : sharedSlugs.length + " papers") +
       " to your reading list.";
   });

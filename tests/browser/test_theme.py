@@ -1,0 +1,158 @@
+"""The colour scheme picker in the header: auto (the system's), light or dark, remembered per site,
+applied before the page is first drawn, under the pages' CSP (scripts from the site only).
+
+A tiny site served under /repo/, as a project site on GitHub Pages is.
+"""
+from __future__ import annotations
+
+import pytest
+
+from papersite.pipeline import build_site
+from tests.browser.conftest import Served
+from tests.conftest import TinySite
+
+BASE_URL = "https://user.github.io/repo/"
+LIGHT, DARK = "rgb(251, 251, 250)", "rgb(20, 23, 28)"  # style.css's --bg
+
+# The order in which <html data-theme> was set and <body> was parsed: the scheme is known before
+# anything of the page can be drawn.
+ORDER = """(() => {
+  const order = window.__order = [];
+  new MutationObserver(records => records.forEach(record => {
+    if (record.type === 'attributes') order.push('data-theme');
+    else if ([...record.addedNodes].some(node => node.nodeName === 'BODY')) order.push('body');
+  })).observe(document, {subtree: true, childList: true, attributes: true, attributeFilter: ['data-theme']});
+})()"""
+
+# What the colour scheme sets: the theme's custom properties and color-scheme.
+SCHEME = """() => {
+  const style = getComputedStyle(document.documentElement);
+  const names = ['--bg', '--surface', '--text', '--muted', '--border', '--accent', '--accent-soft', '--on-accent',
+                 '--tag-bg', '--mark', '--mark-text', '--status-bg', '--status-text', '--status-border', '--map-lightness'];
+  return Object.fromEntries(names.map(name => [name, style.getPropertyValue(name).trim()])
+    .concat([['color-scheme', style.colorScheme]]));
+}"""
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    site = TinySite(tmp_path_factory.mktemp("theme") / "site")
+    site.paper("one", id="one", title="One Paper", body="An abstract.")
+    build = build_site(site.config.with_base_url(BASE_URL))
+    served = Served(build, build.catalog.config.base_path)
+    yield served
+    served.close()
+
+
+@pytest.fixture
+def open_page(browser):
+    """open_page(system scheme) -> a fresh page in a fresh browser profile; its `errors` list what
+    it logged (a script or style the CSP refused is one)."""
+    contexts = []
+
+    def open_page(scheme="light", **options):
+        context = browser.new_context(color_scheme=scheme, **options)
+        contexts.append(context)
+        context.add_init_script(ORDER)
+        page = context.new_page()
+        page.errors = []
+        page.on("console", lambda msg: msg.type == "error" and page.errors.append(msg.text))
+        page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+        return page
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
+def background(page) -> str:
+    return page.evaluate("getComputedStyle(document.body).backgroundColor")
+
+
+def test_the_choice_is_applied_at_once_remembered_and_there_before_the_first_paint(open_page, served):
+    page = open_page("light")
+    page.goto(served.url)
+    picker = page.get_by_role("combobox", name="Colour scheme")
+    assert picker.is_visible() and picker.input_value() == "auto"
+    assert page.get_attribute("html", "data-theme") == "auto" and background(page) == LIGHT
+
+    picker.select_option("dark")  # no reload
+    assert page.get_attribute("html", "data-theme") == "dark" and background(page) == DARK
+    assert page.evaluate("localStorage.getItem('papersite:theme:/repo/')") == "dark"  # this site's
+
+    page.goto(served.url + "papers/one/")
+    assert page.evaluate("window.__order")[:2] == ["data-theme", "body"]
+    assert page.get_attribute("html", "data-theme") == "dark" and background(page) == DARK
+    assert page.get_by_role("combobox", name="Colour scheme").input_value() == "dark"
+
+    page.get_by_role("combobox", name="Colour scheme").select_option("auto")  # the system's again
+    assert page.evaluate("localStorage.getItem('papersite:theme:/repo/')") is None
+    page.emulate_media(color_scheme="dark")
+    assert background(page) == DARK
+    page.emulate_media(color_scheme="light")
+    assert background(page) == LIGHT
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("chosen,system", [("dark", "light"), ("light", "dark")])
+def test_a_chosen_scheme_is_the_systems_own(open_page, served, chosen, system):
+    """Dark picked on a light system is the dark a dark system gets, colour for colour (style.css
+    writes the dark colours twice), and light picked on a dark system is light."""
+    page = open_page(system)
+    page.goto(served.url)
+    page.select_option("#theme-choice", chosen)
+    page.reload()
+    assert page.evaluate("window.__order")[:2] == ["data-theme", "body"]
+    picked = page.evaluate(SCHEME)
+    native = open_page(chosen)
+    native.goto(served.url)
+    assert native.get_attribute("html", "data-theme") == "auto"
+    expected = native.evaluate(SCHEME)
+    assert picked == {**expected, "color-scheme": chosen}
+    assert expected["color-scheme"] == "light dark"
+    assert page.errors == [] and native.errors == []
+
+
+def test_the_choice_follows_to_other_tabs(open_page, served):
+    page = open_page("light")
+    page.goto(served.url)
+    other = page.context.new_page()
+    other.goto(served.url + "papers/one/")
+    page.select_option("#theme-choice", "dark")
+    other.wait_for_function("document.documentElement.getAttribute('data-theme') === 'dark'")
+    assert other.input_value("#theme-choice") == "dark" and background(other) == DARK
+
+
+def test_without_javascript_the_system_decides_and_no_picker_is_shown(open_page, served):
+    page = open_page("dark", java_script_enabled=False)
+    page.goto(served.url)
+    assert page.get_attribute("html", "data-theme") is None
+    assert page.is_hidden("#theme-choice")
+    assert background(page) == DARK
+
+
+def test_the_picker_is_reached_by_keyboard_and_changed_from_it(open_page, served):
+    page = open_page("light")
+    page.goto(served.url)
+    page.focus("#site-search-input")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "theme-choice"
+    page.keyboard.press("ArrowDown")  # a closed select changes on the arrow keys
+    page.keyboard.press("ArrowDown")
+    assert page.get_attribute("html", "data-theme") == "dark" and background(page) == DARK
+
+
+@pytest.mark.parametrize("chosen,system", [("dark", "light"), ("light", "dark")])
+def test_no_serious_axe_violations_in_a_chosen_scheme(open_page, served, chosen, system):
+    from axe_playwright_python.sync_playwright import Axe
+
+    from tests.browser.test_a11y import serious
+
+    page = open_page(system)
+    page.goto(served.url)
+    page.select_option("#theme-choice", chosen)
+    for path in ("", "papers/one/", "search/?q=abstract"):
+        page.goto(served.url + path)
+        if path.startswith("search"):
+            page.wait_for_selector("#search-results mark")
+        assert serious(Axe().run(page)) == [], path
