@@ -450,6 +450,9 @@ def test_template_errors_name_the_template_and_line(site, template, line, messag
 
 # --- Import ----------------------------------------------------------------------
 
+NOTHING = "Error: nothing was imported: 1 file not imported (see above)\n"  # a file that gives no records
+
+
 def test_import_of_bad_seed_files(site):
     site.write("no-header.txt", "Just an abstract.\n")
     site.write("latin1.txt", "ICML 2024 Papers\n\nCaf\xe9.\n".encode("latin-1"))
@@ -457,12 +460,13 @@ def test_import_of_bad_seed_files(site):
     # a file's problems are reported one per line on stderr; the summary follows, and the exit status is 1
     run = cli(site, "import", "no-header.txt")
     assert run.code == 1 and run.stderr == ("no-header.txt:1: expected a header with a venue and year such as "
-                                            "'ICML 2024 Papers', not 'Just an abstract.'\n")
+                                            "'ICML 2024 Papers', not 'Just an abstract.'\n" + NOTHING)
     run = cli(site, "import", "latin1.txt")
-    assert run.code == 1 and run.stderr == "latin1.txt: not UTF-8 text (invalid continuation byte)\n"
+    assert run.code == 1 and run.stderr == "latin1.txt: not UTF-8 text (invalid continuation byte)\n" + NOTHING
     run = cli(site, "import", "huge.txt")  # how long the refusal takes: bench/hostile_speed.py
     assert run.code == 1 and run.stderr == (f"huge.txt:3: abstract is 6,199,999 characters; the limit is "
-                                            f"{MAX_ABSTRACT_CHARS:,}: is a blank line missing between two?\n")
+                                            f"{MAX_ABSTRACT_CHARS:,}: is a blank line missing between two?\n"
+                                            "Error: nothing was imported: 1 record unreadable (see above)\n")
     assert list((site.root / "content").iterdir()) == []  # nothing written
 
 

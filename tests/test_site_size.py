@@ -20,9 +20,21 @@ REFERENCE = "1ee365e"
 # What pages show that was changed on purpose since: (template, text at REFERENCE, text now), made in the
 # reference templates too. A change that means to alter what pages show adds its line here.
 SINCE_REFERENCE = [
-    ("map.html", "dragging with <kbd>Shift</kbd> or the arrow keys pans.</p>",
-     "dragging with <kbd>Shift</kbd> or the arrow keys pans. On a touch screen, drag to pan, pinch to zoom and "
-     "tap a dot to open it.</p>"),
+    ("map.html", " Hover or focus a dot for its title, click to open it; drag a box to list the papers in it. Scroll or "
+     "<kbd>+</kbd>/<kbd>−</kbd> zooms, dragging with <kbd>Shift</kbd> or the arrow keys pans.</p>", "</p>"),
+    ("map.html", '  <ul id="map-legend"',
+     '  <p id="map-help" class="map-help">Hover or focus a dot for its title, click to open it; drag a box to list the '
+     "papers in it. Scroll or <kbd>+</kbd>/<kbd>−</kbd> zooms, dragging with <kbd>Shift</kbd> or the arrow keys pans. "
+     "On a touch screen, drag to pan, pinch to zoom and tap a dot to open it.</p>\n  <ul id=\"map-legend\""),
+    ("base.html", "    </form>\n  </div>\n</header>",
+     '    </form>\n    <label class="theme-choice" title="Colour scheme"><span class="visually-hidden">Colour scheme</span>\n'
+     '    <select id="theme-choice"><option value="auto">Auto</option><option value="light">Light</option>'
+     '<option value="dark">Dark</option></select></label>\n  </div>\n</header>'),
+    ("reading-list.html", "<h1>Reading list</h1>", '<h1 id="reading-heading">Reading list</h1>'),
+    ("reading-list.html", '<p class="reading-note">Saved', '<p id="reading-own-note" class="reading-note">Saved'),
+    ("reading-list.html", '  <div id="reading-shared" class="reading-shared" hidden>\n',
+     '  <div id="reading-shared" class="reading-shared" hidden>\n    <p id="reading-shared-note" class="reading-note">A list shared with you '
+     "by a link, not saved in this browser: add these papers to your own reading list to keep them.</p>\n"),
 ]
 
 
