@@ -163,6 +163,17 @@ def test_a_second_import_changes_no_byte(seeded):
     assert {p: p.stat().st_mtime_ns for p in content_files(seeded)} == mtimes
 
 
+def test_a_second_import_of_doubly_escaped_bibtex_and_an_arxiv_snapshot_changes_no_byte(seeded):
+    imports = Path(__file__).parent / "fixtures" / "imports"
+    paths = (imports / "double-escaped.bib", imports / "arxiv-snapshot.jsonl")
+    first = run_import(seeded, *paths)
+    assert "arxiv-snapshot.jsonl:4: not valid JSON" in first.output  # the line cut short, reported
+    assert "7 created" in first.output
+    before = snapshot(seeded)
+    again = run_import(seeded, *paths)
+    assert "0 created, 0 updated" in again.output and snapshot(seeded) == before
+
+
 def test_an_edited_file_survives_and_is_reported(seeded):
     run_import(seeded, SEEDS[0])
     target = content_files(seeded)[0]

@@ -197,6 +197,29 @@ def test_bibtex_crossref_concatenation_and_case_insensitive_fields(tmp_path):
     assert c.links == {"url": "https://example.org/c"} and "file" not in c.extra  # a local path stays private
 
 
+def test_bibtex_doubly_escaped_tex_reads_as_the_tex_it_escapes():
+    """PMLR's sources escape some abstracts' TeX once more (`\\$i\\\\in[K]\\$`): such a field reads as
+    its singly escaped twin does; a field with one `\\$` (a literal dollar) or any plain TeX is left as TeX."""
+    records, problems = read("double-escaped.bib")
+    assert problems == []
+    doubled, single, dollar, dollars = records
+    assert doubled.abstract == single.abstract == (
+        "For each arm $i\\in[K]$ we bound the regret of *Stage I* by $O(\\sqrt{T})$, which is 50% better.")
+    assert dollar.abstract == "Each pull costs $5 and the line ends here Next, *cheaply*."
+    assert dollars.abstract == "A pull costs $5, or $3 with a coupon."
+
+
+def test_bibtex_subtitle_joins_the_title(tmp_path):
+    bib = tmp_path / "x.bib"
+    bib.write_text("@book{a, title = {Things}, subtitle = {A {Very} Short Introduction}, year = 2020}\n"
+                   "@book{b, title = {Why Things?}, subtitle = {An Answer}, year = 2020}\n"
+                   "@book{c, title = {Only a Title}, subtitle = {}, year = 2020}\n", encoding="utf-8")
+    records, problems = read(bib)
+    assert problems == []
+    assert [r.title for r in records] == ["Things: A Very Short Introduction", "Why Things? An Answer", "Only a Title"]
+    assert all("subtitle" not in r.extra for r in records)
+
+
 # CSV / TSV ----------------------------------------------------------------------------------
 
 def test_csv_miniconf_columns_names_and_quoted_newlines():
@@ -425,6 +448,26 @@ def test_oai_pmh_dublin_core_and_arxiv_raw_and_a_file_cut_short():
                                           f"is the file cut short?"]
 
 
+def test_arxiv_metadata_snapshot_json_lines():
+    """Kaggle's arXiv snapshot: names from `authors_parsed` (the `authors` string's affiliations have
+    commas), the date from the first version, else `update_date`; a line cut short is reported."""
+    path = FIXTURES / "arxiv-snapshot.jsonl"
+    assert detect_format(path) == "json"
+    records, problems = read(path)
+    first, unversioned, undated = records
+    assert [(a.name, a.affiliation) for a in first.authors] == [("J. Doe", "Testville, Institute of Examples"),
+                                                                  ("R. Roe", "")]
+    assert (first.year, first.date, first.venue, first.venue_kind) == (2007, "2007-04-02", "arXiv", "preprint")
+    assert (first.ids["arxiv"], first.ids["doi"], first.extra["journal-ref"]) == (
+        "0704.0001", "10.1234/test.0001", "Test J. Phys. 1 (2008) 1-4")
+    assert first.abstract == "We describe a crystal that exists only in this test."
+    assert first.extra["categories"] == ["physics.acc-ph", "hep-ex"] and "authors_parsed" not in first.extra
+    assert names(unversioned) == ["A. Smith", "B. Jones Jr"]
+    assert (unversioned.year, unversioned.date) == (2008, "2008-11-13")
+    assert (names(undated), undated.year, undated.date) == (["A. Smith"], 2009, "2009-01-05")
+    assert [(p.line, "not valid JSON" in str(p)) for p in problems] == [(4, True)]
+
+
 @pytest.mark.parametrize("name", ["bomb.xml", "external.xml"])
 def test_xml_entities_are_refused_not_expanded(name):
     records, problems = read(name)
@@ -611,7 +654,8 @@ def test_protective_braces_are_read_however_deep(tmp_path):
 
 
 def test_reading_twice_gives_identical_records():
-    for name in ("alfolio.bib", "miniconf.csv", "zotero.json", "zotero.ris", "oai-dc.xml"):
+    for name in ("alfolio.bib", "miniconf.csv", "zotero.json", "zotero.ris", "oai-dc.xml", "double-escaped.bib",
+                 "arxiv-snapshot.jsonl"):
         assert read(name) == read(name)
 
 

@@ -117,6 +117,15 @@ def _arxiv_links(record: Record, aid: str) -> None:
     record.venue, record.venue_kind = "arXiv", "preprint"
 
 
+def _mail_date(text: str) -> tuple[int | None, str]:
+    """arXiv's version dates ("Mon, 2 Apr 2007 19:18:42 GMT") -> (year, 'YYYY-MM-DD'), or (None, '')."""
+    try:
+        day = email.utils.parsedate_to_datetime(text.strip()).date()
+    except (TypeError, ValueError, IndexError):
+        return None, ""
+    return day.year, day.isoformat()
+
+
 def _doi(record: Record, text: str) -> None:
     doi = bare_doi(text)
     if doi:
@@ -260,11 +269,7 @@ def _arxiv_format(record: Record, body: Element, ns: str) -> None:
         record.authors = [Author(light_latex(n)) for n in split_names(_text(body, ns + "authors"))]
         first = body.find(f"{ns}version/{ns}date")
         if first is not None and first.text:
-            try:
-                day = email.utils.parsedate_to_datetime(first.text.strip()).date()
-                record.year, record.date = day.year, day.isoformat()
-            except (TypeError, ValueError):
-                pass
+            record.year, record.date = _mail_date(first.text)
     aid = arxiv_id(_text(body, ns + "id"))
     if aid:
         _arxiv_links(record, aid)
@@ -276,3 +281,51 @@ def _arxiv_format(record: Record, body: Element, ns: str) -> None:
         value = inline(_text(body, ns + tag))
         if value:
             record.extra[key] = value
+
+
+# arXiv's metadata snapshot (Kaggle's JSON Lines) ---------------------------------------------
+
+def is_snapshot(item: dict) -> bool:
+    """A record of arXiv's metadata snapshot: `authors_parsed`, or `versions` with `update_date`."""
+    return isinstance(item.get("authors_parsed"), list) or (
+        isinstance(item.get("versions"), list) and "update_date" in item)
+
+
+def snapshot_record(record: Record, item: dict) -> Record:
+    """What the column names alone miss in a snapshot record (read as flat JSON first).
+
+    `authors` is one string that also holds affiliations ("V. M. Biryukov (Serpukhov, IHEP)"),
+    whose commas split it wrongly; `authors_parsed` ([last, first, suffix, affiliation...]) has
+    the names. The first version's `created` is the submission date; `update_date`, the last
+    change, only stands in when there is none.
+    """
+    parsed = item.get("authors_parsed")
+    authors = [_parsed_author(parts) for parts in parsed] if isinstance(parsed, list) else []
+    if authors and all(authors):  # else the `authors` string, as read, is all there is
+        record.authors = authors
+        record.extra.pop("authors_parsed", None)
+    versions = item.get("versions")
+    first = versions[0] if isinstance(versions, list) and versions and isinstance(versions[0], dict) else {}
+    year, date = _mail_date(first["created"]) if isinstance(first.get("created"), str) else (None, "")
+    if not year and isinstance(item.get("update_date"), str):
+        year, date = parse_date(item["update_date"])
+    if year and not record.year:
+        record.year, record.date = year, date
+    aid = arxiv_id(str(item.get("id") or ""))
+    if aid:
+        _arxiv_links(record, aid)
+    if isinstance(item.get("abstract"), str):  # wrapped at a fixed width, as in the API: lines joined
+        record.abstract = _abstract(item["abstract"])
+    categories = record.extra.get("categories")
+    if isinstance(categories, str) and categories.split():
+        record.extra["categories"] = categories.split()
+    return record
+
+
+def _parsed_author(parts) -> Author | None:
+    if not isinstance(parts, list) or not parts or not all(isinstance(p, str) for p in parts):
+        return None
+    last, first, suffix = (parts + ["", ""])[:3]
+    name = inline(light_latex(" ".join((first, last, suffix))))
+    affiliation = "; ".join(inline(light_latex(a)) for a in parts[3:] if a.strip())
+    return Author(name, affiliation=affiliation) if name else None

@@ -21,7 +21,7 @@ from bibtexparser.model import (DuplicateBlockKeyBlock, DuplicateFieldKeyBlock, 
 from ..errors import Problem
 from .records import Author, FileProblem, Record, Reader
 from .text import (arxiv_id, bare_doi, inline, latex_to_text, link_for, month_number, openreview_id,
-                   paragraphs, parse_date, split_list, tex_url)
+                   paragraphs, parse_date, split_list, tex_url, undo_double_escape)
 
 # bibtexparser logs every broken block; each becomes a Problem here instead.
 logging.getLogger("bibtexparser").addHandler(logging.NullHandler())
@@ -38,7 +38,7 @@ LINK_FIELDS = {
     "video": "video", "website": "project", "project": "project", "html": "url", "supp": "supplementary",
     "supplementary": "supplementary", "data": "data", "dataset": "data", "openreview": "openreview",
 }
-CONSUMED = {"title", "author", "abstract", "year", "month", "date", "booktitle", "journal",
+CONSUMED = {"title", "subtitle", "author", "abstract", "year", "month", "date", "booktitle", "journal",
             "journaltitle", "keywords", "doi", "url", "eprint", "archiveprefix", "eprinttype", "arxiv",
             "award", "award_name", "crossref", *LINK_FIELDS}
 # What a paper takes from its crossref'd (or the file's one) @proceedings entry.
@@ -162,7 +162,9 @@ def _line(block) -> int | None:
 
 
 def _fields(entry: Entry) -> dict:
-    return {field.key: field.value for field in entry.fields}
+    # Each field on its own: an exporter may have escaped some fields once more than the others.
+    return {field.key: undo_double_escape(field.value) if isinstance(field.value, str) else field.value
+            for field in entry.fields}
 
 
 def _reason(exc: BaseException) -> str:
@@ -199,7 +201,7 @@ def _record(entry: Entry, fields: dict, parent: dict, path: Path, line: int | No
 
     kind = entry.entry_type.lower()
     issuer = ""  # the field that named the venue of a thesis, report or book
-    record = Record(source=path, line=line, number=number, title=plain("title"),
+    record = Record(source=path, line=line, number=number, title=_titled(plain("title"), plain("subtitle")),
                     abstract=paragraphs(latex_to_text(raw("abstract"), markdown=True)),
                     authors=_names(fields.get("author", [])), et_al=_and_others(fields.get("author", [])))
     record.ids["key"] = entry.key
@@ -251,6 +253,20 @@ def _record(entry: Entry, fields: dict, parent: dict, path: Path, line: int | No
         if fields.get(key) and record.venue != plain(key) and key not in record.extra:
             record.extra[key] = plain(key)
     return record
+
+
+# biblatex prints "Title. Subtitle"; catalogs and citation styles mostly write "Title: Subtitle".
+# A title that ends in its own punctuation ("Why?") keeps it and takes no colon.
+_TITLE_END = re.compile(r"[.:;!?\u2026\u2013\u2014-]$")
+
+
+def _titled(title: str, subtitle: str) -> str:
+    """biblatex's `subtitle` joined to the title it completes."""
+    if not subtitle:
+        return title
+    if not title:
+        return subtitle
+    return f"{title} {subtitle}" if _TITLE_END.search(title) else f"{title}: {subtitle}"
 
 
 def _server(text: str) -> str:

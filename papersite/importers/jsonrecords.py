@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..errors import Problem
 from ..source.yamlsource import MAX_DEPTH, MAX_INT_CHARS
-from . import csljson
+from . import arxiv, csljson
 from .flat import ALIASES, Columns, column_key, record_from
 from .records import Author, FileProblem, Record, Reader, read_text
 from .text import inline, light_latex, link_for, paragraphs, status_from
@@ -190,7 +190,14 @@ def read(path: Path, context, name: str) -> Reader:
             unknown = [key for key in item if key not in columns.names]
             if unknown:
                 columns = Columns(columns.names + unknown, getattr(context, "columns", None))
-            yield _made(lambda: record_from(item, columns, path, line, number), path, line, number)
+            yield _made(lambda: _flat(item, columns, path, line, number), path, line, number)
+
+
+def _flat(item: dict, columns: Columns, path: Path, line: int | None, number: int) -> Record | Problem:
+    record = record_from(item, columns, path, line, number)
+    if isinstance(record, Record) and arxiv.is_snapshot(item):
+        return arxiv.snapshot_record(record, item)
+    return record
 
 
 def _made(make, path: Path, line: int | None, number: int) -> Record | Problem | None:

@@ -94,6 +94,31 @@ def latex_to_text(value: str, markdown: bool = False) -> str:
     return _HELD.sub(lambda m: held[int(m[1])], text) if held else text
 
 
+# A TeX field escaped once more by its exporter (PMLR's proceedings sources): `\$i\\in[K]\$`,
+# `\\textit\{Stage I\}`. Its backslashes are doubled and its braces and dollars escaped.
+_ESCAPE_TOKEN = re.compile(r"\\(.)|[{}$]", re.S)
+_ESCAPED_MACRO = re.compile(r"[A-Za-z'`^\"~=.]")
+
+
+def undo_double_escape(value: str) -> str:
+    """The TeX a doubly escaped field meant (`\\\\in` -> `\\in`, `\\{` -> `{`, `\\$` -> `$`), or the
+    field as it is unless it is consistently so: at least one doubled backslash before a macro
+    name or accent, and no bare brace or dollar nor a single-backslash macro, which would mean
+    the field is ordinary TeX (where `\\$` is a literal dollar and `\\{` a literal brace)."""
+    if "\\\\" not in value:
+        return value
+    evidence = False
+    for match in _ESCAPE_TOKEN.finditer(value):
+        char = match[1]
+        if char is None or char.isalpha():  # a bare {, } or $, or a macro: singly escaped TeX
+            return value
+        if char == "\\" and _ESCAPED_MACRO.match(value, match.end()):
+            evidence = True
+    if not evidence:
+        return value
+    return _ESCAPE_TOKEN.sub(lambda m: m[1] if m[1] and m[1] in "\\{}$%&_#" else m[0], value)
+
+
 def _decode(text: str, markdown: bool) -> str:
     maths = [m.span() for m in MATH.finditer(text)] if "$" in text or "\\(" in text or "\\[" in text else []
     out, pos, next_math, size = [], 0, 0, len(text)
