@@ -25,6 +25,7 @@ from papersite.importers import import_records
 from papersite.importers.identity import TextIndex, record_id
 from papersite.importers.records import Author, Record
 from papersite.importers.seed import read_seed
+from papersite.importers.venues import Venues
 from tests.conftest import ROOT, SEEDS, TinySite
 
 TODAY = "2025-03-04"
@@ -547,11 +548,12 @@ def test_venues_match_by_name_alias_and_year_and_new_ones_are_declared(seeded):
     assert not report.problems, report.problems
     papers = {p.title: p for p in load_papers(seeded.config)}
     assert {t: papers[t].venue for t in "ABC"} == {"A": "icml-2024", "B": "icml-2024", "C": "icml-2024"}
-    assert report.venues_added == ["iclr-2024", "journal-of-machine-learning-research", "icml-2023", "uai-2025"]
+    assert report.venues_added == ["iclr-2024", "jmlr", "icml-2023", "uai-2025"]  # JMLR: a known journal
     venues = {v.slug: v for v in seeded.config.venues}
     assert (venues["iclr-2024"].name, venues["iclr-2024"].year, venues["iclr-2024"].kind) == \
         ("ICLR 2024", 2024, "conference")
-    jmlr = venues["journal-of-machine-learning-research"]
+    jmlr = venues["jmlr"]
+    assert (jmlr.name, jmlr.full_name) == ("JMLR", "Journal of Machine Learning Research")
     assert (jmlr.year, jmlr.kind) == (None, "journal") and (papers["E"].year, papers["F"].year) == (2021, 2023)
     assert venues["uai-2025"].full_name == "Proceedings of the 41st Conference on Uncertainty (UAI 2025)"
     assert (venues["icml-2023"].name, venues["icml-2023"].aliases) == ("ICML 2023", ())
@@ -966,3 +968,94 @@ def test_new_venues_follow_the_indentation_of_the_venues_list(site):
     venues = yaml.safe_load((site.root / "site.yaml").read_text())["venues"]
     assert [v["slug"] for v in venues] == ["icml-2024", "uai-2025", "colt-2023"]
     assert len(load_papers(site.config)) == 2
+
+
+# --- Venues from a reference's prose, and records that name none (issue 38, items 7 and 12) -----
+
+IMPORTS = Path(__file__).parent / "fixtures" / "imports"
+
+
+def test_booktitle_prose_names_a_known_venue_and_abbr_names_an_unknown_one(seeded):
+    """"the 13th International Conference on Learning Representations, 2025." is ICLR 2025, the prose
+    its full name; al-folio's `abbr` names a venue the table does not know; two years of an unknown
+    venue are named alike; site.yaml gains the venues after its last one, every other byte kept."""
+    config = (seeded.root / "site.yaml").read_bytes()
+    result = run_import(seeded, IMPORTS / "venue-prose.bib")
+    assert result.exit_code == 0 and "6 created" in result.output, result.output
+    papers = {p.title: p.venue for p in load_papers(seeded.config)}
+    assert papers == {"Alpha Networks for Sparse Graphs": "iclr-2025", "Beta Networks for Dense Graphs": "neurips-2024",
+                      "Gamma Networks on Foo": "symposium-on-foo-studies-2025",
+                      "Delta Networks on Foo": "symposium-on-foo-studies-2024",
+                      "Epsilon Networks Somewhere": "swvn-2024", "Zeta Networks in Print": "tmlr"}
+    venues = {v.slug: v for v in seeded.config.venues}
+    assert (venues["iclr-2025"].name, venues["iclr-2025"].year, venues["iclr-2025"].full_name) == \
+        ("ICLR 2025", 2025, "the 13th International Conference on Learning Representations, 2025")
+    assert venues["neurips-2024"].name == "NeurIPS 2024"
+    assert [venues[f"symposium-on-foo-studies-{y}"].name for y in (2024, 2025)] == \
+        ["Symposium on Foo Studies 2024", "Symposium on Foo Studies 2025"]
+    assert (venues["swvn-2024"].name, venues["swvn-2024"].full_name) == ("SWVN 2024", "Some Weird Venue Name")
+    assert (venues["tmlr"].name, venues["tmlr"].year, venues["tmlr"].kind) == ("TMLR", None, "journal")
+    text = (seeded.root / "site.yaml").read_bytes()
+    head, tail = config.split(b"  # a comment after the venues\n")
+    assert text.startswith(head + b"  - slug: iclr-2025\n    name: \"ICLR 2025\"\n    year: 2025\n")
+    assert text.endswith(b"    kind: journal\n  # a comment after the venues\n" + tail)
+    before = snapshot(seeded)
+    again = run_import(seeded, IMPORTS / "venue-prose.bib")
+    assert "0 created, 0 updated, 6 unchanged" in again.output and snapshot(seeded) == before
+
+
+@pytest.mark.parametrize("name, year, slug", [
+    ("Proceedings of the 41st International Conference on Machine Learning", 2024, "icml-2024"),
+    ("the 13th International Conference on Learning Representations, 2025.", 2025, "iclr-2025"),
+    ("NIPS", 2017, "neurips-2017"),
+    ("Proceedings of the AAAI Conference on Artificial Intelligence", 2024, "aaai-2024"),
+    ("Proceedings of the Thirty-Third International Joint Conference on Artificial Intelligence", 2024, "ijcai-2024"),
+    ("Proceedings of the 62nd Annual Meeting of the Association for Computational Linguistics", 2024, "acl-2024"),
+    ("Proceedings of the 2023 Conference on Empirical Methods in Natural Language Processing", 2023, "emnlp-2023"),
+    ("Proceedings of the 2019 Conference of the North American Chapter of the Association for Computational "
+     "Linguistics: Human Language Technologies, Volume 1 (Long and Short Papers)", 2019, "naacl-2019"),
+    ("Proceedings of the IEEE/CVF Conference on Computer Vision and Pattern Recognition (CVPR)", 2023, "cvpr-2023"),
+    ("Proceedings of the IEEE/CVF International Conference on Computer Vision, 2023.", 2023, "iccv-2023"),
+    ("European Conference on Computer Vision", 2022, "eccv-2022"),
+    ("Proceedings of the 29th ACM SIGKDD Conference on Knowledge Discovery and Data Mining", 2023, "kdd-2023"),
+    ("Proceedings of the ACM Web Conference 2023", 2023, "www-2023"),
+    ("Proceedings of the 46th International ACM SIGIR Conference on Research and Development in Information "
+     "Retrieval", 2023, "sigir-2023"),
+    ("Proceedings of Thirty Sixth Conference on Learning Theory", 2023, "colt-2023"),
+    ("Proceedings of The 27th International Conference on Artificial Intelligence and Statistics", 2024,
+     "aistats-2024"),
+    ("Proceedings of the Thirty-Ninth Conference on Uncertainty in Artificial Intelligence", 2023, "uai-2023"),
+    ("Proceedings of The 7th Conference on Robot Learning", 2023, "corl-2023"),
+    ("Journal of Machine Learning Research", 2021, "jmlr"),
+])
+def test_known_venues_are_found_through_their_prose(name, year, slug):
+    venue = Venues(()).resolve(name, year, "")
+    assert venue.slug == slug, venue
+
+
+def test_records_with_no_venue_are_placed_by_arxiv_or_publisher_and_the_rest_refused(seeded):
+    """An arXiv @misc (by eprint or by arXiv's DOI) goes to the arXiv venue, as the arXiv importer's
+    records do; a chapter naming only its publisher goes to the publisher's venue, as a book does;
+    a record with nothing to place it by is still refused, with the message it had."""
+    paths = [IMPORTS / name for name in ("no-venue.bib", "no-venue.ris", "no-venue.json")]
+    result = run_import(seeded, *paths)
+    papers = {p.title: p.venue for p in load_papers(seeded.config)}
+    assert papers == {"Eta Preprints by Eprint": "arxiv", "Theta Preprints by DOI": "arxiv",
+                      "Iota, a Chapter": "springer", "Lambda, a Chapter in RIS": "springer",
+                      "Mu, a Preprint in RIS": "arxiv", "Nu, a Chapter in CSL": "springer"}
+    venues = {v.slug: v for v in seeded.config.venues}
+    assert (venues["arxiv"].kind, venues["springer"].kind) == ("preprint", "book")
+    refusal = "skipped: no venue: pass --venue SLUG to say which venue of site.yaml these papers belong to"
+    assert re.search(rf"no-venue\.bib:\d+: {re.escape(refusal)}", result.output), result.output
+    assert re.search(rf"no-venue\.json:\d+: {re.escape(refusal)}", result.output), result.output
+    assert result.output.splitlines()[-1] == \
+        "8 records read: 6 created, 0 updated, 0 unchanged, 2 skipped (2 unreadable)."
+    # again: no byte changes, and a file a person edited stays as they left it
+    before = snapshot(seeded)
+    again = run_import(seeded, *paths)
+    assert "0 created, 0 updated, 6 unchanged" in again.output and snapshot(seeded) == before
+    chapter = seeded.root / "content" / "springer" / "iota-a-chapter.md"
+    edited = chapter.read_text().replace("Iota, a Chapter", "Iota, a Chapter (revised)")
+    chapter.write_text(edited)
+    third = run_import(seeded, *paths)
+    assert chapter.read_text() == edited and "edited by hand" in third.output

@@ -54,7 +54,10 @@ CONFERENCE_TYPES = {"inproceedings", "conference"}
 # type, the venue's kind and the fields that may name it, in order.
 ISSUED_TYPES = {"phdthesis": ("thesis", ("school", "institution")), "mastersthesis": ("thesis", ("school", "institution")),
                 "thesis": ("thesis", ("school", "institution")), "techreport": ("report", ("institution", "publisher")),
-                "report": ("report", ("institution", "publisher")), "book": ("book", ("publisher",))}
+                "report": ("report", ("institution", "publisher")), "book": ("book", ("publisher",)),
+                # a chapter with no booktitle: its publisher places it, as it does a book
+                "incollection": ("book", ("publisher",)), "inbook": ("book", ("publisher",))}
+ARXIV_DOI = re.compile(r"\s*(?:https?://(?:dx\.)?doi\.org/)?10\.48550/", re.IGNORECASE)  # arXiv's own DOIs
 PREPRINT_TYPES = {"misc", "unpublished", "online", "techreport", "report", "preprint", "electronic"}
 # A field that holds one URL and nothing else (`\url{...}` or braced, maybe)
 LINK_VALUE = re.compile(r"\s*(?:\\url\s*)?\{?\s*(?:https?://|www\.)\S*\s*$", re.IGNORECASE)
@@ -224,7 +227,7 @@ def _record(entry: Entry, fields: dict, parent: dict, path: Path, line: int | No
     else:
         record.venue = booktitle or journal
     if (kind == "article" or kind in PREPRINT_TYPES) and (PREPRINT.search(signals) or (
-            kind in PREPRINT_TYPES and (raw("eprint") or "arxiv.org" in raw("url")))):
+            kind in PREPRINT_TYPES and (raw("eprint") or "arxiv.org" in raw("url") or ARXIV_DOI.match(raw("doi"))))):
         record.venue_kind = "preprint"
         if not record.venue or PREPRINT.search(journal):  # "arXiv preprint arXiv:2401.01234" names no venue
             record.venue = _server(signals)
@@ -235,6 +238,7 @@ def _record(entry: Entry, fields: dict, parent: dict, path: Path, line: int | No
         if kind == "mastersthesis" and not raw("type"):
             record.extra["type"] = "Master's thesis"  # exported again as @mastersthesis
 
+    record.venue_abbr = plain("abbr")  # al-folio's badge: ICLR; also kept in extra, as the export has it
     _dates(record, raw)
     record.keywords = split_list(plain("keywords"))
     record.status = plain("award_name") or plain("award")

@@ -41,6 +41,8 @@ def record(item: dict, path: Path, line: int | None, number: int) -> Record | No
     if kind in ("article", "manuscript", "report", "") and PREPRINT.search(signals):
         rec.venue_kind = "preprint"
         rec.venue = rec.venue or ("arXiv" if re.search("arxiv", signals, re.I) else get("publisher"))
+    if rec.venue_kind == "collection" and not rec.venue and get("publisher"):
+        rec.venue_kind = "book"  # a chapter that names no book: its publisher places it, as it does a book
     issuer = rec.venue_kind in ISSUED_KINDS and not rec.venue and get("publisher")
     if issuer:
         rec.venue = get("publisher")

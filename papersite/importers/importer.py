@@ -137,7 +137,7 @@ class Importer:
             self.report.problem(_at(record, f"abstract is {len(abstract):,} characters; the limit is "
                                             f"{MAX_ABSTRACT_CHARS:,}: is a blank line missing between two?"))
             return
-        venue = self.venues.resolve(record.venue, record.year, record.venue_kind)
+        venue = self.venues.resolve(record.venue, record.year, record.venue_kind, record.venue_abbr)
         if isinstance(venue, str):
             self.no_venue.setdefault(venue, []).append(_at(record, "skipped"))
             return

@@ -47,6 +47,7 @@ class Prepared:
     unusable: dict[str, str] = field(default_factory=dict)  # links the build cannot take: to extra['links']
     extra: dict = field(default_factory=dict)  # cleaned
     identifiers: list[tuple[str, str]] = field(default_factory=list)  # identity.identifiers(ids, links)
+    venue_abbr: str = ""
 
 
 def prepare(item: Record | Deferred, seed: bool, topics: Topics) -> Prepared | Problem:
@@ -56,7 +57,8 @@ def prepare(item: Record | Deferred, seed: bool, topics: Topics) -> Prepared | P
         return record
     title, abstract = one_line(record.title), _clean_abstract(record.abstract)
     ready = Prepared(record.source, record.line, record.number, record.skip_reason, record.venue, record.year,
-                     record.venue_kind, one_line(record.date), record.ids, title, abstract)
+                     record.venue_kind, one_line(record.date), record.ids, title, abstract,
+                     venue_abbr=one_line(record.venue_abbr))
     if record.skip_reason or not (title or seed) or len(abstract) > MAX_ABSTRACT_CHARS:
         return ready  # skipped: the rest is not needed
     if seed:

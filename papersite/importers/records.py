@@ -36,6 +36,7 @@ class Record:
     date: str = ""  # "2024-07-21", "2024-07" or "2024"
     venue: str = ""  # as the source names it: booktitle, journal, container-title, venueid, header line
     venue_kind: str = ""  # conference, journal, workshop or preprint when the source says; "" when not
+    venue_abbr: str = ""  # the venue's short name where the source gives one apart (al-folio's `abbr`)
     keywords: list[str] = field(default_factory=list)  # author keywords / subject areas, as given
     status: str = ""  # "oral", "spotlight", "poster", "best paper award", ... as the source says
     links: dict[str, str] = field(default_factory=dict)  # kind (model.LINK_KINDS) -> URL or bare DOI/arXiv id

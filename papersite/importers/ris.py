@@ -102,11 +102,13 @@ def _record(entry: dict, path: Path, line: int, number: int) -> Record:
     rec.venue = rec.venue or inline(" ".join((entry.get("unknown_tag") or {}).get("BT", [])))
     rec.venue_kind = KINDS.get(kind, "")
     urls = entry.get("urls") or []
-    signals = " ".join((rec.venue, get("publisher"), *urls))
+    signals = " ".join((rec.venue, get("publisher"), get("doi"), *urls))
     if kind in ("UNPB", "GEN", "ELEC", "JOUR", "RPRT", "MANSCPT") and PREPRINT.search(signals):
         rec.venue_kind = "preprint"
         if not rec.venue or PREPRINT.search(rec.venue):
             rec.venue = "arXiv" if re.search("arxiv", signals, re.I) else rec.venue
+    if rec.venue_kind == "collection" and not rec.venue and get("publisher"):
+        rec.venue_kind = "book"  # a chapter that names no book: its publisher places it, as it does a book
     issuer = rec.venue_kind in ISSUED_KINDS and not rec.venue and get("publisher")
     if issuer:
         rec.venue = get("publisher")

@@ -30,35 +30,52 @@ PROCEEDINGS = re.compile(r"^(?:(?:the\s+)?proceedings\s+of\s+(?:the\s+)?)?(?:\d+
 OPENREVIEW_VENUEID = re.compile(r"^(?P<org>[A-Za-z][\w-]*)\.[a-z]{2,4}/(?P<year>(?:19|20)\d\d)(?:/(?P<rest>.*))?$")
 
 
-# What the field calls its main venues, by the long names exports give (Google Scholar's BibTeX:
-# "Advances in Neural Information Processing Systems"): a new venue is named "NeurIPS 2020", and
-# the record also finds a venue site.yaml declares so. Keys are folded, without "Proceedings of
-# the 41st", a year or a closing "(ACRONYM)".
-KNOWN_CONFERENCES = {fold(long): (short, long) for long, short in [
-    ("Advances in Neural Information Processing Systems", "NeurIPS"),
-    ("Neural Information Processing Systems", "NeurIPS"),
-    ("International Conference on Machine Learning", "ICML"),
-    ("International Conference on Learning Representations", "ICLR"),
-    ("International Conference on Artificial Intelligence and Statistics", "AISTATS"),
-    ("Conference on Learning Theory", "COLT"),
-    ("Conference on Uncertainty in Artificial Intelligence", "UAI"),
-    ("Conference on Robot Learning", "CoRL"),
-    ("AAAI Conference on Artificial Intelligence", "AAAI"),
-    ("International Joint Conference on Artificial Intelligence", "IJCAI"),
-    ("IEEE/CVF Conference on Computer Vision and Pattern Recognition", "CVPR"),
-    ("IEEE Conference on Computer Vision and Pattern Recognition", "CVPR"),
-    ("Conference on Computer Vision and Pattern Recognition", "CVPR"),
-    ("IEEE/CVF International Conference on Computer Vision", "ICCV"),
-    ("International Conference on Computer Vision", "ICCV"),
-    ("European Conference on Computer Vision", "ECCV"),
-    ("Annual Meeting of the Association for Computational Linguistics", "ACL"),
-    ("Conference on Empirical Methods in Natural Language Processing", "EMNLP"),
-    ("ACM SIGKDD International Conference on Knowledge Discovery and Data Mining", "KDD"),
-    ("ACM SIGKDD Conference on Knowledge Discovery and Data Mining", "KDD"),
-    ("The Web Conference", "WWW"),
-]}
-# a year or an ordinal anywhere, a volume number at the end ("... Processing Systems 33")
+# A year or an ordinal anywhere, a volume number at the end ("... Processing Systems 33")
 NUMBERS = re.compile(r"\b(?:(?:19|20)\d\d|\d+(?:st|nd|rd|th))\b|\b\d{1,3}$")
+# The prose around a venue's name that says which edition it was, not which venue: "the", an
+# ordinal ("13th", "Thirty-eighth"), "Proceedings of", a year and the punctuation closing a
+# reference ("..., 2025."). Two years of one venue then read alike.
+_TENS = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+_ORDINAL = (rf"(?:\d+(?:st|nd|rd|th)|(?:{_TENS}[\s-]?)?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|"
+            rf"ninth|tenth|eleventh|twelfth|(?:thir|four|fif|six|seven|eigh|nine)teenth)|"
+            rf"(?:twen|thir|for|fif|six|seven|eigh|nine)tieth)")
+EDITION = re.compile(rf"^(?:(?:the\s+)?proceedings\s+of\s+)?(?:the\s+)?(?:{_ORDINAL}\s+)?(?:(?:19|20)\d\d\s+)?",
+                     re.IGNORECASE)
+VOLUME = re.compile(r"[\s,;:]+(?:vol\.|volume)\s*\d+\b.*$", re.IGNORECASE)  # ", Volume 1 (Long Papers)"
+YEAR_PROSE = re.compile(r"[\s,;:'-]*\b(?:19|20)\d\d$")  # a closing year; one within a name is its own
+CLOSING = re.compile(r"[\s.,;:]+$")
+
+
+def bare_name(name: str) -> str:
+    """'the 13th International Conference on Learning Representations, 2025.' ->
+    'International Conference on Learning Representations'; a name that is all edition stays."""
+    name = CLOSING.sub("", name.strip())
+    bare = CLOSING.sub("", YEAR_PROSE.sub("", VOLUME.sub("", EDITION.sub("", name, count=1)))).strip(" ,;:-")
+    return bare or name
+
+
+def _key(name: str) -> str:
+    """How a known venue's name is looked up: folded, without edition, year, volume or "(ACRONYM)"."""
+    return " ".join(NUMBERS.sub(" ", fold(re.sub(r"\([^()]*\)\s*$", "", bare_name(name)))).split())
+
+
+def _known_venues() -> dict[str, tuple[str, str, str]]:
+    """known_venues.json as key -> (short name, kind, long name); a short name is a key too."""
+    table = json.loads(Path(__file__).with_name("known_venues.json").read_text(encoding="utf-8"))
+    known = {}
+    for short, entry in table.items():
+        if not short.startswith("_"):
+            known[_key(short)] = (short, entry["kind"], "")
+            for long in entry["names"]:
+                # another short name ("NIPS") is no long name to give as the full name
+                known.setdefault(_key(long), (short, entry["kind"], long if " " in long else ""))
+    return known
+
+
+# The field's main venues, by the names exports give (Google Scholar's BibTeX: "Advances in Neural
+# Information Processing Systems"): a new venue is named "NeurIPS 2020", and the record also finds
+# a venue site.yaml declares so.
+KNOWN_VENUES = _known_venues()
 
 
 # A part of DBLP's booktitles: "Forty-first International Conference on Machine Learning, {ICML} 2024,
@@ -67,24 +84,32 @@ DATED_SHORT = re.compile(r"([A-Z][A-Za-z]*[A-Z][A-Za-z-]*) ((?:19|20)\d\d)")
 PARTS = re.compile(r",\s*|\s+[-\u2013\u2014]+\s+")
 
 
-def short_name(name: str, year: int | None) -> tuple[str, str]:
-    """The name the field uses for the conference named `name` ("ICML 2024", or "NeurIPS" where
-    the year is not in it), and its long name where `name` is the long name and no more (else "");
-    ("", "") when neither is known."""
+def short_name(name: str, year: int | None) -> tuple[str, str, str]:
+    """The name the field uses for the venue named `name` ("ICML 2024", or "NeurIPS" where the
+    year is not in it), its long name where `name` is the long name and no more (else ""), and
+    its kind ("" if the name is no known venue's); ("", "", "") when none is known."""
     if guess_kind(name) == "workshop":  # "..., ICML 2024" may close a workshop's name: not ICML's
-        return "", ""
+        return "", "", ""
     for part in PARTS.split(name)[1:]:
         found = DATED_SHORT.fullmatch(part.strip())
         if found and (year is None or int(found[2]) == year):
-            return found[0], ""
-    bare = re.sub(r"\([^()]*\)\s*$", "", PROCEEDINGS.sub("", name.strip()))
-    short, long = KNOWN_CONFERENCES.get(" ".join(NUMBERS.sub(" ", fold(bare)).split()), ("", ""))
-    return short, "" if PROCEEDINGS.match(name) else long  # "Proceedings of the 41st ...": as given
+            return found[0], "", KNOWN_VENUES.get(_key(found[1]), ("", "", ""))[1]
+    short, kind, long = KNOWN_VENUES.get(_key(name), ("", "", ""))
+    return short, "" if EDITION.match(name)[0] else long, kind  # "Proceedings of the 41st ...": as given
 
 
 # The last part of a venueid that says where a submission stands, not where it appeared: its
 # status (text.status_from), and the paper belongs to the venue it was submitted to.
 SUBMISSION_STATE = re.compile(r"(?i)((desk_)?rejected_|withdrawn_)?submission")
+
+
+def _usable_abbr(abbr: str, name: str, kind: str) -> str:
+    """A short name the source gives, where it can name the venue: al-folio's `abbr` is a badge,
+    which on a workshop paper is its conference's ("ICML") and on a preprint or thesis is no venue's."""
+    abbr = one_line(abbr)
+    if not abbr or len(abbr) > 24 or kind not in ("", "conference", "journal") or guess_kind(name) == "workshop":
+        return ""
+    return "" if re.search(r"\b(arxiv|preprint|corr|workshops?|thesis|phd)\b", abbr, re.IGNORECASE) else abbr
 
 
 def openreview_venue(venueid: str) -> tuple[str, int, str] | None:
@@ -181,18 +206,20 @@ class Venues:
             if key:
                 self._keys.setdefault(key, []).append(venue)
 
-    def resolve(self, name: str, year: int | None, kind: str) -> Venue | str:
+    def resolve(self, name: str, year: int | None, kind: str, abbr: str = "") -> Venue | str:
         """The venue for a record's venue text and year, declaring it when new; or why there is none.
-        The same three give the same answer (most records of an export share them): kept."""
+        `abbr`: the short name the source gives (al-folio's `abbr`). The same four give the same
+        answer (most records of an export share them): kept."""
         if self.forced:
             return self.forced
-        known = self._resolved.get((name, year, kind))
+        known = self._resolved.get((name, year, kind, abbr))
         if known is None:
-            known = self._resolved[name, year, kind] = self._resolve(name, year, kind)
+            known = self._resolved[name, year, kind, abbr] = self._resolve(name, year, kind, abbr)
         return known
 
-    def _resolve(self, name: str, year: int | None, kind: str) -> Venue | str:
+    def _resolve(self, name: str, year: int | None, kind: str, abbr: str = "") -> Venue | str:
         name = one_line(name)
+        abbr = _usable_abbr(abbr, name, kind)
         if self.to_declare:
             venue = self._declare_forced(name, year, kind)
             self.forced = venue if isinstance(venue, Venue) else None
@@ -205,24 +232,26 @@ class Venues:
             candidates.insert(0, openreview[0])
             year = year or openreview[1]
             kind = kind or openreview[2]
-        plain = PROCEEDINGS.sub("", name)
-        if plain != name:
-            candidates.append(plain)
-        short = short_name(name, year)[0]
-        if short:
-            candidates.append(short)
+        candidates += [c for c in (PROCEEDINGS.sub("", name), bare_name(name)) if c not in candidates]
+        short = short_name(name, year)[0] or (short_name(abbr, year)[0] if abbr else "")
+        candidates += [c for c in (short, abbr) if c and c not in candidates]
         if year:
             candidates += [f"{c} {year}" for c in candidates if str(year) not in c]
         for candidate in candidates:
             for venue in self._keys.get(fold(candidate), ()):
                 if year is None or venue.year is None or venue.year == year:
                     return venue
-        return self._declare(name, year, kind, openreview)
+        return self._declare(name, year, kind, openreview, abbr=abbr)
 
-    def _declare(self, name: str, year: int | None, kind: str, openreview, slug: str = "") -> Venue | str:
-        short, long = short_name(name, year)
+    def _declare(self, name: str, year: int | None, kind: str, openreview, slug: str = "",
+                 abbr: str = "") -> Venue | str:
+        short, long, known_kind = short_name(name, year)
         if short and kind != "workshop":
-            kind = "conference"  # also where Google Scholar exports its papers as journal @articles
+            # the venue's own kind: Google Scholar exports conference papers as journal @articles
+            kind = known_kind or "conference"
+        elif abbr:  # the source's own short name: a known one's spelling ("NIPS"), else as given
+            short, _, known_kind = short_name(abbr, year)
+            short, long, kind = short or abbr, "", known_kind or kind
         kind = kind if kind in VENUE_KINDS else guess_kind(name)
         dated = kind in DATED_KINDS
         if dated and year is None:
@@ -233,15 +262,18 @@ class Venues:
         if openreview:
             short, full = openreview[0], ""
         elif short:
-            short, full = short if str(year) in short else f"{short} {year}", long or name
+            dated_short = short if not dated or str(year) in short else f"{short} {year}"
+            short, full = dated_short, long or CLOSING.sub("", name)
+            full = "" if fold(full) in (fold(short), fold(short).removesuffix(f" {year}")) else full
         else:
-            # "Proceedings of ... Machine Learning (ICML)" -> "ICML 2024", with the long form as full_name
+            # "Proceedings of ... Machine Learning (ICML)" -> "ICML 2024", with the long form as full_name;
+            # else the name without its edition's prose, so that its years are named alike
             given = re.search(r"\(([A-Z][A-Za-z]*[A-Z][A-Za-z-]*)[^()]*\)\s*$", name)
-            short = given.group(1) if given and len(name) > 40 else PROCEEDINGS.sub("", name)
+            short = given.group(1) if given and len(name) > 40 else bare_name(name)
             if dated and str(year) not in short:
                 short = f"{short} {year}"
             same = (fold(short), fold(f"{short} {year}"), fold(short).removesuffix(f" {year}"))
-            full = name if fold(name) not in same else ""
+            full = CLOSING.sub("", name) if fold(name) not in same else ""
         venue = Venue(slug or self._new_slug(short, year if dated else None), short, year if dated else None, full,
                       kind=kind)
         if not openreview and not any(fold(c) in (fold(venue.name), fold(full)) for c in (name, f"{name} {year}")):
