@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from papersite.errors import SiteError
+from papersite.importers import import_records
+from papersite.source.files import import_marker, import_running
 from papersite.preview.build_watch import refuse_output_in_sources
 from papersite.preview.rebuild import Outcome, Rebuilder, summary
 from papersite.preview.watch import ChangeQueue, ChangeSet, SourceWatcher, classify, rebuild_loop
@@ -386,6 +388,111 @@ def test_a_source_folder_created_later_or_recreated_is_watched(clock, tmp_path):
         assert take_once_put(queue, "templates/base.html") == ChangeSet(("templates/base.html",))
     finally:
         watcher.stop()
+
+
+def test_a_symlinked_source_folder_is_watched_where_it_points(clock, tmp_path):
+    """The build reads content/, templates/ and static/ through a link; watchdog watched the link."""
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "site.yaml").write_text("title: x\n")
+    for name in ("content", "templates", "static"):
+        (tmp_path / f"real-{name}").mkdir()
+        (root / name).symlink_to(tmp_path / f"real-{name}")
+    (tmp_path / "real-content/v").mkdir()
+    queue = RecordingQueue(clock, quiet=0.2)
+    watcher = SourceWatcher(root / "site.yaml", queue)
+    watcher.start()
+    try:
+        (root / "content/v/a.md").write_text("new\n")
+        (root / "templates/paper.html").write_text("x")
+        (tmp_path / "real-static/x.css").write_text("a{}")  # written where it is: the same file
+        expected = ("content/v/a.md", "static/x.css", "templates/paper.html")
+        assert take_once_put(queue, *expected) == ChangeSet(expected)
+        old = watcher.watches["templates"]
+        (root / "templates").unlink()  # pointed elsewhere: the new target is watched
+        (tmp_path / "other-templates").mkdir()
+        (root / "templates").symlink_to(tmp_path / "other-templates")
+        wait_until(lambda: watcher.watches.get("templates") not in (None, old))  # on the watcher's thread
+        assert "templates" in take_once_put(queue, "templates").paths
+        (tmp_path / "other-templates/base.html").write_text("x")
+        assert "templates/base.html" in take_once_put(queue, "templates/base.html").paths
+    finally:
+        watcher.stop()
+
+
+# --- an import while the preview runs ------------------------------------------
+
+def test_an_import_is_one_rebuild_after_it_ends_and_never_an_error(clock, site, monkeypatch):
+    """Issue 38, item 10: the papers an import writes name a new venue that site.yaml declares only
+    at the end. The watcher holds the import's changes back, past max_wait, while its marker is
+    there, and the real rebuilder then builds the finished import once."""
+    from tests.test_import import record
+
+    monkeypatch.setenv("PAPERSITE_TODAY", "2025-03-04")
+    site.paper("one")
+    rebuilder = Rebuilder(site.root / "site.yaml")
+    assert rebuilder.rebuild().error is None
+    queue = RecordingQueue(clock, quiet=0.2)
+    queue.max_wait = 0.5
+    watcher = SourceWatcher(site.root / "site.yaml", queue)
+    watcher.start()
+    outcomes = []
+    calls = Calls(then=lambda changes: outcomes.append(rebuilder.rebuild()))
+    loop = run_loop(queue, calls)
+    halfway, resume = threading.Event(), threading.Event()
+
+    def files():
+        yield [record(1, title="Held Back Paper", venue="UAI 2025", year=2025)], False
+        halfway.set()  # the first paper is written, its venue not yet in site.yaml
+        resume.wait(60)
+        yield [record(2, title="Second Held Paper", venue="UAI 2025", year=2025)], False
+
+    config = site.config
+    importing = threading.Thread(target=import_records, args=(files(), config, site.root / "site.yaml"),
+                                 daemon=True)
+    try:
+        importing.start()
+        assert halfway.wait(60)
+        assert import_running(site.root)
+        wait_until(lambda: any(p.startswith("content/uai-2025/") for p in queue.put_paths))
+        clock.advance(10)  # past the quiet period and max_wait
+        for _ in range(3):
+            clock.seen_by(loop)  # the loop has looked, and waits on
+        assert calls.calls == []
+        resume.set()
+        importing.join(60)
+        assert not importing.is_alive() and not import_running(site.root)
+        written = {p.relative_to(site.root).as_posix() for p in (site.root / "content/uai-2025").glob("*.md")}
+        assert len(written) == 2
+        wait_until(lambda: {"site.yaml", *written} <= set(queue.put_paths))
+        queue.clock.tick = queue.quiet
+        [changes] = calls.wait_for(1)
+    finally:
+        resume.set()
+        queue.close()
+        loop.join(60)
+        watcher.stop()
+    assert {"site.yaml", *written} <= set(changes.paths)
+    [outcome] = outcomes
+    assert outcome.error is None
+    assert {p.title for p in outcome.build.catalog.papers} >= {"Held Back Paper", "Second Held Paper"}
+
+
+def test_a_marker_left_by_a_killed_import_holds_nothing(clock, tmp_path):
+    import subprocess
+    import sys
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    marker = import_marker(tmp_path, int(gone.stdout))
+    marker.parent.mkdir()
+    marker.touch()
+    assert not import_running(tmp_path)
+    queue = ChangeQueue(quiet=0.1, held=lambda: import_running(tmp_path))
+    queue.put("content/a.md")
+    clock.tick = 0.1
+    assert take_soon(queue) == ChangeSet(("content/a.md",))
+    import_marker(tmp_path).touch()  # this process: running
+    assert import_running(tmp_path)
 
 
 # --- the rebuilder and its terminal line -------------------------------------

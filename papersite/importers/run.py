@@ -15,6 +15,7 @@ from typing import Iterable
 from ..errors import Problem, SiteError
 from ..parallel import MapInBackground
 from ..source.config import SiteConfig
+from ..source.files import import_marker
 from .importer import Importer
 from .prepare import Prepared, prepare
 from .records import Deferred, FileProblem, Record
@@ -58,8 +59,14 @@ def import_records(files: Iterable[tuple[Iterable[Item], bool]], config: SiteCon
                    *, venue: str | None = None, today: str | None = None) -> ImportReport:
     """Import records, given file by file as (records and problems, whether titles are derived
     from the abstracts: seed text)."""
-    importer = Importer(config, site_yaml, venue, today or today_from_environment())
-    batches = _Batches(importer, Topics(config.topics))
+    with _marked(Path(site_yaml).parent):
+        importer = Importer(config, site_yaml, venue, today or today_from_environment())
+        batches = _Batches(importer, Topics(config.topics))
+        _take_all(files, batches)
+    return importer.report
+
+
+def _take_all(files: Iterable[tuple[Iterable[Item], bool]], batches: "_Batches") -> None:
     with _quiet_parsers():
         try:
             for items, seed in files:
@@ -68,7 +75,28 @@ def import_records(files: Iterable[tuple[Iterable[Item], bool]], config: SiteCon
                 batches.end_of_file()
         finally:  # also after Ctrl-C: what was written stays known as the importer's
             batches.finish()
-    return importer.report
+
+
+@contextlib.contextmanager
+def _marked(root: Path):
+    """The import's marker (source/files.py) from before its first write to after its last, so
+    that a preview running meanwhile rebuilds once, from the finished import: until site.yaml
+    gets the new venues at the end, the papers written name venues it does not declare."""
+    marker = import_marker(root)
+    made = not marker.parent.exists()
+    try:
+        marker.parent.mkdir(exist_ok=True)
+        marker.touch()
+    except OSError:
+        marker = None  # the import goes ahead; a preview then may show a passing error
+    try:
+        yield
+    finally:
+        if marker is not None:
+            with contextlib.suppress(OSError):
+                marker.unlink(missing_ok=True)
+                if made:
+                    marker.parent.rmdir()  # no trace of the marker; a folder with more in it stays
 
 
 def today_from_environment() -> str:

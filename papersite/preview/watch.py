@@ -8,6 +8,8 @@ round, so no change is lost. Which files changed only labels the terminal
 line: a rebuild (rebuild.py) always reads the sources as they are.
 
 Watched: content/, templates/, static/ and the config file; never the output.
+While an import runs (its marker in .cache/, see source/files.py) the queue holds
+its changes back, and the import is one rebuild once it is done.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from typing import Callable
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from ..source.files import SOURCE_DIRS
+from ..source.files import SOURCE_DIRS, import_running
 
 # Seconds without events before a rebuild starts. An editor's save (temp file,
 # rename, chmod) and a `git checkout` emit their events milliseconds apart, so
@@ -30,6 +32,8 @@ from ..source.files import SOURCE_DIRS
 # a wrong one: every rebuild reads the files as they are.
 QUIET = 0.025
 MAX_WAIT = 2.0  # rebuild anyway when events never stop (a process writing in a loop)
+# How often a held queue looks whether the import ended: nothing signals a killed import.
+HELD_POLL = 0.1
 
 
 @dataclass(frozen=True)
@@ -49,8 +53,11 @@ class ChangeSet:
 class ChangeQueue:
     """Collects changed paths from the watcher thread; hands them out debounced."""
 
-    def __init__(self, quiet: float = QUIET, max_wait: float = MAX_WAIT):
-        self.quiet, self.max_wait = quiet, max_wait
+    def __init__(self, quiet: float = QUIET, max_wait: float = MAX_WAIT,
+                 held: Callable[[], bool] = lambda: False):
+        """`held`: whether changes must wait however long they have been pending (an import
+        running: a rebuild would read it half done)."""
+        self.quiet, self.max_wait, self.held = quiet, max_wait, held
         self._cond = threading.Condition()
         self._pending: set[str] = set()
         self._first = self._last = 0.0
@@ -77,11 +84,19 @@ class ChangeQueue:
                 # not an endless wait: Python runs a Ctrl-C's handler in the main thread only, and
                 # the kernel may hand the signal to the watcher's thread (see parallel.waited)
                 self._cond.wait(0.1)
+            was_held = False
             while not self._closed:
                 now = time.monotonic()
                 remaining = min(self._last + self.quiet, self._first + self.max_wait) - now
                 if remaining <= 0:
-                    break
+                    if self.held():
+                        was_held, remaining = True, HELD_POLL
+                    elif was_held:
+                        # the import's last events may still be on their way: a quiet period for them
+                        was_held, self._first, self._last = False, now, now
+                        continue
+                    else:
+                        break
                 self._cond.wait(remaining)
             if self._closed:
                 return None
@@ -131,12 +146,17 @@ class SourceWatcher:
     """watchdog on the project's sources, feeding a ChangeQueue."""
 
     def __init__(self, config_path: Path, queue: ChangeQueue):
+        """Also makes `queue` hold its changes while an import into this project runs."""
         self.root = Path(config_path).resolve().parent  # watchdog reports paths under this
         self.config_name = config_path.name
         self.queue = queue
+        project = Path(config_path).absolute().parent  # as the importer names it: site.yaml may be a link
+        queue.held = lambda: import_running(project)
         self.observer = Observer()
         self.handler = _Handler(self)
         self.watches: dict[str, object] = {}
+        # a source folder that is a symlink: where it points -> its name (watchdog reports the target's paths)
+        self.targets: dict[str, str] = {}
 
     def start(self) -> None:
         # The project folder itself non-recursively: site.yaml, and source
@@ -151,11 +171,15 @@ class SourceWatcher:
         self.observer.join(timeout=5)
 
     def seen(self, path: str, is_dir: bool = False, kind: str = "modified") -> None:
+        for target, name in self.targets.items():
+            if path == target or path.startswith(target + os.sep):
+                path = str(self.root / name) + path[len(target):]
+                break
         relative = classify(path, self.root, self.config_name, is_dir)
         if relative is None:
             return
-        if is_dir and kind in ("created", "moved") and relative in SOURCE_DIRS:
-            self._watch(relative)  # e.g. templates/ created after the server started
+        if kind in ("created", "moved") and relative in SOURCE_DIRS:
+            self._watch(relative)  # e.g. templates/ created after the server started, or a link to it
         self.queue.put(relative)
 
     def _watch(self, name: str) -> None:
@@ -168,6 +192,12 @@ class SourceWatcher:
                 self.observer.unschedule(old)
             except KeyError:
                 pass  # its folder was deleted, which already ended the watch
+        self.targets = {target: each for target, each in self.targets.items() if each != name}
+        if folder.is_symlink():
+            # The build reads through a linked source folder; watchdog would watch the link itself,
+            # which gets no events for the files in the folder.
+            folder = folder.resolve()
+            self.targets[str(folder)] = name
         # Not into symlinked folders (watchdog's default, said here): content/ does not read them
         self.watches[name] = self.observer.schedule(self.handler, str(folder), recursive=True, follow_symlink=False)
 

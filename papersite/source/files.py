@@ -200,3 +200,27 @@ def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
+
+
+# An import in progress: `.cache/importing.<pid>` beside site.yaml, from the importer's first
+# write to its last. Content files name venues that reach site.yaml only at the end, so a
+# rebuild in between would fail; the preview waits for the marker to go (preview/watch.py).
+IMPORTING = "importing."
+
+
+def import_marker(root: Path, pid: int | None = None) -> Path:
+    return Path(root) / ".cache" / f"{IMPORTING}{os.getpid() if pid is None else pid}"
+
+
+def import_running(root: Path) -> bool:
+    """Whether an import is writing into the project at `root`. A marker whose process is gone
+    (an import killed with -9) is left over, not a running import: it is ignored."""
+    try:
+        names = os.listdir(Path(root) / ".cache")
+    except OSError:
+        return False
+    for name in names:
+        pid = name[len(IMPORTING):]
+        if name.startswith(IMPORTING) and pid.isdigit() and not writer_is_gone(int(pid)):
+            return True
+    return False
