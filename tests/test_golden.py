@@ -54,7 +54,7 @@ def compare_trees(expected: dict[str, bytes], built: dict[str, bytes]) -> str:
 def test_the_small_catalog_builds_exactly_the_committed_site(tmp_path):
     assert GOLDEN.is_dir(), f"{GOLDEN} is missing: python -m tests.regen_golden writes it"
     built = build_golden_site(tmp_path)
-    for path, source in VENDORED.items():  # third-party: compared with node_modules/, not committed
+    for path, source in VENDORED.items():  # copies: compared with their sources, not committed
         assert built[path] == source.read_bytes(), path
     report = compare_trees(read_tree(GOLDEN), without_vendored(built))
     if report:
