@@ -2,7 +2,7 @@
 
 The folder gets an empty content/, a short site.yaml with the default taxonomy,
 the default theme's templates/ and static/ to edit in place, package.json and
-package-lock.json so that `npm ci` brings lunr.js, requirements.txt pinning this
+package-lock.json so that `npm ci` brings lunr.js and citeproc.js, requirements.txt pinning this
 papersite, a GitHub Pages workflow that installs both and builds, a .gitignore and a README.
 A DIR that holds anything is refused, every file is created exclusively (nothing is
 ever overwritten), and a failure takes back what this run made.
@@ -21,10 +21,14 @@ from .site.render import THEME
 
 DEFAULT_TOPICS = Path(__file__).parent / "default_topics.yaml"
 
-# The one front-end package the build ships (site.static.NPM_ASSETS), as the
-# engine's own package-lock.json pins it (tests/test_new.py keeps the two equal).
-LUNR_VERSION = "2.3.9"
-LUNR_INTEGRITY = "sha512-zTU3DaZaF3Rt9rhN3uBMGQD3dD2/vFQqnvZCDv4dl5iOzq2IZQqTxu90r4E5J+nP70J3ilqVCrbho2eWaeW8Ow=="
+# The front-end packages the build ships (site.static.NPM_ASSETS), as the engine's own
+# package-lock.json pins them (tests/test_new.py keeps the two equal): name -> (version, integrity, license).
+NPM_PACKAGES = {
+    "citeproc": ("2.4.63", "sha512-68F95Bp4UbgZU/DBUGQn0qV3HDZLCdI9+Bb2ByrTaNJDL5VEm9LqaiNaxljsvoaExSLEXe1/r6n2Z06SCzW3/Q==",
+                 "CPAL-1.0 OR AGPL-1.0"),
+    "lunr": ("2.3.9", "sha512-zTU3DaZaF3Rt9rhN3uBMGQD3dD2/vFQqnvZCDv4dl5iOzq2IZQqTxu90r4E5J+nP70J3ilqVCrbho2eWaeW8Ow==",
+             "MIT"),
+}
 NPM_NAME = "papersite-catalog"
 
 # Where a catalog's requirements.txt installs papersite from: the project's git repository at
@@ -147,7 +151,7 @@ A catalog of research papers, built into a static website by papersite.
 
 ```sh
 pip install -q -r requirements.txt   # papersite, at the release requirements.txt pins
-npm ci                               # lunr.js, for the search page
+npm ci                               # lunr.js and citeproc.js, for search and citations
 papersite import papers.bib          # add papers to content/
 papersite serve                      # preview at http://127.0.0.1:8000/
 papersite build                      # write the site to _site/
@@ -237,15 +241,16 @@ def _default_topics() -> str:
 
 def _package() -> dict:
     return {"name": NPM_NAME, "version": "0.0.0", "private": True,
-            "description": "Browser-side assets for papersite: lunr.js for client-side search",
-            "dependencies": {"lunr": LUNR_VERSION}}
+            "description": "Browser-side assets for papersite: lunr.js for search, citeproc.js for citations",
+            "dependencies": {name: version for name, (version, _, _) in NPM_PACKAGES.items()}}
 
 
 def _package_lock() -> dict:
+    packages = {f"node_modules/{name}": {"version": version, "integrity": integrity, "license": license_}
+                for name, (version, integrity, license_) in NPM_PACKAGES.items()}
     return {"name": NPM_NAME, "version": "0.0.0", "lockfileVersion": 3, "requires": True,
-            "packages": {"": {"name": NPM_NAME, "version": "0.0.0", "dependencies": {"lunr": LUNR_VERSION}},
-                         "node_modules/lunr": {"version": LUNR_VERSION, "integrity": LUNR_INTEGRITY,
-                                               "license": "MIT"}}}
+            "packages": {"": {"name": NPM_NAME, "version": "0.0.0", "dependencies": _package()["dependencies"]},
+                         **packages}}
 
 
 def _json(data: dict) -> str:

@@ -158,7 +158,7 @@ def test_a_new_catalog_holds_the_default_theme_and_taxonomy(tmp_path):
     assert {"_site/", ".cache/", "node_modules/"} <= set(ignored)
 
 
-def test_the_new_lockfile_pins_the_engines_lunr(tmp_path):
+def test_the_new_lockfile_pins_the_engines_front_end_packages(tmp_path):
     """`npm ci` in a new catalog installs what the engine's own lockfile pins, and every npm
     package the build ships (a new asset in static_files must reach the scaffold too)."""
     folder = new(tmp_path / "catalog")
@@ -282,6 +282,7 @@ def test_the_workflows_build_steps_run_in_a_new_catalog(tmp_path):
                               text=True, timeout=300)
         assert done.returncode == 0, (command, done.stdout, done.stderr)
     assert (folder / "node_modules" / "lunr" / "lunr.min.js").is_file()
+    assert (folder / "node_modules" / "citeproc" / "citeproc_commonjs.js").is_file()
     home = parse(folder / "_site" / "index.html")
     assert f'<link rel="canonical" href="{PAGES_URL}/">' in (folder / "_site" / "index.html").read_text()
     assert "/my-papers/search/" in home.links and "/search/" not in home.links

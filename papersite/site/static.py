@@ -35,7 +35,7 @@ def static_files(config: SiteConfig) -> dict[str, bytes]:
     for name, relative in NPM_ASSETS.items():
         files[urls.STATIC + name] = _npm_asset(config, relative)
     for name, (package, relative) in CSL_ASSETS.items():
-        files[urls.STATIC + name] = _package_file(package, relative)
+        files[urls.STATIC + name] = package_file_path(package, relative).read_bytes()
     problems: list[Problem] = []
     ours: list[str] = []
     folders = [(THEME / "static", THEME, False), (config.static_dir, config.root, True)]
@@ -83,13 +83,13 @@ def _walk(folder: Path, root: Path | None = None, problems: list[Problem] | None
     return [Path(path) for path, _ in walk_files(folder, root, problems, lambda name: name != "README.md")]
 
 
-def _package_file(package: str, relative: str) -> bytes:
-    """A data file of an installed Python package, found without importing it (citeproc
-    imports lxml, which the build has no use for)."""
+def package_file_path(package: str, relative: str) -> Path:
+    """Where a data file of an installed Python package is, found without importing the package
+    (citeproc imports lxml, which the build has no use for)."""
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         raise SiteError(Problem(package, None, "Python package missing: run 'pip install -r requirements.txt'"))
-    return (Path(spec.submodule_search_locations[0]) / relative).read_bytes()
+    return Path(spec.submodule_search_locations[0]) / relative
 
 
 def _npm_asset(config: SiteConfig, relative: str) -> bytes:
