@@ -114,6 +114,9 @@ description: ""
 base_url: http://127.0.0.1:8000/  # where the site will live, e.g. https://USER.github.io/REPO/
 author: ""
 language: en
+# A lab's or a person's site: members' names stand out in every author list, and papers with
+# `selected: true` in their front matter lead the home page.
+# people: {{members: [Ada Lovelace]}}
 
 # The topic taxonomy. Papers list topic slugs; the importer assigns them from
 # the keywords. A topic with no papers gets no page.

@@ -311,3 +311,17 @@ def test_a_theme_file_deleted_from_a_new_catalog_follows_the_installed_theme(tmp
     assert parse(folder / "_site" / "papers" / paper.stem / "index.html").h1.strip() == \
         "Faster Diffusion Models for Image Generation"
     assert "Our reading group" in (folder / "_site" / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_new_catalogs_people_line_works_once_uncommented(tmp_path):
+    folder = new(tmp_path / "lab")
+    (tmp_path / "papers.bib").write_text(BIB, encoding="utf-8")
+    assert run("import", tmp_path / "papers.bib", "--config", folder / "site.yaml").exit_code == 0
+    text = (folder / "site.yaml").read_text(encoding="utf-8")
+    assert text.count("\n# people: ") == 1
+    (folder / "site.yaml").write_text(text.replace("\n# people: ", "\npeople: "), encoding="utf-8")
+    result = run("build", "-q", "--config", folder / "site.yaml", "-o", folder / "_site")
+    assert result.exit_code == 0 and result.output == "", result.output  # Ada Lovelace wrote the paper
+    [paper] = (folder / "content").rglob("*.md")
+    html = (folder / "_site" / "papers" / paper.stem / "index.html").read_text(encoding="utf-8")
+    assert '<a class="member" href="/authors/ada-lovelace/">Ada Lovelace</a>' in html
