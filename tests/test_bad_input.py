@@ -394,7 +394,7 @@ def test_unknown_keys_in_site_yaml(site):
     assert set(build_fails(site)) == {
         ("site.yaml", 2, "unknown key 'titel' (did you mean 'title'?)"),
         ("site.yaml", 3, "unknown key 'colour' (allowed: title, base_url, description, author, language, cname, "
-                         "topics, venues, authors, extra, extra_css, omit)"),
+                         "topics, venues, authors, extra, extra_css, omit, people)"),
         ("site.yaml", 17, "unknown key 'yaer' (did you mean 'year'?)"),
     }
 
