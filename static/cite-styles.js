@@ -47,7 +47,7 @@
   function citationItem() {
     var data = document.getElementById("cite-data");
     if (data) return Promise.resolve(JSON.parse(data.textContent).csl);
-    var link = document.querySelector('.cite a[href$="/cite.json"]');
+    var link = document.querySelector('section.cite a[href$="/cite.json"]');
     return text(link.href).then(function (json) { return JSON.parse(json)[0]; });
   }
 
@@ -67,11 +67,20 @@
   }
 
   function ready() {
-    var button = document.querySelector(".cite-styles-button");
-    var panel = document.getElementById("cite-styles");
-    if (!button || !panel || !window.fetch || !window.Promise) return;
-    if (!document.getElementById("cite-data") && !document.querySelector('.cite a[href$="/cite.json"]')) return;
-    button.hidden = false;
+    var section = document.querySelector("section.cite");
+    if (!section || !window.fetch || !window.Promise) return;
+    if (!document.getElementById("cite-data") && !section.querySelector('a[href$="/cite.json"]')) return;
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "cite-styles-button";
+    button.textContent = "Formatted citation";
+    button.setAttribute("aria-expanded", "false");
+    button.setAttribute("aria-controls", "cite-styles");
+    var panel = document.createElement("div");
+    panel.id = "cite-styles";
+    panel.className = "cite-styles";
+    panel.hidden = true;
+    section.append(button, panel);
 
     var label = document.createElement("label");
     label.textContent = "Style ";

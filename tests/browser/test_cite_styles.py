@@ -108,14 +108,28 @@ def test_apa_has_the_authors_year_title_and_venue(page, served):
     assert "https://doi.org/10.1234/abc&def" in text
 
 
-def test_the_panel_is_one_button_until_opened_and_a_screenshot_shows_it(page, served, tmp_path):
+def test_a_paper_page_carries_one_script_tag_for_it_and_a_screenshot_shows_the_panel(page, served, tmp_path):
     served, build = served
     html = build.files["papers/hostile-cite/index.html"].decode()
-    panel = html[html.index('<button type="button" class="cite-styles-button"'):]
-    panel = panel[:panel.index("</script>") + len("</script>")]
-    assert len(panel.encode()) < 300  # what every paper page carries for it
+    tag = '<script src="/catalog/static/cite-styles.js" defer></script>'
+    assert html.count(tag) == 1 and "cite-styles-button" not in html  # the script makes the button
     assert set(CSL_ASSETS) <= {path.removeprefix("static/") for path in build.files}
     open_panel(page, served)
     shown(page, "ieee")
+    assert page.get_attribute(".cite-styles-button", "aria-expanded") == "true"
     page.locator("section.cite").screenshot(path=str(tmp_path / "cite-panel.png"))
     assert (tmp_path / "cite-panel.png").stat().st_size > 1000
+    page.click(".cite-styles-button")  # closes it
+    assert page.is_hidden("#cite-styles") and page.get_attribute(".cite-styles-button", "aria-expanded") == "false"
+
+
+def test_without_a_citation_item_there_is_no_button(page, serve_build, tmp_path):
+    site = TinySite(tmp_path / "site")
+    site.write("site.yaml", (site.root / "site.yaml").read_text() + "omit: [citation-files]\n")
+    site.paper("plain")
+    served = serve_build(build_site(site.config))
+    page.goto(served.url + "papers/plain/")
+    page.wait_for_load_state("load")
+    assert page.locator("#bibtex").is_visible()
+    assert page.locator(".cite-styles-button").count() == 0
+    assert page.console_errors == []
