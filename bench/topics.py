@@ -43,8 +43,8 @@ LABELS_AT = "78f8c24"
 TAXONOMY = ROOT / "papersite" / "default_topics.yaml"
 
 
-def frozen_taxonomy() -> list[dict]:
-    text = subprocess.run(["git", "show", f"{LABELS_AT}:papersite/default_topics.yaml"], cwd=ROOT,
+def frozen_taxonomy(commit: str = LABELS_AT) -> list[dict]:
+    text = subprocess.run(["git", "show", f"{commit}:papersite/default_topics.yaml"], cwd=ROOT,
                           check=True, capture_output=True, text=True).stdout
     return yaml.safe_load(text)["topics"]
 
@@ -126,20 +126,20 @@ class tally:
         return f"{self._sum(self.tp, slug) / self.support(slug):.2f}" if self.support(slug) else "-"
 
 
-def report(keywords: Path | None, tuning, held, part: str = "held") -> None:
+def report(keywords: Path | None, tuning, held, part: str = "held", before_commit: str = LABELS_AT) -> None:
     pairs = held if part == "held" else tuning
     taxonomy = yaml.safe_load(TAXONOMY.read_text(encoding="utf-8"))["topics"]
     labels, source = labels_for(pairs, keywords)
     assigned = [matching.assign_topics(derive_title(a), a, taxonomy) for a, _ in pairs]
     labelled = [i for i, lab in enumerate(labels) if lab]
     from old_papersite import old_derive  # the previous commit's titles, topics and taxonomy, for comparison
-    old_topics, old_title = old_derive(LABELS_AT, "assign_topics", "derive_title")
-    frozen = frozen_taxonomy()
-    before = [old_topics(old_title(a), a, frozen) for a, _ in pairs]
+    old_topics, old_title = old_derive(before_commit, "assign_topics", "derive_title")
+    old_taxonomy = frozen_taxonomy(before_commit)
+    before = [old_topics(old_title(a), a, old_taxonomy) for a, _ in pairs]
     now, prev = tally(assigned, labels, labelled), tally(before, labels, labelled)
     print(f"\ntopics on the {part} part ({len(pairs)} papers); signal: {source}; "
           f"{len(labelled)} papers have a label")
-    print(f"  {'topic':28} {'labels':>6} {'given':>6} {'prec':>6} {'recall':>6}   {LABELS_AT}: prec recall")
+    print(f"  {'topic':28} {'labels':>6} {'given':>6} {'prec':>6} {'recall':>6}   {before_commit:>7}: prec recall")
     for topic in taxonomy:
         s = topic["slug"]
         print(f"  {s:28} {now.support(s):6d} {now.given(s):6d} {now.precision(s):>6} {now.recall(s):>6}"
@@ -151,7 +151,7 @@ def report(keywords: Path | None, tuning, held, part: str = "held") -> None:
     specific_before = [i for i in labelled if before[i] and before[i][0] != "general-ml"]
     right_before = sum(1 for i in specific_before if before[i][0] in labels[i])
     print(f"  first topic: precision {right / max(len(specific), 1):.2f} ({right}/{len(specific)}), "
-          f"coverage {len(specific) / max(len(labelled), 1):.2f}; {LABELS_AT}: precision "
+          f"coverage {len(specific) / max(len(labelled), 1):.2f}; {before_commit}: precision "
           f"{right_before / max(len(specific_before), 1):.2f} ({right_before}/{len(specific_before)}), "
           f"coverage {len(specific_before) / max(len(labelled), 1):.2f}")
     counts = Counter(len(a) for a in assigned)
@@ -164,6 +164,7 @@ def main() -> None:
     parser.add_argument("data", nargs="?", type=Path, default=DEFAULT)
     parser.add_argument("--keywords", type=Path)
     parser.add_argument("--part", choices=("held", "tuning"), default="held")
+    parser.add_argument("--before", default=LABELS_AT, help="the commit to compare with")
     args = parser.parse_args()
     if not args.data.exists():
         sys.exit(f"{args.data}: not found (the development set lives in ../shared/data)")
@@ -175,7 +176,7 @@ def main() -> None:
         if own:  # the export has abstracts: its own papers, not the development set's
             pairs = own
     tuning, held = split(pairs)
-    report(args.keywords, tuning, held, args.part)
+    report(args.keywords, tuning, held, args.part, args.before)
 
 
 if __name__ == "__main__":

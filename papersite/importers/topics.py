@@ -21,9 +21,9 @@ MAX_TOPICS = 3
 
 # Thresholds measured with bench/topics.py on the tuning part of the development set.
 TITLE_WEIGHT = 3.0  # a keyword in the title says more than one in the abstract
-_MIN_SCORE = 2.0  # a best topic at or below this is right under half the time: no confident topic
+_MIN_SCORE = 1.0  # one phrase (1.5) or two words (2) in the abstract is a topic; one word (1) is not
 _MIN_EXTRA_SCORE = 3.5  # below this a second/third topic is noise
-_EXTRA_RATIO = 0.4  # ...and it must be this fraction of the best score
+_EXTRA_RATIO = 0.3  # ...and it must be this fraction of the best score
 _GENERIC_SLUGS = ("general", "other", "misc")
 
 
