@@ -59,6 +59,7 @@ class Paper:
     authors: tuple[str, ...] = ()  # names as written in the content file
     et_al: bool = False  # the authors named are some of them (BibTeX's "and others"): shown as "et al."
     topics: tuple[str, ...] = ()  # topic slugs, most relevant first
+    keywords: tuple[str, ...] = ()  # the authors' own keywords, as an import gave them
     links: tuple[tuple[str, str], ...] = ()  # (kind, url) in LINK_KINDS order
     people: tuple[Person, ...] = ()  # one per author, with ORCID/affiliation/homepage when given
     date: str = ""  # publication date: "2024-07-21", "2024-07" or "2024"; "" when unknown

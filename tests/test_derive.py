@@ -366,9 +366,9 @@ def test_secondary_topics(fragment, slug):
 
 SMALL = [
     {"slug": "diffusion", "name": "D", "description": "D.", "keywords": ["diffusion model"]},
-    {"slug": "rl", "name": "R", "description": "R.", "keywords": ["RL", "reward"]},
+    {"slug": "rl", "name": "Reward learning", "description": "R.", "keywords": ["RL", "reward"]},
     {"slug": "misc-other", "name": "M", "description": "M.", "keywords": ["zzz"]},
-    {"slug": "aaa", "name": "A", "description": "A.", "keywords": ["reward"]},
+    {"slug": "aaa", "name": "Rewards", "description": "A.", "keywords": ["reward"]},
 ]
 
 
@@ -387,6 +387,49 @@ def test_no_confident_topic_gives_the_generic_topic_or_none():
     # One passing mention is not confidence either; a keyword in the title is.
     assert assign_topics("Sorting", "Sorting lists, with a reward.", SMALL[:2]) == []
     assert assign_topics("Reward Shaping", "Shaping a reward.", SMALL[:2]) == ["rl"]
+
+
+@pytest.mark.parametrize("word, slug", [("image", "computer-vision"), ("token", "language-models"),
+                                        ("node", "graph-learning"), ("edge", "graph-learning"),
+                                        ("sampling", "generative-models")])
+def test_one_generic_word_decides_no_topic(word, slug):
+    """A word common across fields, however often it occurs and even in the title, is no topic."""
+    title = f"Sorting by {word.title()} Size"
+    abstract = f"We sort a list by {word} size. Each {word} is compared with the next {word}; the {word} " \
+               f"order is stable. Every {word} is kept."
+    assert slug not in assign_topics(title, abstract, TOPICS)
+    assert assign_topics(title, abstract, TOPICS) == ["general-ml"]
+
+
+def test_a_phrase_acronym_topic_name_or_two_keywords_do_decide():
+    assert assign_topics("Sorting Image Classification Results", "We sort results.", TOPICS)[0] == "computer-vision"
+    assert assign_topics("Sorting by GNN", "We sort GNN outputs.", TOPICS)[0] == "graph-learning"
+    assert assign_topics("Sorting Graphs", "We sort a graph by size.", TOPICS)[0] == "graph-learning"
+    assert assign_topics("Node and Edge Sorting", "We sort each node and edge.", TOPICS)[0] == "graph-learning"
+
+
+def test_differentiable_physics_toolkit_is_science_not_language():
+    """Issue 37: a ΦFlow-like abstract was filed only under language models, for the word "code"."""
+    title = "Writing Differentiable Simulation Code"
+    abstract = ("We present a Python toolkit for writing differentiable simulation code in PyTorch and Jax. "
+                "It offers differential operators, boundary conditions and sparse linear solves, so that "
+                "scientific code such as PDE solvers and fluid simulations is short to write; the code runs "
+                "on GPUs.")
+    topics = assign_topics(title, abstract, TOPICS)
+    assert topics[0] == "sciences" and "language-models" not in topics
+
+
+def test_thompson_sampling_acronym_is_bandits_not_vision():
+    """Issue 37: VITS (Thompson sampling for contextual bandits) was filed under computer vision:
+    the ViT keyword matched "VITS" and "sampling" counted for generative models."""
+    title = "VITS: Variational Inference Thompson Sampling for Contextual Bandits"
+    abstract = ("We introduce VITS, a variant of Thompson sampling for contextual bandits. Thompson sampling "
+                "draws samples from the posterior, which is intractable; approximate sampling with variational "
+                "inference gives samples close to it. VITS has sublinear regret, and sampling from it is cheap.")
+    topics = assign_topics(title, abstract, TOPICS)
+    assert topics[0] == "online-learning-games"
+    assert "computer-vision" not in topics and "generative-models" not in topics
+    assert assign_topics("Sorting with ViTs", "We sort with a ViT.", TOPICS)[0] == "computer-vision"
 
 
 def test_ties_break_by_slug_and_title_weighs_more():
@@ -410,8 +453,11 @@ def _every_keyword_topics(title: str, abstract: str, topics: list[dict]) -> list
     scores = []
     for topic in topics:
         keywords = d._prepare(tuple(str(k) for k in topic.get("keywords") or ()))
-        score = sum(kw.weight * (d.TITLE_WEIGHT * t + min(a, 3))
-                    for kw, t, a in zip(keywords, d._hits(keywords, t_tok), d._hits(keywords, a_tok)))
+        hits = list(zip(keywords, d._hits(keywords, t_tok), d._hits(keywords, a_tok)))
+        naming = {d._stem(w) for w in re.findall(r"[A-Za-z0-9]+", str(topic.get("name") or "").lower())}
+        found = [kw for kw, t, a in hits if t or a]
+        enough = len(found) >= 2 or any(kw.acronym or len(kw.stems) > 1 or kw.stems[0] in naming for kw in found)
+        score = sum(kw.weight * (d.TITLE_WEIGHT * t + min(a, 3)) for kw, t, a in hits) if enough else 0.0
         scores.append((score, str(topic["slug"])))
     scored = sorted(scores, key=lambda st: (-st[0], st[1]))
     if scored[0][0] <= d._MIN_SCORE:

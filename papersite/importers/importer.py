@@ -197,6 +197,8 @@ class Importer:
         if record.status:
             front["status"] = record.status
         front["topics"] = record.topics
+        if record.keywords:
+            front["keywords"] = record.keywords
         if links:
             front["links"] = links
         if extra:

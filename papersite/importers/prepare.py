@@ -16,7 +16,7 @@ from ..source.config import ORCID
 from ..source.content import MAX_ABSTRACT_CHARS, normalise_link
 from ..source.yamlsource import FORBIDDEN_CHARACTERS
 from ..errors import Problem
-from .identity import family_name, identifiers
+from .identity import family_name, fold, identifiers
 from .records import Author, Deferred, Record
 from .titles import derive_title
 from .topics import Topics
@@ -39,6 +39,7 @@ class Prepared:
     title: str  # cleaned, or derived (seed text)
     abstract: str  # cleaned
     topics: list[str] = field(default_factory=list)
+    keywords: list[str] = field(default_factory=list)  # the record's own, one line each, first spelling of each
     authors: list[str | dict] = field(default_factory=list)  # as front matter holds them
     et_al: bool = False
     first: str = ""  # the first author's family name, folded
@@ -63,7 +64,12 @@ def prepare(item: Record | Deferred, seed: bool, topics: Topics) -> Prepared | P
         return ready  # skipped: the rest is not needed
     if seed:
         ready.title = derive_title(abstract)
-    ready.topics = topics.assign([one_line(k) for k in record.keywords], ready.title, abstract)
+    seen: set[str] = set()
+    for keyword in map(one_line, record.keywords):
+        if keyword and fold(keyword) not in seen:
+            seen.add(fold(keyword))
+            ready.keywords.append(keyword)
+    ready.topics = topics.assign(ready.keywords, ready.title, abstract)
     authors = [a for a in record.authors if one_line(a.name)]
     ready.authors = [_author(a) for a in authors]
     ready.first = family_name(one_line(authors[0].name)) if authors else ""

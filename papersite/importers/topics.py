@@ -21,9 +21,9 @@ MAX_TOPICS = 3
 
 # Thresholds measured with bench/topics.py on the tuning part of the development set.
 TITLE_WEIGHT = 3.0  # a keyword in the title says more than one in the abstract
-_MIN_SCORE = 2.0  # a best topic at or below this is right under half the time: no confident topic
+_MIN_SCORE = 1.0  # one phrase (1.5) or two words (2) in the abstract is a topic; one word (1) is not
 _MIN_EXTRA_SCORE = 3.5  # below this a second/third topic is noise
-_EXTRA_RATIO = 0.4  # ...and it must be this fraction of the best score
+_EXTRA_RATIO = 0.3  # ...and it must be this fraction of the best score
 _GENERIC_SLUGS = ("general", "other", "misc")
 
 
@@ -54,8 +54,10 @@ def _tokens(text: str, keys=None) -> _Text:
 
 
 def _is_acronym_kw(kw: str) -> bool:
-    # "RL", "GNN", "LLM": matched case-sensitively so "ot" in prose doesn't count as OT.
-    return kw.isupper() and " " not in kw and len(kw) <= 6
+    # "RL", "GNN", "LLM", "ViT", "NeRF": matched as written, so "ot" in prose doesn't count as OT
+    # nor the "VITS" of Thompson sampling as ViT.
+    word = kw.replace("-", "")
+    return word.isalnum() and len(word) <= 6 and (kw.isupper() or any(c.isupper() for c in kw[1:]))
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,13 @@ def _hits(keywords: tuple[_Keyword, ...], text: _Text) -> list[int]:
     return counts
 
 
+def _enough(found: list[_Keyword], naming: frozenset[str]) -> bool:
+    """Whether the keywords found make a case for their topic: two different ones, or one phrase,
+    acronym or word of the topic's own name ("privacy", "graph"). Another word alone ("image",
+    "token", "node", "sampling"), however often it occurs, is too common across fields to decide."""
+    return len(found) >= 2 or any(kw.acronym or len(kw.stems) > 1 or kw.stems[0] in naming for kw in found)
+
+
 class TopicMatcher:
     """A taxonomy prepared for assign_topics, built once per taxonomy.
 
@@ -120,6 +129,8 @@ class TopicMatcher:
 
     def __init__(self, topics: list[dict]):
         self.slugs = tuple(str(t["slug"]) for t in topics)
+        self.naming = tuple(frozenset(map(_stem, _WORD.findall(str(t.get("name") or "").lower())))
+                            for t in topics)
         self.keywords = tuple(_prepare(tuple(str(k) for k in t.get("keywords") or ())) for t in topics)
         self.generic = next((slug for slug in self.slugs if any(g in slug for g in _GENERIC_SLUGS)), None)
         index: dict[str, list[tuple[int, int]]] = {}
@@ -149,6 +160,9 @@ class TopicMatcher:
             keywords = tuple(self.keywords[ti][ki] for ki in sorted(kis))  # the topic's order
             in_title = _hits(keywords, t_tok)
             in_abstract = _hits(keywords, a_tok)
+            found = [kw for kw, t, a in zip(keywords, in_title, in_abstract) if t or a]
+            if not _enough(found, self.naming[ti]):
+                continue
             scores[ti] = sum(
                 kw.weight * (TITLE_WEIGHT * t + min(a, 3))
                 for kw, t, a in zip(keywords, in_title, in_abstract)
@@ -166,12 +180,13 @@ class TopicMatcher:
 
 @lru_cache(maxsize=16)
 def _matcher(key: tuple) -> TopicMatcher:
-    return TopicMatcher([{"slug": slug, "keywords": list(keywords)} for slug, keywords in key])
+    return TopicMatcher([{"slug": slug, "name": name, "keywords": list(keywords)} for slug, name, keywords in key])
 
 
 def topic_matcher(topics: list[dict]) -> TopicMatcher:
     """The matcher for a taxonomy, shared by every caller with an equal taxonomy."""
-    return _matcher(tuple((str(t["slug"]), tuple(str(k) for k in t.get("keywords") or ())) for t in topics))
+    return _matcher(tuple((str(t["slug"]), str(t.get("name") or ""), tuple(str(k) for k in t.get("keywords") or ()))
+                          for t in topics))
 
 
 def assign_topics(title: str, abstract: str, topics: list[dict]) -> list[str]:

@@ -32,7 +32,7 @@ from ..site.render import render_page
 
 # What a paper's page shows of the paper and no other page depends on for where
 # the paper goes: the fields a first look may show changed.
-SHOWN_ONLY = ("title", "abstract", "links", "status", "title_source", "extra")
+SHOWN_ONLY = ("title", "abstract", "keywords", "links", "status", "title_source", "extra")
 
 
 def edited_pages(config: SiteConfig, cache: BuildCache, changed: tuple[str, ...]) -> dict[str, bytes] | None:

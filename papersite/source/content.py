@@ -29,8 +29,8 @@ from .files import stamp as file_stamp, allowed_roots, read_source, walk_files
 from .validate import Checker
 from .yamlsource import load_yaml
 
-PAPER_KEYS = ("id", "title", "authors", "et_al", "venue", "year", "date", "added", "status", "selected", "topics", "links",
-              "bibtex_key", "title_source", "extra")
+PAPER_KEYS = ("id", "title", "authors", "et_al", "venue", "year", "date", "added", "status", "selected", "topics",
+              "keywords", "links", "bibtex_key", "title_source", "extra")
 DATE = re.compile(r"^(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?$")
 BIBTEX_KEY = re.compile(r"^[A-Za-z0-9_:.+/-]+$")  # what BibTeX and biber accept unquoted
 MAX_FILE_BYTES = 10 * 1024 * 1024  # far beyond any abstract; guards against a stray dump
@@ -151,6 +151,7 @@ def _paper_from(data: Any, lines: dict, body: str, body_line: int, path: Path, s
                                        f"not '{bibtex_key[:40]}'")
     title_source = check.field(data, (), "title_source", str, "")
     topics = check.field(data, (), "topics", list, [])
+    keywords = check.field(data, (), "keywords", list, [])
     links = _links(check, data)
     extra = check.field(data, (), "extra", dict, {})
 
@@ -183,7 +184,8 @@ def _paper_from(data: Any, lines: dict, body: str, body_line: int, path: Path, s
         return Parsed(None, check.problems)
     return Parsed(Paper(
         id=paper_id, slug=slug, title=title, venue=venue.slug, year=year if year is not None else venue.year,
-        abstract=abstract, authors=tuple(p.name for p in people), et_al=et_al, topics=tuple(topics), links=links,
+        abstract=abstract, authors=tuple(p.name for p in people), et_al=et_al, topics=tuple(topics),
+        keywords=tuple(keywords), links=links,
         people=people, date=date, added=added, status=status, selected=selected, bibtex_key=bibtex_key,
         title_source=title_source, extra=extra, source=path,
     ), [])
