@@ -65,6 +65,7 @@ class Paper:
     date: str = ""  # publication date: "2024-07-21", "2024-07" or "2024"; "" when unknown
     added: str = ""  # the day an import first saw the paper (YYYY-MM-DD): orders feeds when date is unknown
     status: str = ""  # e.g. "oral", "spotlight", "poster", "best paper award"
+    selected: bool = False  # one of the catalog's selected papers: on the home page, marked in listings
     bibtex_key: str = ""  # set by hand; else one is made, unique across the catalog
     title_source: str = ""  # "derived" when an importer derived the title from the abstract
     extra: dict = field(default_factory=dict, hash=False)  # free-form, for templates

@@ -62,4 +62,5 @@ def build_site(config: SiteConfig, runner: Runner | None = None) -> Build:
         stage.files("map", map_files, catalog, memo.map.keep(layout()), memo.map.shown)
         stage.files("search", memo.search.keep, search(), catalog, abstracts)
         stage.files("static", static_files, config)
-    return Build(catalog, stage.made, len(pages), stage.timings, stage.stored, memo.papers.warnings)
+    return Build(catalog, stage.made, len(pages), stage.timings, stage.stored,
+                 memo.papers.warnings + catalog.warnings)

@@ -2,7 +2,8 @@
 
 The folder gets an empty content/, a short site.yaml with the default taxonomy,
 the default theme's templates/ and static/ to edit in place, package.json and
-package-lock.json so that `npm ci` brings lunr.js, a .gitignore and a README.
+package-lock.json so that `npm ci` brings lunr.js and citeproc.js, requirements.txt pinning this
+papersite, a GitHub Pages workflow that installs both and builds, a .gitignore and a README.
 A DIR that holds anything is refused, every file is created exclusively (nothing is
 ever overwritten), and a failure takes back what this run made.
 """
@@ -14,16 +15,97 @@ import os
 import shutil
 from pathlib import Path
 
+from . import __version__
 from .errors import Problem, SiteError
 from .site.render import THEME
 
 DEFAULT_TOPICS = Path(__file__).parent / "default_topics.yaml"
 
-# The one front-end package the build ships (site.static.NPM_ASSETS), as the
-# engine's own package-lock.json pins it (tests/test_new.py keeps the two equal).
-LUNR_VERSION = "2.3.9"
-LUNR_INTEGRITY = "sha512-zTU3DaZaF3Rt9rhN3uBMGQD3dD2/vFQqnvZCDv4dl5iOzq2IZQqTxu90r4E5J+nP70J3ilqVCrbho2eWaeW8Ow=="
+# The front-end packages the build ships (site.static.NPM_ASSETS), as the engine's own
+# package-lock.json pins them (tests/test_new.py keeps the two equal): name -> (version, integrity, license).
+NPM_PACKAGES = {
+    "citeproc": ("2.4.63", "sha512-68F95Bp4UbgZU/DBUGQn0qV3HDZLCdI9+Bb2ByrTaNJDL5VEm9LqaiNaxljsvoaExSLEXe1/r6n2Z06SCzW3/Q==",
+                 "CPAL-1.0 OR AGPL-1.0"),
+    "lunr": ("2.3.9", "sha512-zTU3DaZaF3Rt9rhN3uBMGQD3dD2/vFQqnvZCDv4dl5iOzq2IZQqTxu90r4E5J+nP70J3ilqVCrbho2eWaeW8Ow==",
+             "MIT"),
+}
 NPM_NAME = "papersite-catalog"
+
+# Where a catalog's requirements.txt installs papersite from: the project's git repository at
+# the release tag of the papersite that made the catalog (pip installs a git URL like a package).
+PAPERSITE_REPO = "https://github.com/papersite/papersite"
+REQUIREMENTS = f"""\
+# The papersite this catalog is built with, pinned to a release; change the tag to update it
+# (README: "Theme updates" says what to do with templates/ and static/ then).
+papersite @ git+{PAPERSITE_REPO}@v{__version__}
+"""
+
+# The action versions are the ones the engine's own .github/workflows/pages.yml uses
+# (tests/test_new.py keeps them equal).
+PAGES_WORKFLOW = """\
+# Build the catalog and publish it with GitHub Pages.
+# Turn it on once: the repository's Settings -> Pages -> Build and deployment -> Source: "GitHub Actions".
+# base_url comes from Pages itself (https://USER.github.io/REPO/, or your custom domain),
+# so every link carries the right path without editing site.yaml.
+name: Deploy to GitHub Pages
+
+on:
+  push:
+    branches: [main]
+  workflow_dispatch:
+
+permissions:
+  contents: read
+  pages: write
+  id-token: write
+
+# One deployment at a time; let a running one finish rather than cancel it half-way.
+concurrency:
+  group: pages
+  cancel-in-progress: false
+
+jobs:
+  build:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v6
+      - uses: actions/setup-python@v6
+        with:
+          python-version: "3.11"
+          cache: pip
+          cache-dependency-path: requirements.txt
+      - uses: actions/setup-node@v6
+        with:
+          node-version: "20"
+          cache: npm
+      - id: pages
+        uses: actions/configure-pages@v6
+      # The install and build commands of this catalog's README.md.
+      - run: pip install -q -r requirements.txt
+      - run: npm ci
+      # papersite's build cache, restored from the newest run; the build checks every entry.
+      - uses: actions/cache@v5
+        with:
+          path: .cache/papersite
+          key: papersite-${{ runner.os }}-${{ hashFiles('requirements.txt') }}-${{ hashFiles('site.yaml', 'content/**', 'templates/**', 'static/**') }}
+          restore-keys: |
+            papersite-${{ runner.os }}-${{ hashFiles('requirements.txt') }}-
+      - run: papersite build --base-url "${{ steps.pages.outputs.base_url }}/"
+      - uses: actions/upload-pages-artifact@v5
+        with:
+          path: _site
+          include-hidden-files: true  # keep .nojekyll
+
+  deploy:
+    needs: build
+    runs-on: ubuntu-latest
+    environment:
+      name: github-pages
+      url: ${{ steps.deployment.outputs.page_url }}
+    steps:
+      - id: deployment
+        uses: actions/deploy-pages@v5
+"""
 
 SITE_YAML = """\
 # site.yaml: settings for the whole catalog. Reference: papersite's README, "site.yaml reference".
@@ -32,6 +114,9 @@ description: ""
 base_url: http://127.0.0.1:8000/  # where the site will live, e.g. https://USER.github.io/REPO/
 author: ""
 language: en
+# A lab's or a person's site: members' names stand out in every author list, and papers with
+# `selected: true` in their front matter lead the home page.
+# people: {{members: [Ada Lovelace]}}
 
 # The topic taxonomy. Papers list topic slugs; the importer assigns them from
 # the keywords. A topic with no papers gets no page.
@@ -68,19 +153,24 @@ A catalog of research papers, built into a static website by papersite.
 - `templates/`, `static/`: the theme, yours to edit.
 
 ```sh
-npm ci                           # lunr.js, for the search page
-papersite import papers.bib      # add papers to content/
-papersite serve                  # preview at http://127.0.0.1:8000/
-papersite build                  # write the site to _site/
-papersite deploy                 # publish it to the gh-pages branch, for GitHub Pages
+pip install -q -r requirements.txt   # papersite, at the release requirements.txt pins
+npm ci                               # lunr.js and citeproc.js, for search and citations
+papersite import papers.bib          # add papers to content/
+papersite serve                      # preview at http://127.0.0.1:8000/
+papersite build                      # write the site to _site/
 ```
 
-For `deploy`, set `base_url` in site.yaml to the site's address
-(`https://USER.github.io/REPO/`), then choose "Deploy from a branch", `gh-pages`,
-in the repository's Settings -> Pages.
+Publishing: push this folder to a GitHub repository, and in its Settings -> Pages set
+Source to "GitHub Actions". `.github/workflows/pages.yml` then runs the install commands
+above and `papersite build` on every push to `main`, for the address Pages gives
+(`https://USER.github.io/REPO/`). Or run `papersite deploy`, which publishes to the `gh-pages`
+branch ("Deploy from a branch"), once `base_url` in site.yaml is the site's address.
 
-`papersite` is the command `pip install` gives; from a papersite checkout,
-`python path/to/papersite/build.py` is the same.
+Updating papersite: change the tag in requirements.txt and install again. `templates/` and
+`static/` are your copies of the theme and stay as they are: a file you delete from them
+falls back on the installed papersite's own, so delete the ones you never edited to follow
+the theme's updates; compare the ones you did with a fresh copy (`papersite new /tmp/theme`,
+then `diff -ru /tmp/theme/templates templates`). See papersite's README, "Theme updates".
 """
 
 
@@ -127,11 +217,15 @@ def _fill(root: Path, title: str, made: list[Path]) -> None:
     for name in ("templates", "static"):
         shutil.copytree(THEME / name, folder(name), dirs_exist_ok=True,
                         ignore=shutil.ignore_patterns("__pycache__", "__init__.py"))
+    folder(".github")
+    (root / ".github" / "workflows").mkdir()
     quoted = json.dumps(title, ensure_ascii=False)  # a JSON string is a YAML string
     files = {
         "site.yaml": SITE_YAML.format(title=quoted, topics=_default_topics()),
         ".gitignore": GITIGNORE,
         ".npmrc": NPMRC,
+        "requirements.txt": REQUIREMENTS,
+        ".github/workflows/pages.yml": PAGES_WORKFLOW,
         "package.json": _json(_package()),
         "package-lock.json": _json(_package_lock()),
         "README.md": README.format(title=title),
@@ -150,15 +244,16 @@ def _default_topics() -> str:
 
 def _package() -> dict:
     return {"name": NPM_NAME, "version": "0.0.0", "private": True,
-            "description": "Browser-side assets for papersite: lunr.js for client-side search",
-            "dependencies": {"lunr": LUNR_VERSION}}
+            "description": "Browser-side assets for papersite: lunr.js for search, citeproc.js for citations",
+            "dependencies": {name: version for name, (version, _, _) in NPM_PACKAGES.items()}}
 
 
 def _package_lock() -> dict:
+    packages = {f"node_modules/{name}": {"version": version, "integrity": integrity, "license": license_}
+                for name, (version, integrity, license_) in NPM_PACKAGES.items()}
     return {"name": NPM_NAME, "version": "0.0.0", "lockfileVersion": 3, "requires": True,
-            "packages": {"": {"name": NPM_NAME, "version": "0.0.0", "dependencies": {"lunr": LUNR_VERSION}},
-                         "node_modules/lunr": {"version": LUNR_VERSION, "integrity": LUNR_INTEGRITY,
-                                               "license": "MIT"}}}
+            "packages": {"": {"name": NPM_NAME, "version": "0.0.0", "dependencies": _package()["dependencies"]},
+                         **packages}}
 
 
 def _json(data: dict) -> str:

@@ -574,6 +574,7 @@
     { param: "status", label: "Status" }
   ];
   var indexUrl = app.getAttribute("data-index");
+  var members = (app.getAttribute("data-members") || "").split(" "); // their author pages' URLs
   var base = indexUrl.slice(0, indexUrl.lastIndexOf("/") + 1); // the search/ folder, with the site's base path
 
   var lunrjs = null; // the engine, once lunr.js has loaded
@@ -862,6 +863,7 @@
         if (i) byline.appendChild(document.createTextNode(", "));
         var name = el("a"); // styled by its paragraph, as on the pages
         name.href = author[1];
+        if (members.indexOf(author[1]) >= 0) name.className = "member"; // site.yaml's people: members
         name.appendChild(highlighted(author[0], terms, marked));
         byline.appendChild(name);
       });

@@ -81,7 +81,8 @@ SLOW_TESTS = {
     },
     "test_derive.py": {"test_indexed_topics_equal_trying_every_keyword"},
     "test_map.py": {"test_another_process_computes_the_same_layout"},
-    "test_new.py": {"test_an_empty_build_says_how_to_import_as_the_user_runs_it"},  # the real command, twice
+    "test_new.py": {"test_an_empty_build_says_how_to_import_as_the_user_runs_it",  # the real command, twice
+                    "test_the_workflows_build_steps_run_in_a_new_catalog"},  # npm ci and the real command
     "test_site_size.py": {"test_the_theme_shows_what_its_indented_templates_showed"},  # git, two whole-site parses
     "test_determinism.py": {
         "test_listing_order_does_not_change_the_output",

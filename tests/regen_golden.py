@@ -21,16 +21,20 @@ from pathlib import Path
 
 from papersite.source.config import load_config
 from papersite.engine.command import build_and_write
+from papersite.site.static import CSL_ASSETS, NPM_ASSETS, package_file_path
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "tests" / "fixtures" / "golden_site"
 GOLDEN = ROOT / "tests" / "golden" / "small_catalog"
 
-# Files the build copies byte for byte: lunr.js from node_modules/ (not our code, and an `npm`
-# upgrade is not a change of papersite's output) and the theme's static/ (the golden catalog has
-# none of its own). They are left out of the tree and of the comparison, and tests/test_golden.py
-# checks each against its source instead: committing them would copy the theme into tests/.
-VENDORED = {"static/lunr.min.js": ROOT / "node_modules" / "lunr" / "lunr.min.js",
+# Files the build copies byte for byte: lunr.js and citeproc.js from node_modules/, the CSL styles
+# and locale from their Python packages (not our code, and an upgrade is not a change of
+# papersite's output) and the theme's static/ (the golden catalog has none of its own). They are
+# left out of the tree and of the comparison, and tests/test_golden.py checks each against its
+# source instead: committing them would copy the theme and third-party files into tests/.
+VENDORED = {**{f"static/{name}": ROOT / "node_modules" / relative for name, relative in NPM_ASSETS.items()},
+            **{f"static/{name}": package_file_path(package, relative)
+               for name, (package, relative) in CSL_ASSETS.items()},
             **{f"static/{path.name}": path for path in sorted((ROOT / "static").iterdir()) if path.is_file()}}
 
 

@@ -82,7 +82,7 @@ def test_a_site_too_big_for_github_pages_is_not_published_unless_forced(project,
     monkeypatch.setattr(papersite.engine.sitesize, "PAGES_LIMIT", 1000)  # bytes: this site is larger
     with pytest.raises(SiteError) as caught:
         deploy_site(site.config)
-    assert re.fullmatch(r"not published: the site is \d+ KB, and GitHub Pages publishes sites of at most 1 GB "
+    assert re.fullmatch(r"not published: the site is \d\.\d MB, and GitHub Pages publishes sites of at most 1 GB "
                         r"\(README.md: Deploy; site.yaml's omit: can leave out [a-z-]+ \(\d+ KB\)(, [a-z-]+ \(\d+ KB\))*\)"
                         r"; deploy anyway with --force", str(caught.value)), caught.value
     assert "gh-pages" not in git(remote, "branch", "--list")

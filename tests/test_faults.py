@@ -29,6 +29,7 @@ from click.testing import CliRunner
 
 import build
 from papersite.engine.output import manifest_path
+from papersite.site.static import CSL_ASSETS, NPM_ASSETS
 from tests.conftest import MINIMAL_CONFIG, ROOT, TinySite, paper_text
 
 HUGE = 20 * 1024 * 1024  # files past this are compared by size and mtime (a sparse 50 GB file is one)
@@ -552,7 +553,9 @@ def limit_file_size(size: int):
 @pytest.mark.parametrize("limit", ["pages", "manifest"])
 def test_a_full_disk_leaves_the_previous_site(big, limit):
     files = site_files(big / "_site")
-    largest = max(len(data) for data in files.values())
+    # the largest page: citeproc.js and the CSL styles are larger, but unchanged, so not written again
+    copies = {f"static/{name}" for name in (*NPM_ASSETS, *CSL_ASSETS)}
+    largest = max(len(data) for path, data in files.items() if path not in copies)
     size = 2048 if limit == "pages" else largest + 1  # every page fits, the manifest does not
     if limit == "manifest":
         big.joinpath("static/big.css").write_text("x" * (largest // 2))  # more entries, none larger

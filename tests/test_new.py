@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
+from packaging.requirements import Requirement
 
 import build
-from papersite import scaffold
+from papersite import __version__, scaffold
 from papersite.site.render import THEME
 from papersite.preview.server import Preview
 from papersite.site.static import NPM_ASSETS
@@ -44,8 +45,8 @@ def new(folder: Path):
 def test_a_new_catalog_builds_through_the_cli(tmp_path):
     folder = new(tmp_path / "my-papers")
     assert sorted(p.name for p in folder.iterdir()) == [
-        ".gitignore", ".npmrc", "README.md", "content", "package-lock.json", "package.json", "site.yaml",
-        "static", "templates"]
+        ".github", ".gitignore", ".npmrc", "README.md", "content", "package-lock.json", "package.json",
+        "requirements.txt", "site.yaml", "static", "templates"]
     assert [p.name for p in (folder / "content").iterdir()] == [".gitkeep"]  # no papers, but git keeps it
 
     result = run("build", "--config", folder / "site.yaml", "-o", folder / "_site")
@@ -157,7 +158,7 @@ def test_a_new_catalog_holds_the_default_theme_and_taxonomy(tmp_path):
     assert {"_site/", ".cache/", "node_modules/"} <= set(ignored)
 
 
-def test_the_new_lockfile_pins_the_engines_lunr(tmp_path):
+def test_the_new_lockfile_pins_the_engines_front_end_packages(tmp_path):
     """`npm ci` in a new catalog installs what the engine's own lockfile pins, and every npm
     package the build ships (a new asset in static_files must reach the scaffold too)."""
     folder = new(tmp_path / "catalog")
@@ -207,3 +208,120 @@ def test_a_failure_takes_back_what_it_made(tmp_path, monkeypatch):
         assert result.exit_code == 1 and "No space left on device" in result.output
     assert [p.name for p in tmp_path.iterdir()] == ["empty"]  # the folder new made is gone, the user's stays
     assert list((tmp_path / "empty").iterdir()) == []
+
+
+# --- publishing with GitHub Pages, and theme updates -------------------------------------------
+
+PAGES_URL = "https://someone.github.io/my-papers"  # what actions/configure-pages gives: no trailing slash
+
+
+def workflow_steps(folder: Path) -> tuple[dict, list[dict], list[dict]]:
+    workflow = yaml.safe_load((folder / ".github" / "workflows" / "pages.yml").read_text(encoding="utf-8"))
+    return workflow, workflow["jobs"]["build"]["steps"], workflow["jobs"]["deploy"]["steps"]
+
+
+def test_a_new_catalog_has_a_pages_workflow_with_its_readmes_commands(tmp_path):
+    folder = new(tmp_path / "my-papers")
+    workflow, build_steps, deploy_steps = workflow_steps(folder)
+    triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as true
+    assert "push" in triggers and "workflow_dispatch" in triggers
+    assert workflow["permissions"]["pages"] == "write" and workflow["permissions"]["id-token"] == "write"
+    assert workflow["jobs"]["deploy"]["needs"] == "build"
+    assert workflow["jobs"]["deploy"]["environment"]["name"] == "github-pages"
+    uses = [step["uses"] for step in build_steps + deploy_steps if "uses" in step]
+    names = [action.split("@")[0] for action in uses]
+    assert {"actions/configure-pages", "actions/upload-pages-artifact", "actions/deploy-pages"} <= set(names)
+    upload = next(s for s in build_steps if s.get("uses", "").startswith("actions/upload-pages-artifact@"))
+    assert upload["with"]["path"] == "_site"
+    # every action at the major version the engine's own workflow has been run with
+    _, ours_build, ours_deploy = workflow_steps(ROOT)
+    ours = {s["uses"].split("@")[0]: s["uses"] for s in ours_build + ours_deploy if "uses" in s}
+    assert uses == [ours[name] for name in names]
+
+    runs = [step["run"].strip() for step in build_steps if "run" in step]
+    assert runs == ["pip install -q -r requirements.txt", "npm ci",
+                    'papersite build --base-url "${{ steps.pages.outputs.base_url }}/"']
+    # the commands the catalog's README tells its owner to type, and papersite's README too
+    readme = (folder / "README.md").read_text(encoding="utf-8")
+    engine_readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for command in ("pip install -q -r requirements.txt", "npm ci", "papersite build"):
+        assert f"\n{command} " in readme, command
+        assert command in engine_readme, command
+
+
+def test_a_new_catalogs_requirements_pin_this_papersite_from_its_repository(tmp_path):
+    folder = new(tmp_path / "catalog")
+    lines = [line for line in (folder / "requirements.txt").read_text(encoding="utf-8").splitlines()
+             if line and not line.startswith("#")]
+    [requirement] = [Requirement(line) for line in lines]
+    assert requirement.name == "papersite"  # the name pyproject.toml gives the package
+    assert requirement.url == f"git+{scaffold.PAPERSITE_REPO}@v{__version__}"
+    assert 'name = "papersite"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+
+
+def test_the_workflows_build_steps_run_in_a_new_catalog(tmp_path):
+    """Run the workflow's steps after the install (npm ci, papersite build) as the runner would,
+    offline: `papersite` is this checkout, configure-pages' output a project site's address."""
+    folder = new(tmp_path / "my-papers")
+    (tmp_path / "papers.bib").write_text(BIB, encoding="utf-8")
+    assert run("import", tmp_path / "papers.bib", "--config", folder / "site.yaml").exit_code == 0
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "papersite").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m papersite "$@"\n')
+    (bin_dir / "papersite").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "PYTHONPATH": str(ROOT)}
+    _, build_steps, _ = workflow_steps(folder)
+    for step in build_steps:
+        command = step.get("run", "").strip()
+        if not command or command.startswith("pip install"):
+            continue
+        command = command.replace("${{ steps.pages.outputs.base_url }}", PAGES_URL)
+        if command == "npm ci":
+            command = "npm ci --offline"  # from npm's cache, which the engine's own `npm ci` filled
+        done = subprocess.run(["bash", "-e", "-c", command], cwd=folder, env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, (command, done.stdout, done.stderr)
+    assert (folder / "node_modules" / "lunr" / "lunr.min.js").is_file()
+    assert (folder / "node_modules" / "citeproc" / "citeproc_commonjs.js").is_file()
+    home = parse(folder / "_site" / "index.html")
+    assert f'<link rel="canonical" href="{PAGES_URL}/">' in (folder / "_site" / "index.html").read_text()
+    assert "/my-papers/search/" in home.links and "/search/" not in home.links
+    [paper] = (folder / "content").rglob("*.md")
+    page = parse(folder / "_site" / "papers" / paper.stem / "index.html")
+    assert page.h1.strip() == "Faster Diffusion Models for Image Generation"
+    assert all(link.startswith(("/my-papers/", "https:", "#")) for link in page.links), page.links
+    assert (folder / "_site" / ".nojekyll").is_file()  # upload-pages-artifact keeps it (include-hidden-files)
+
+
+def test_a_theme_file_deleted_from_a_new_catalog_follows_the_installed_theme(tmp_path):
+    """README's "Theme updates": a file the owner never edited can go; the build then uses
+    papersite's own, so it changes with papersite. An edited one stays the owner's."""
+    folder = new(tmp_path / "catalog")
+    (tmp_path / "papers.bib").write_text(BIB, encoding="utf-8")
+    assert run("import", tmp_path / "papers.bib", "--config", folder / "site.yaml").exit_code == 0
+    (folder / "static" / "style.css").unlink()
+    (folder / "templates" / "paper.html").unlink()
+    edited = (folder / "templates" / "home.html").read_text(encoding="utf-8").replace(
+        "{% block main %}", "{% block main %}<p id=ours>Our reading group</p>", 1)
+    (folder / "templates" / "home.html").write_text(edited, encoding="utf-8")
+    result = run("build", "-q", "--config", folder / "site.yaml", "-o", folder / "_site")
+    assert result.exit_code == 0, result.output
+    assert (folder / "_site" / "static" / "style.css").read_bytes() == (THEME / "static" / "style.css").read_bytes()
+    [paper] = (folder / "content").rglob("*.md")
+    assert parse(folder / "_site" / "papers" / paper.stem / "index.html").h1.strip() == \
+        "Faster Diffusion Models for Image Generation"
+    assert "Our reading group" in (folder / "_site" / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_new_catalogs_people_line_works_once_uncommented(tmp_path):
+    folder = new(tmp_path / "lab")
+    (tmp_path / "papers.bib").write_text(BIB, encoding="utf-8")
+    assert run("import", tmp_path / "papers.bib", "--config", folder / "site.yaml").exit_code == 0
+    text = (folder / "site.yaml").read_text(encoding="utf-8")
+    assert text.count("\n# people: ") == 1
+    (folder / "site.yaml").write_text(text.replace("\n# people: ", "\npeople: "), encoding="utf-8")
+    result = run("build", "-q", "--config", folder / "site.yaml", "-o", folder / "_site")
+    assert result.exit_code == 0 and result.output == "", result.output  # Ada Lovelace wrote the paper
+    [paper] = (folder / "content").rglob("*.md")
+    html = (folder / "_site" / "papers" / paper.stem / "index.html").read_text(encoding="utf-8")
+    assert '<a class="member" href="/authors/ada-lovelace/">Ada Lovelace</a>' in html

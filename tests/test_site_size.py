@@ -35,6 +35,8 @@ SINCE_REFERENCE = [
     ("reading-list.html", '  <div id="reading-shared" class="reading-shared" hidden>\n',
      '  <div id="reading-shared" class="reading-shared" hidden>\n    <p id="reading-shared-note" class="reading-note">A list shared with you '
      "by a link, not saved in this browser: add these papers to your own reading list to keep them.</p>\n"),
+    ("paper.html", "BibTeX of {{ venue.name }}</a></p>\n  </section>",
+     'BibTeX of {{ venue.name }}</a></p>\n{% include "_cite_styles.html" %}\n  </section>'),
 ]
 
 

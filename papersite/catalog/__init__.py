@@ -11,7 +11,7 @@ from ..source.content import split_front_matter
 from ..errors import Problem, SiteError
 from ..model import Paper, Topic, Venue
 from .order import title_key
-from .people import Author, PeopleCache, collect_people
+from .people import Author, PeopleCache, collect_people, find_members
 from ..source.yamlsource import load_yaml
 
 
@@ -29,6 +29,9 @@ class Catalog:
     author_paths: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # id -> (name, page path)
     years: tuple[int, ...] = ()  # years that have papers, newest first
     year_papers: dict[int, tuple[Paper, ...]] = field(default_factory=dict)  # in catalog order: grouped by venue
+    selected: tuple[Paper, ...] = ()  # papers marked `selected: true`, in catalog order: the home page's
+    members: frozenset[str] = frozenset()  # author page paths of site.yaml's `people: members:`
+    warnings: tuple[str, ...] = ()  # what the user should know: members who wrote no paper
 
     @classmethod
     def build(cls, papers: list[Paper], config: SiteConfig, people: PeopleCache | None = None,
@@ -56,6 +59,7 @@ class Catalog:
         for paper in ordered:
             by_year[paper.year].append(paper)
         found = collect_people(ordered, config.authors, people)
+        members, warnings = find_members(found.authors, config.members, config.members_at)
         return cls(
             config=config,
             papers=ordered,
@@ -69,6 +73,9 @@ class Catalog:
             author_paths=found.paths,
             years=tuple(sorted(by_year, reverse=True)),
             year_papers={year: tuple(ps) for year, ps in by_year.items()},
+            selected=tuple(p for p in ordered if p.selected),
+            members=members,
+            warnings=warnings,
         )
 
     def venue(self, slug: str) -> Venue:

@@ -27,6 +27,7 @@ names and slugs.
 """
 from __future__ import annotations
 
+import difflib
 import functools
 import hashlib
 import re
@@ -307,3 +308,27 @@ def _slugs(made: list) -> dict[tuple, str]:
             taken.add(slug)
             slugs[entry[0]] = slug
     return slugs
+
+
+def find_members(authors: tuple[Author, ...], names: tuple[str, ...],
+                 places: tuple[tuple[str, int | None], ...]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The author page paths of site.yaml's `people: members:`, and a warning for each member
+    no author of the catalog is: a member is the person any of whose spellings folds to the
+    member's name as people are merged (accents, case, punctuation, "Last, First")."""
+    if not names:
+        return frozenset(), ()
+    wanted = {name_key(name): name for name in names}
+    paths, met = set(), set()
+    for author in authors:
+        keys = {name_key(author.name), *map(name_key, author.spellings)} & wanted.keys()
+        if keys:
+            paths.add(urls.path_of(author))
+            met |= keys
+    warnings = []
+    shown = sorted({author.name for author in authors})
+    for (key, name), (file, line) in zip(wanted.items(), places):
+        if key not in met:
+            close = difflib.get_close_matches(name, shown, 1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            warnings.append(f"warning: {file}:{line}: people: members: '{name}' wrote no paper in the catalog{hint}")
+    return frozenset(paths), tuple(warnings)

@@ -133,7 +133,7 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
         plain=plain_title,  # for <title>, meta tags
         json_ld=json_ld,  # schema.org data in a <script>, escaped so content cannot close it
         snippet=lambda paper: abstracts[paper.id].snippet,  # a function of paper.abstract
-        author_links=_cached_author_links(link.link),
+        author_links=_cached_author_links(link.link, catalog.members if catalog is not None else frozenset()),
         venue=venues.__getitem__,  # 'icml-2024' -> Venue
         topic=topics.__getitem__,  # 'learning-theory' -> Topic
         # the key is the catalog's (unique); pages pass it so a renamed key re-renders the page
@@ -155,35 +155,38 @@ def number_format(language: str) -> Callable[[Any], Any]:
     return lambda n: f"{n:,}".replace(",", separator) if isinstance(n, int) and not isinstance(n, bool) else n
 
 
-def _cached_author_links(link: Callable[[str], str]) -> Callable[..., Markup]:
+def _cached_author_links(link: Callable[[str], str], members: frozenset[str]) -> Callable[..., Markup]:
     """The author_links filter, made once per byline and build: listings and author pages
     show each paper's eight times or more."""
     @functools.lru_cache(maxsize=None)
     def cached(byline: tuple, limit: int | None, et_al: bool, keep: str | None) -> Markup:
-        return _author_links(link, byline, limit, et_al, keep)
+        return _author_links(link, byline, limit, et_al, keep, members)
 
     def author_links(byline, limit: int | None = None, et_al: bool = False, keep: str | None = None) -> Markup:
         try:
             return cached(byline, limit, bool(et_al), keep)
         except TypeError:  # a list a template made: not hashable, and rarely repeated
-            return _author_links(link, byline, limit, bool(et_al), keep)
+            return _author_links(link, byline, limit, bool(et_al), keep, members)
     return author_links
 
 
 def _author_links(link: Callable[[str], str], byline, limit: int | None, et_al: bool = False,
-                  keep: str | None = None) -> Markup:
+                  keep: str | None = None, members: frozenset[str] = frozenset()) -> Markup:
     """(name, author page path) pairs as linked names, comma-separated; past `limit`
     names, "and N more"; "et al." after them where the paper names some of its authors
     (et_al). The author whose page path is `keep` (on their own page) is always shown:
     past the limit, after an ellipsis in place of the last name shown. In Python: listings
-    show it for every paper, and a macro call costs as much as the rest of the paper's entry."""
+    show it for every paper, and a macro call costs as much as the rest of the paper's entry.
+    The lab's members (site.yaml `people: members:`) are marked, as few as they are."""
     shown = list(byline if limit is None else byline[:limit])
     if keep is not None and len(byline) > len(shown) and all(path != keep for _, path in shown):
         own = [pair for pair in byline[len(shown):] if pair[1] == keep]
         if own:
             shown[-1:] = [("…", None), own[0]]
-    # no class: the stylesheet finds the names by their paragraph, and a listing holds thousands
-    html = ", ".join(f'<a href="{escape(link(path))}">{escape(name)}</a>' if path is not None else name
+    # no class but a member's: the stylesheet finds the names by their paragraph, and a listing holds thousands
+    html = ", ".join(name if path is None else
+                     f'<a class="member" href="{escape(link(path))}">{escape(name)}</a>' if path in members else
+                     f'<a href="{escape(link(path))}">{escape(name)}</a>'
                      for name, path in shown)
     if et_al:
         html += ", et al."  # how many more is not known

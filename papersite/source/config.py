@@ -45,11 +45,16 @@ class SiteConfig:
     """Free-form data for your own templates: {{ site.extra.whatever }}."""
     extra_css: tuple[str, ...] = ()
     """Stylesheets in static/ that every page links after the theme's, e.g. ("custom.css",)."""
+    members: tuple[str, ...] = ()
+    """people: members: the lab's members, by name (any spelling the catalog merges): their
+    names are highlighted in every author list."""
     omit: tuple[str, ...] = ()
     """Files the build leaves out, and the links to them: any of OMITTABLE. For a catalog too
     large for GitHub Pages' 1 GB (README: Deploy)."""
     extra_css_at: tuple[tuple[str, int | None], ...] = field(default=(), compare=False, repr=False)
     """Where each extra_css entry is written (site.yaml, line), for the build's check that it exists (not a key)."""
+    members_at: tuple[tuple[str, int | None], ...] = field(default=(), compare=False, repr=False)
+    """Where each member is named (site.yaml, line), for the warning about one who wrote no paper (not a key)."""
     root: Path = Path(".")
     """Folder holding site.yaml, content/, templates/ and static/ (not a key)."""
 
@@ -91,7 +96,7 @@ MAX_CONFIG_BYTES = 10 * 1024 * 1024  # site.yaml runs to kilobytes, and PyYAML i
 # Years become dates (feeds, JSON-LD): what a date can hold.
 MIN_YEAR, MAX_YEAR = 1, 9999
 KEYS = ("title", "base_url", "description", "author", "language", "cname", "topics", "venues", "authors",
-        "extra", "extra_css", "omit")
+        "extra", "extra_css", "omit", "people")
 # What `omit:` may leave out, the biggest part of a large site after the paper pages, and the output
 # files each name stands for (their sizes: docs/performance.md "Site size"):
 OMITTABLE = {
@@ -103,6 +108,7 @@ TOPIC_KEYS = ("slug", "name", "description", "keywords")
 VENUE_KEYS = ("slug", "name", "year", "full_name", "url", "kind", "aliases")
 PERSON_KEYS = ("name", "orcid", "affiliation", "url")
 AUTHOR_KEYS = PERSON_KEYS + ("aliases",)
+PEOPLE_KEYS = ("members",)
 ORCID = re.compile(r"^\d{4}-\d{4}-\d{4}-\d{3}[\dX]$")
 
 
@@ -132,6 +138,7 @@ def parse_config(data: Any, lines: dict, path: Path) -> SiteConfig:
     topics = tuple(_topics(check, data))
     venues = tuple(_venues(check, data))
     extra_css = _extra_css(check, data)
+    members = _members(check, data)
     config = SiteConfig(
         title=title or "",
         base_url=base_url,
@@ -144,6 +151,8 @@ def parse_config(data: Any, lines: dict, path: Path) -> SiteConfig:
         authors=tuple(_authors(check, data)),
         extra=check.field(data, (), "extra", dict, {}),
         extra_css=tuple(name for name, _ in extra_css),
+        members=tuple(name for name, _ in members),
+        members_at=tuple((str(path), line_of(lines, "people", "members", index)) for _, index in members),
         omit=_omit(check, data),
         extra_css_at=tuple((str(path), line_of(lines, "extra_css", index)) for _, index in extra_css),
         root=path.parent,
@@ -202,6 +211,29 @@ def _extra_css(check: Checker, data: dict) -> list[tuple[str, int]]:
         elif any(name == seen for seen, _ in found):
             check.problem(key, f"extra_css: '{name}' is listed twice")
         else:
+            found.append((name, index))
+    return found
+
+
+def _members(check: Checker, data: dict) -> list[tuple[str, int]]:
+    """people: members: (name, index) of each member named once."""
+    people = data.get("people")
+    if people is None:
+        return []
+    people = check.mapping(people, ("people",), "'people'")
+    check.unknown_keys(people, ("people",), PEOPLE_KEYS)
+    names = people.get("members") or []
+    if not isinstance(names, list):
+        check.problem(("people", "members"), "people: 'members' must be a list of names, e.g. [Ada Lovelace]")
+        return []
+    found, seen = [], set()
+    for index, name in enumerate(names):
+        if not isinstance(name, str) or not name.strip():
+            check.problem(("people", "members", index), f"people: members: each entry must be a name, not {name!r}"[:120])
+        elif name in seen:
+            check.problem(("people", "members", index), f"people: members: '{name[:60]}' is listed twice")
+        else:
+            seen.add(name)
             found.append((name, index))
     return found
 

@@ -29,8 +29,8 @@ from .files import stamp as file_stamp, allowed_roots, read_source, walk_files
 from .validate import Checker
 from .yamlsource import load_yaml
 
-PAPER_KEYS = ("id", "title", "authors", "et_al", "venue", "year", "date", "added", "status", "topics", "keywords", "links",
-              "bibtex_key", "title_source", "extra")
+PAPER_KEYS = ("id", "title", "authors", "et_al", "venue", "year", "date", "added", "status", "selected", "topics",
+              "keywords", "links", "bibtex_key", "title_source", "extra")
 DATE = re.compile(r"^(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?$")
 BIBTEX_KEY = re.compile(r"^[A-Za-z0-9_:.+/-]+$")  # what BibTeX and biber accept unquoted
 MAX_FILE_BYTES = 10 * 1024 * 1024  # far beyond any abstract; guards against a stray dump
@@ -144,6 +144,7 @@ def _paper_from(data: Any, lines: dict, body: str, body_line: int, path: Path, s
     date = _date(check, data, "date")
     added = _date(check, data, "added")
     status = check.field(data, (), "status", str, "")
+    selected = check.field(data, (), "selected", bool, False)
     bibtex_key = check.field(data, (), "bibtex_key", str, "")
     if bibtex_key and not BIBTEX_KEY.match(bibtex_key):
         check.problem(("bibtex_key",), "'bibtex_key' may hold letters, digits and _:.+/- only, "
@@ -185,7 +186,7 @@ def _paper_from(data: Any, lines: dict, body: str, body_line: int, path: Path, s
         id=paper_id, slug=slug, title=title, venue=venue.slug, year=year if year is not None else venue.year,
         abstract=abstract, authors=tuple(p.name for p in people), et_al=et_al, topics=tuple(topics),
         keywords=tuple(keywords), links=links,
-        people=people, date=date, added=added, status=status, bibtex_key=bibtex_key,
+        people=people, date=date, added=added, status=status, selected=selected, bibtex_key=bibtex_key,
         title_source=title_source, extra=extra, source=path,
     ), [])
 
