@@ -327,11 +327,16 @@ def new(folder):
     """Make a fresh catalog in FOLDER, a new or empty folder: an empty content/,
     a short site.yaml with the default topics, the theme's templates/ and static/
     to edit, package.json for lunr.js, a .gitignore and a README."""
-    from .scaffold import new_catalog
+    from .scaffold import new_catalog, papersite_source
+    source = papersite_source()
     try:
-        new_catalog(folder)
+        new_catalog(folder, source)
     except SiteError as error:
         fail(error)
+    if not source.found:
+        click.echo(f"warning: {folder / 'requirements.txt'}: installs papersite from {source.url}, a guess "
+                   "(this papersite came from no git repository GitHub can fetch): put where your "
+                   "papersite lives there before the Pages workflow runs", err=True)
     checkout = Path(__file__).resolve().parent.parent / "build.py"  # run from a checkout, not installed
     command = f"{shlex.quote(sys.executable)} {shlex.quote(str(checkout))}" if checkout.is_file() else "papersite"
     click.echo(f"Made a new catalog in {folder}/. Next: cd {shlex.quote(str(folder))} && npm ci && {command} serve")

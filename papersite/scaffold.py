@@ -13,6 +13,9 @@ import contextlib
 import json
 import os
 import shutil
+import subprocess
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 
 from . import __version__
@@ -31,14 +34,59 @@ NPM_PACKAGES = {
 }
 NPM_NAME = "papersite-catalog"
 
-# Where a catalog's requirements.txt installs papersite from: the project's git repository at
-# the release tag of the papersite that made the catalog (pip installs a git URL like a package).
-PAPERSITE_REPO = "https://github.com/papersite/papersite"
-REQUIREMENTS = f"""\
-# The papersite this catalog is built with, pinned to a release; change the tag to update it
-# (README: "Theme updates" says what to do with templates/ and static/ then).
-papersite @ git+{PAPERSITE_REPO}@v{__version__}
-"""
+# Where a catalog's requirements.txt installs papersite from when nothing says where this
+# papersite came from: the project's home at this version's tag (`new` says it is a guess).
+PAPERSITE_HOME = "https://github.com/papersite/papersite"
+
+
+@dataclass(frozen=True)
+class PapersiteSource:
+    """A pip URL that installs this papersite, and whether it was found rather than guessed."""
+    url: str
+    found: bool
+
+
+def papersite_source(checkout: Path = Path(__file__).resolve().parent.parent) -> PapersiteSource:
+    """The repository and commit this papersite came from: what pip recorded when it installed
+    papersite from a git URL (direct_url.json), else the git checkout it runs from (its `origin`,
+    at HEAD), else PAPERSITE_HOME at this version's tag. Only a URL GitHub Actions can fetch counts."""
+    with contextlib.suppress(PackageNotFoundError, ValueError, TypeError, AttributeError):
+        recorded = json.loads(distribution("papersite").read_text("direct_url.json") or "null")
+        commit = recorded.get("vcs_info", {}).get("commit_id")
+        if commit and _fetchable(recorded["url"]):
+            return PapersiteSource(f"git+{_https(recorded['url'])}@{commit}", True)
+    if (checkout / ".git").exists() and (checkout / "pyproject.toml").is_file():
+        origin, head = _git(checkout, "remote", "get-url", "origin"), _git(checkout, "rev-parse", "HEAD")
+        if origin and head and _fetchable(origin):
+            return PapersiteSource(f"git+{_https(origin)}@{head}", True)
+    return PapersiteSource(f"git+{PAPERSITE_HOME}@v{__version__}", False)
+
+
+def _git(checkout: Path, *args: str) -> str:
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        done = subprocess.run(["git", "-C", str(checkout), *args], capture_output=True, text=True, timeout=10)
+        if done.returncode == 0:
+            return done.stdout.strip()
+    return ""
+
+
+def _https(url: str) -> str:
+    """git@host:owner/repo(.git) as https://host/owner/repo(.git); other URLs as they are."""
+    if url.startswith("git@") and ":" in url:
+        host, path = url[len("git@"):].split(":", 1)
+        return f"https://{host}/{path}"
+    return url.removeprefix("git+")
+
+
+def _fetchable(url: str) -> bool:
+    return _https(url).startswith("https://")
+
+
+def requirements_text(source: PapersiteSource) -> str:
+    return (
+        "# The papersite this catalog is built with, pinned to one commit or tag; change it to update\n"
+        "# papersite (README: \"Theme updates\" says what to do with templates/ and static/ then).\n"
+        f"papersite @ {source.url}\n")
 
 # The action versions are the ones the engine's own .github/workflows/pages.yml uses
 # (tests/test_new.py keeps them equal).
@@ -174,8 +222,9 @@ then `diff -ru /tmp/theme/templates templates`). See papersite's README, "Theme 
 """
 
 
-def new_catalog(folder: Path) -> Path:
-    """Make a fresh catalog in `folder`, which must not exist or be empty; returns it."""
+def new_catalog(folder: Path, source: PapersiteSource | None = None) -> Path:
+    """Make a fresh catalog in `folder`, which must not exist or be empty; returns it.
+    Its requirements.txt installs papersite from `source` (by default papersite_source())."""
     folder = Path(folder)
     if os.path.lexists(folder) and not folder.is_dir():
         raise SiteError(Problem(folder, None, "exists and is not a folder: give a new or empty folder"))
@@ -185,7 +234,7 @@ def new_catalog(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     made: list[Path] = []
     try:
-        _fill(folder, folder.resolve().name or "Paper Catalog", made)
+        _fill(folder, folder.resolve().name or "Paper Catalog", source or papersite_source(), made)
     except BaseException as error:
         _take_back(made, folder if created else None)
         if isinstance(error, FileExistsError):
@@ -206,7 +255,7 @@ def _take_back(made: list[Path], created: Path | None) -> None:
             created.rmdir()
 
 
-def _fill(root: Path, title: str, made: list[Path]) -> None:
+def _fill(root: Path, title: str, source: PapersiteSource, made: list[Path]) -> None:
     """Every entry is created exclusively (mkdir, open "x"), and listed in `made` once it is ours."""
     def folder(name: str) -> Path:
         (root / name).mkdir()
@@ -224,7 +273,7 @@ def _fill(root: Path, title: str, made: list[Path]) -> None:
         "site.yaml": SITE_YAML.format(title=quoted, topics=_default_topics()),
         ".gitignore": GITIGNORE,
         ".npmrc": NPMRC,
-        "requirements.txt": REQUIREMENTS,
+        "requirements.txt": requirements_text(source),
         ".github/workflows/pages.yml": PAGES_WORKFLOW,
         "package.json": _json(_package()),
         "package-lock.json": _json(_package_lock()),

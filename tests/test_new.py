@@ -249,14 +249,55 @@ def test_a_new_catalog_has_a_pages_workflow_with_its_readmes_commands(tmp_path):
         assert command in engine_readme, command
 
 
-def test_a_new_catalogs_requirements_pin_this_papersite_from_its_repository(tmp_path):
-    folder = new(tmp_path / "catalog")
+def requirement_of(folder: Path) -> Requirement:
     lines = [line for line in (folder / "requirements.txt").read_text(encoding="utf-8").splitlines()
              if line and not line.startswith("#")]
     [requirement] = [Requirement(line) for line in lines]
     assert requirement.name == "papersite"  # the name pyproject.toml gives the package
-    assert requirement.url == f"git+{scaffold.PAPERSITE_REPO}@v{__version__}"
     assert 'name = "papersite"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    return requirement
+
+
+def git(folder: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(folder), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.mark.parametrize("origin, fetched_from", [
+    ("https://github.com/some-lab/papersite.git", "https://github.com/some-lab/papersite.git"),
+    ("git@github.com:some-lab/papersite.git", "https://github.com/some-lab/papersite.git"),
+])
+def test_a_new_catalog_installs_papersite_from_the_checkout_it_was_made_with(tmp_path, origin, fetched_from):
+    checkout = tmp_path / "papersite"
+    checkout.mkdir()
+    (checkout / "pyproject.toml").write_text('[project]\nname = "papersite"\n', encoding="utf-8")
+    git(checkout, "init", "-q")
+    git(checkout, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "x")
+    git(checkout, "remote", "add", "origin", origin)
+    source = scaffold.papersite_source(checkout)
+    folder = scaffold.new_catalog(tmp_path / "catalog", source)
+    assert source.found
+    assert requirement_of(folder).url == f"git+{fetched_from}@{git(checkout, 'rev-parse', 'HEAD')}"
+
+
+def test_a_papersite_from_nowhere_github_can_fetch_is_named_as_a_guess(tmp_path):
+    checkout = tmp_path / "papersite"  # a checkout whose origin is a folder on this machine
+    checkout.mkdir()
+    (checkout / "pyproject.toml").write_text('[project]\nname = "papersite"\n', encoding="utf-8")
+    git(checkout, "init", "-q")
+    git(checkout, "remote", "add", "origin", str(tmp_path / "elsewhere"))
+    source = scaffold.papersite_source(checkout)
+    assert not source.found
+    assert requirement_of(scaffold.new_catalog(tmp_path / "catalog", source)).url == \
+        f"git+{scaffold.PAPERSITE_HOME}@v{__version__}"
+
+
+def test_new_says_when_the_papersite_it_pins_is_a_guess(tmp_path, monkeypatch):
+    guess = scaffold.PapersiteSource(f"git+{scaffold.PAPERSITE_HOME}@v{__version__}", False)
+    monkeypatch.setattr(scaffold, "papersite_source", lambda: guess)
+    result = run("new", tmp_path / "catalog")
+    assert result.exit_code == 0
+    assert f"{tmp_path / 'catalog' / 'requirements.txt'}: installs papersite from {guess.url}, a guess" in result.output
+    assert requirement_of(tmp_path / "catalog").url == guess.url
 
 
 def test_the_workflows_build_steps_run_in_a_new_catalog(tmp_path):
