@@ -1,0 +1,67 @@
+"""The citation downloads of a built site, as static/site.js makes them in the browser: a paper
+page's RIS and CSL-JSON (from its #cite-data) and a listing's .bib (from its data-bib and the
+venues' .bib files). For tests that read what a reader downloads without a browser;
+tests/browser/test_downloads.py checks that site.js makes these same bytes, and
+tests/test_citations.py that they are the reference writers' (papersite/site/citations.py)."""
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+CITE_DATA = re.compile(r'<script type="application/json" id="cite-data">(.*?)</script>', re.S)
+BIB_BUTTON = re.compile(r'<button type="button" class="link-button" data-bib="([^"]*)" data-name="([^"]*)">')
+ENTRY_GAP = re.compile(r"(?<=\n\})\n\n(?=@)")  # between two entries of a .bib (bibtex_file)
+
+
+def page_html(out: Path, path: str) -> str:
+    """The page at a site-relative path ('papers/x/', 'authors/y/', '' for home)."""
+    return (Path(out) / path / "index.html").read_text(encoding="utf-8")
+
+
+def cite_data(out: Path, slug: str) -> dict | None:
+    """The paper page's #cite-data, or None (site.yaml `omit: [citation-files]`)."""
+    found = CITE_DATA.search(page_html(out, f"papers/{slug}/"))
+    return json.loads(found.group(1)) if found else None
+
+
+def paper_download(out: Path, slug: str, fmt: str) -> bytes:
+    """A paper's download: 'ris' (cite.ris) or 'json' (cite.json, CSL-JSON)."""
+    data = cite_data(out, slug)
+    if data is None:
+        raise FileNotFoundError(f"papers/{slug}/: no citation data")
+    if fmt == "json":
+        return (json.dumps([data["csl"]], ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+    return data["csl"].get("abstract", "").join(data["ris"]).encode("utf-8")
+
+
+def venue_entries(out: Path, slug: str) -> list[str]:
+    text = (Path(out) / f"venues/{slug}/papers.bib").read_text(encoding="utf-8")
+    return ENTRY_GAP.split(text[:-1])
+
+
+def bib_button(out: Path, path: str) -> tuple[str, str] | None:
+    """The listing page's .bib download made in the browser: (its data-bib, its file name), or None."""
+    found = BIB_BUTTON.search(page_html(out, path))
+    return (html.unescape(found.group(1)), html.unescape(found.group(2))) if found else None
+
+
+def listing_download(out: Path, path: str) -> tuple[str, bytes]:
+    """(file name, bytes) of the .bib a listing page ('topics/x/', 'authors/y/', 'papers/')
+    offers: made from the venues' .bib files, as site.js makes it."""
+    button = bib_button(out, path)
+    if button is None:
+        raise FileNotFoundError(f"{path}: no BibTeX download")
+    parts, name = button
+    entries = []
+    for part in parts.split():
+        slug, _, places = part.partition(":")
+        found = venue_entries(out, slug)
+        if not places:
+            entries += found
+            continue
+        for run in places.split(","):
+            first, _, last = run.partition("-")
+            entries += found[int(first):int(last or first) + 1]
+    return name, ("\n\n".join(entries) + "\n").encode("utf-8")
