@@ -15,18 +15,23 @@ BIB_BUTTON = re.compile(r'<button type="button" class="link-button" data-bib="([
 ENTRY_GAP = re.compile(r"(?<=\n\})\n\n(?=@)")  # between two entries of a .bib (bibtex_file)
 
 
-def page_html(out: Path, path: str) -> str:
+def read(out: Path | dict, path: str) -> str:
+    """A file of a site: `out` is its folder, or a build's files (path -> bytes)."""
+    return out[path].decode("utf-8") if isinstance(out, dict) else (Path(out) / path).read_text(encoding="utf-8")
+
+
+def page_html(out: Path | dict, path: str) -> str:
     """The page at a site-relative path ('papers/x/', 'authors/y/', '' for home)."""
-    return (Path(out) / path / "index.html").read_text(encoding="utf-8")
+    return read(out, path + "index.html")
 
 
-def cite_data(out: Path, slug: str) -> dict | None:
+def cite_data(out: Path | dict, slug: str) -> dict | None:
     """The paper page's #cite-data, or None (site.yaml `omit: [citation-files]`)."""
     found = CITE_DATA.search(page_html(out, f"papers/{slug}/"))
     return json.loads(found.group(1)) if found else None
 
 
-def paper_download(out: Path, slug: str, fmt: str) -> bytes:
+def paper_download(out: Path | dict, slug: str, fmt: str) -> bytes:
     """A paper's download: 'ris' (cite.ris) or 'json' (cite.json, CSL-JSON)."""
     data = cite_data(out, slug)
     if data is None:
@@ -36,18 +41,18 @@ def paper_download(out: Path, slug: str, fmt: str) -> bytes:
     return data["csl"].get("abstract", "").join(data["ris"]).encode("utf-8")
 
 
-def venue_entries(out: Path, slug: str) -> list[str]:
-    text = (Path(out) / f"venues/{slug}/papers.bib").read_text(encoding="utf-8")
+def venue_entries(out: Path | dict, slug: str) -> list[str]:
+    text = read(out, f"venues/{slug}/papers.bib")
     return ENTRY_GAP.split(text[:-1])
 
 
-def bib_button(out: Path, path: str) -> tuple[str, str] | None:
+def bib_button(out: Path | dict, path: str) -> tuple[str, str] | None:
     """The listing page's .bib download made in the browser: (its data-bib, its file name), or None."""
     found = BIB_BUTTON.search(page_html(out, path))
     return (html.unescape(found.group(1)), html.unescape(found.group(2))) if found else None
 
 
-def listing_download(out: Path, path: str) -> tuple[str, bytes]:
+def listing_download(out: Path | dict, path: str) -> tuple[str, bytes]:
     """(file name, bytes) of the .bib a listing page ('topics/x/', 'authors/y/', 'papers/')
     offers: made from the venues' .bib files, as site.js makes it."""
     button = bib_button(out, path)
