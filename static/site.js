@@ -134,10 +134,18 @@
   }
 
   // The .bib of a listing from its data-bib (citations.bib_parts): "icml-2024:0-3,7 colt-2024",
-  // the places of its entries in each venue's .bib (a slug alone: all of them), in order.
-  function listingBib(parts) {
+  // the places of its entries in each venue's .bib (a slug alone: all of them), in order; or, with
+  // data-keys (an author's: citations.bib_keys), the venues' slugs and the entries' keys in order.
+  function listingBib(parts, keys) {
     var wanted = parts.split(" ").filter(Boolean).map(function (part) { return part.split(":"); });
     return Promise.all(wanted.map(function (part) { return venueEntries(part[0]); })).then(function (lists) {
+      if (keys !== null) {
+        var byKey = {};
+        lists.forEach(function (list) {
+          list.forEach(function (entry) { byKey[/^@[^{]*\{([^,]*),/.exec(entry)[1]] = entry; });
+        });
+        return keys.split(" ").map(function (key) { return byKey[key]; }).join("\n\n") + "\n";
+      }
       var entries = [];
       wanted.forEach(function (part, i) {
         if (part.length === 1) { entries = entries.concat(lists[i]); return; }
@@ -169,7 +177,7 @@
     var format = button.getAttribute("data-cite");
     var made = format ? Promise.resolve().then(function () {
       return citeText(JSON.parse(document.getElementById("cite-data").textContent), format);
-    }) : listingBib(button.getAttribute("data-bib"));
+    }) : listingBib(button.getAttribute("data-bib"), button.getAttribute("data-keys"));
     made.then(function (text) {
       save(text, format ? "cite." + format : button.getAttribute("data-name") || "papers.bib");
     }, function (error) {

@@ -11,7 +11,9 @@ import re
 from pathlib import Path
 
 CITE_DATA = re.compile(r'<script type="application/json" id="cite-data">(.*?)</script>', re.S)
-BIB_BUTTON = re.compile(r'<button type="button" class="link-button" data-bib="([^"]*)" data-name="([^"]*)">')
+BIB_BUTTON = re.compile(r'<button type="button" class="link-button" data-bib="([^"]*)"(?: data-keys="([^"]*)")? '
+                        r'data-name="([^"]*)">')
+ENTRY_KEY = re.compile(r"@[^{]*\{([^,]*),")
 ENTRY_GAP = re.compile(r"(?<=\n\})\n\n(?=@)")  # between two entries of a .bib (bibtex_file)
 
 
@@ -46,10 +48,14 @@ def venue_entries(out: Path | dict, slug: str) -> list[str]:
     return ENTRY_GAP.split(text[:-1])
 
 
-def bib_button(out: Path | dict, path: str) -> tuple[str, str] | None:
-    """The listing page's .bib download made in the browser: (its data-bib, its file name), or None."""
+def bib_button(out: Path | dict, path: str) -> tuple[str, str | None, str] | None:
+    """The listing page's .bib download made in the browser: (its data-bib, its data-keys or None,
+    its file name), or None."""
     found = BIB_BUTTON.search(page_html(out, path))
-    return (html.unescape(found.group(1)), html.unescape(found.group(2))) if found else None
+    if found is None:
+        return None
+    parts, keys, name = found.groups()
+    return html.unescape(parts), None if keys is None else html.unescape(keys), html.unescape(name)
 
 
 def listing_download(out: Path | dict, path: str) -> tuple[str, bytes]:
@@ -58,7 +64,10 @@ def listing_download(out: Path | dict, path: str) -> tuple[str, bytes]:
     button = bib_button(out, path)
     if button is None:
         raise FileNotFoundError(f"{path}: no BibTeX download")
-    parts, name = button
+    parts, keys, name = button
+    if keys is not None:  # an author's: the venues, and the keys of the entries
+        by_key = {ENTRY_KEY.match(entry)[1]: entry for slug in parts.split() for entry in venue_entries(out, slug)}
+        return name, ("\n\n".join(by_key[key] for key in keys.split()) + "\n").encode("utf-8")
     entries = []
     for part in parts.split():
         slug, _, places = part.partition(":")

@@ -672,3 +672,30 @@ def test_venues_of_theses_reports_books_and_chapters_have_sections_and_one_of_no
     assert lead(built[0], "tml-2024") == "Workshop on Theory of Machine Learning · 2024 · 1 paper"
     papers_only = html5lib.parse((built[0] / "venues/index.html").read_bytes(), namespaceHTMLElements=False).find(".//main")
     assert not list(papers_only.iter("h2")) and len(list(papers_only.iter("ul"))) == 1  # as before: one list
+
+
+def test_an_authors_page_is_kept_when_another_paper_moves_in_their_venue(tmp_path):
+    """An author's .bib download names its entries by key, not by place in the venue's .bib: an
+    edit that moves another paper (a new title sorts it elsewhere) leaves their page as it was,
+    and what it downloads is still their papers' entries."""
+    from papersite.engine.runner import BuildCache, Warm
+    from papersite.pipeline import build_site
+    from tests.downloads import listing_download as download
+    site = colliding_site(tmp_path / "site", {
+        "a": {"id": "a", "title": "Alpha", "authors": ["Ann Smith"]},
+        "m": {"id": "m", "title": "Middle", "authors": ["Mo Jones"]},
+        "z": {"id": "z", "title": "Zeta", "authors": ["Zed Park"]}})
+    cache = BuildCache()
+    build_site(site.config, Warm(cache))
+    before = cache.plans[("author", "zed-park")][1]
+    page = site.root / "content/icml-2024/a.md"
+    page.write_text(page.read_text().replace("title: Alpha", "title: Zzz Last"))  # moves past the others
+    again = build_site(site.config, Warm(cache))
+    assert cache.plans[("author", "zed-park")][1] is before  # the page as planned before: not made again
+    venue = again.catalog.venue_papers["icml-2024"]
+    assert [p.id for p in venue] == ["m", "z", "a"]
+    for paper in venue:
+        [author] = [a for a in again.catalog.authors if a.papers == (paper,)]
+        entry = bibtex_entry(paper, again.catalog.venue("icml-2024"), f"https://example.org/catalog/papers/{paper.slug}/",
+                             again.catalog.citation_keys[paper.id]).encode()
+        assert download(again.files, f"authors/{author.slug}/") == ("cite.bib", bibtex_file([entry]))

@@ -40,7 +40,7 @@ SINCE_REFERENCE = [
     ("paper.html", """<a href="{{ urls.cite_of(paper, 'ris')|link }}" download>RIS</a> · <a href="{{ urls.cite_of(paper, 'json')|link }}" type="application/json" download>CSL-JSON</a>""",
      """<span class="needs-js"><button type="button" class="link-button" data-cite="ris">RIS</button> · <button type="button" class="link-button" data-cite="json">CSL-JSON</button></span>"""),
     ("author.html", """<a href="{{ bib|link }}" download>Download BibTeX</a>""",
-     """<button type="button" class="link-button" data-bib="{{ bib }}" data-name="{{ bib_name }}">Download BibTeX</button>"""),
+     """<button type="button" class="link-button" data-bib="{{ bib }}" data-keys="{{ bib_keys }}" data-name="{{ bib_name }}">Download BibTeX</button>"""),
     ("topic.html", """<a href="{{ urls.bibtex_of(topic)|link }}" download>Download BibTeX</a>""",
      """<button type="button" class="link-button" data-bib="{{ bib }}" data-name="papers.bib">Download BibTeX</button>"""),
     ("papers.html", """<a href="{{ urls.bibtex_of()|link }}" download>Download BibTeX</a>""",

@@ -256,6 +256,15 @@ def _ranges(indexes: list[int]) -> str:
     return ",".join(str(first) if first == last else f"{first}-{last}" for first, last in runs)
 
 
+def bib_keys(papers: Iterable[Paper], keys: dict[str, str]) -> tuple[str, str]:
+    """An author's .bib for the browser to gather: the slugs of the venues whose .bib files hold
+    its entries, and their citation keys in order (space-separated: a key holds no space).
+    Keys, not places as bib_parts gives: an author's page then stays as it was when another
+    paper of a venue moves (an edited title, an import), while the keys of its papers do."""
+    venues = " ".join(dict.fromkeys(paper.venue for paper in papers))
+    return venues, " ".join(keys[paper.id] for paper in papers)
+
+
 def catalog_bib_parts(catalog: Catalog) -> str:
     """bib_parts of the whole catalog: every venue's .bib, whole, in catalog order."""
     return " ".join(venue.slug for venue in catalog.venues)

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from .. import urls
 from ..catalog import Catalog
-from .citations import bib_name, bib_parts, catalog_bib_parts, venue_positions
+from .citations import bib_keys, bib_name, bib_parts, catalog_bib_parts, venue_positions
 from .feeds import FeedOrder, feed_context
 from ..model import Paper
 from ..text.abstracts import Abstract
@@ -68,7 +68,7 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
     by_id = {p.id: p for p in catalog.papers}
     topics = {t.slug: t for t in catalog.config.topics}
     bylines = catalog.author_paths
-    positions = venue_positions(catalog)
+    positions = venue_positions(catalog) if catalog.topics else {}  # for the topics' .bib downloads
     pages = [
         Page(urls.HOME, "home.html", {"recent": catalog.papers[:10]}),
         *paginate(urls.ALL_PAPERS, "papers.html", "All papers", {"bib": catalog_bib_parts(catalog)},
@@ -87,7 +87,7 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
         pages += paginate(urls.path_of(topic), "topic.html", topic.name,
                           {"topic": topic, "feed": urls.feed_of(topic), "bib": bib_parts(papers, positions)},
                           papers, bylines)
-    pages += people_pages(catalog, bylines, positions, last, fresh)
+    pages += people_pages(catalog, bylines, last, fresh)
     pages += year_pages(catalog, bylines)
     paper_of, topic_of, related_of, kept_for = by_id.__getitem__, topics.__getitem__, related.get, last.get
     for venue in catalog.venues:  # in catalog.papers order; previous and next within the venue
@@ -141,13 +141,12 @@ def paper_context(paper: Paper, venue, shown_topics: tuple, abstract: Abstract, 
     }
 
 
-def people_pages(catalog: Catalog, bylines: dict, positions: dict[str, tuple[str, int]], last: dict,
-                 fresh: dict) -> list[Page]:
+def people_pages(catalog: Catalog, bylines: dict, last: dict, fresh: dict) -> list[Page]:
     """The authors index (A-Z, paginated, with letter jump links) and a page per author
     (no feed: one per venue and topic is enough). An author's pages are kept from the last
     plan (`last`, moved to `fresh` as in plan_pages) while what they show is the same objects
-    and their .bib's entries are where they were (`positions`, see citations.venue_positions):
-    a catalog has three authors a paper, and most stay as they were."""
+    and the keys of their .bib's entries the same: a catalog has three authors a paper, and most
+    stay as they were."""
     if not catalog.authors:
         return []
     # The index: an entry per person, made again only for new Author objects (ids of the last
@@ -165,13 +164,13 @@ def people_pages(catalog: Catalog, bylines: dict, positions: dict[str, tuple[str
         pages = paginate(urls.ALL_AUTHORS, "authors.html", "Authors", {"letters": tuple(letters.items())},
                          entries, key="authors")
     fresh[("authors",)] = (catalog.authors, entries, tuple(pages))
-    with_bib, kept_for = catalog.config.writes("author-bibtex"), last.get
+    with_bib, keys, kept_for = catalog.config.writes("author-bibtex"), catalog.citation_keys, last.get
     for author in catalog.authors:
         # An Author is made again whenever who is who or one of its papers changed (people.py),
         # so the same object stands for the same papers and co-authors' pages.
         key = ("author", author.slug)  # beside paper ids, which are strings
         kept = kept_for(key)
-        bib = (bib_name(author), bib_parts(author.papers, positions)) if with_bib else None
+        bib = (bib_name(author), *bib_keys(author.papers, keys)) if with_bib else None
         if kept is None or kept[0][0] is not author or kept[0][1] != bib:
             inputs = (author, bib, tuple(bylines[p.id] for p in author.papers))
             path = urls.path_of(author)
@@ -183,16 +182,16 @@ def people_pages(catalog: Catalog, bylines: dict, positions: dict[str, tuple[str
     return pages
 
 
-def author_context(author, bib: tuple[str, str] | None, bylines: tuple, number: int = 1) -> dict[str, Any]:
+def author_context(author, bib: tuple[str, str, str] | None, bylines: tuple, number: int = 1) -> dict[str, Any]:
     """The context of page `number` of an author's listing, made of people_pages' inputs for it.
-    `bib`: the name and bib_parts of their .bib download, None without one (site.yaml `omit:`)."""
+    `bib`: the name and bib_keys of their .bib download, None without one (site.yaml `omit:`)."""
     context = {
         "person": author.person,  # name, orcid, affiliation, homepage
         "spellings": author.spellings,
         "author_path": urls.path_of(author),  # their name stays shown in long author lists
     }
     if bib is not None:
-        context["bib_name"], context["bib"] = bib
+        context["bib_name"], context["bib"], context["bib_keys"] = bib
     return paginate(urls.path_of(author), "author.html", author.name, context, author.papers,
                     dict(zip((p.id for p in author.papers), bylines)))[number - 1].context
 
