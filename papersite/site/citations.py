@@ -2,9 +2,9 @@
 and JSON-LD.
 
 The only citation files written are the venues' .bib files. A paper page carries its
-RIS and CSL-JSON (citation_data) and a listing where its entries are among those files
-(bib_parts): the browser makes each download from them (static/site.js), with the bytes
-that ris, csl_json and bibtex_file give, which stay as the reference.
+RIS and CSL-JSON (citation_data), and a listing where its entries are among those files
+(bib_parts, bib_keys): the browser makes each download from them (static/site.js), with
+the bytes that ris, csl_json and bibtex_file give, which stay as the reference.
 """
 from __future__ import annotations
 
