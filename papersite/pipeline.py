@@ -14,7 +14,7 @@ from .catalog import Catalog
 from .catalog.related import counted_texts
 from .engine.runner import InMemory, Runner
 from .papermap.files import map_files, map_texts
-from .site.citations import Citations
+from .site.citations import venue_bibs
 from .site.pages import plan_pages
 from .site.render import check_templates, render_pages, site_env
 from .site.static import site_marks, static_files
@@ -57,7 +57,7 @@ def build_site(config: SiteConfig, runner: Runner | None = None) -> Build:
         pages = stage("render", plan_pages, catalog, abstracts, related, memo.plans)
         env = stage("render", site_env, config, catalog, abstracts, memo.templates)
         stage.files("render", render_pages, env, pages, memo.pages, run.store, run.reuse)
-        stage.files("render", Citations(catalog, abstracts, memo.citations, run.store, run.reuse).files)
+        stage.files("render", venue_bibs, catalog, memo.citations, run.store, run.reuse)
         stage.files("render", site_marks, config)
         stage.files("map", map_files, catalog, memo.map.keep(layout()), memo.map.shown)
         stage.files("search", memo.search.keep, search(), catalog, abstracts)

@@ -172,7 +172,7 @@ language: en
 # Venues papers may name. `import` appends venues it meets for the first time.
 venues: []
 
-# A catalog too large for GitHub Pages (1 GB) can leave out some files, and every link to them:
+# What the pages may leave out: the RIS and CSL-JSON downloads, author pages' BibTeX download:
 # omit: [author-feeds, author-bibtex, citation-files]
 """
 

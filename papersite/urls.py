@@ -25,8 +25,7 @@ MAP_POINTS = "map/points.json"  # the map's data: papersite/papermap/files.py
 READING_LIST = "reading-list/"
 STATIC = "static/"
 FEED = "feed.xml"
-BIBTEX = "papers.bib"  # every paper of a listing, for reference managers
-CITE_FORMATS = ("bib", "ris", "json")  # a paper's own citation files: BibTeX, RIS, CSL-JSON
+BIBTEX = "papers.bib"  # every paper of a venue, for reference managers
 
 
 def path_of(target: Paper | Venue | Topic | Author | int | str) -> str:
@@ -55,22 +54,15 @@ def letter_anchor(letter: str) -> str:
     return f"letter-{letter}" if letter.isalnum() else "letter-other"
 
 
-def feed_of(target: Venue | Topic | Author | None = None) -> str:
-    """The Atom feed of the whole catalog, or of one venue, topic or author ('venues/<slug>/feed.xml')."""
+def feed_of(target: Venue | Topic | None = None) -> str:
+    """The Atom feed of the whole catalog, or of one venue or topic ('venues/<slug>/feed.xml')."""
     return (path_of(target) if target else "") + FEED
 
 
-def bibtex_of(target: Venue | Topic | str | None = None) -> str:
-    """The .bib of the whole catalog ('papers.bib'), or of a venue, topic or any listing path
-    ('venues/<slug>/papers.bib', 'authors/<slug>/papers.bib')."""
-    return (path_of(target) if target else "") + BIBTEX
-
-
-def cite_of(paper: Paper, fmt: str) -> str:
-    """A paper's citation file: 'papers/<slug>/cite.bib', 'cite.ris' or 'cite.json' (CSL-JSON)."""
-    if fmt not in CITE_FORMATS:
-        raise ValueError(f"no citation format {fmt!r}")
-    return f"{path_of(paper)}cite.{fmt}"
+def bibtex_of(venue: Venue) -> str:
+    """A venue's .bib ('venues/<slug>/papers.bib'), the one kind of .bib file the site writes: every
+    other .bib download is made in the browser from them (site/citations.py)."""
+    return path_of(venue) + BIBTEX
 
 
 def output_file(path: str) -> str:

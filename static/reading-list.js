@@ -3,10 +3,10 @@
 // On paper pages and search results: a Save button per paper (search.js asks
 // window.papersiteReadingList.button for one). On reading-list/: the saved
 // papers as their pages describe them (title, venue, year, authors), exported
-// as one download of their own citations (the BibTeX entry each page shows,
-// papers/<slug>/cite.ris, cite.json), and a link carrying the slugs
-// (?papers=a,b) that opens the same list elsewhere. A site without the RIS and
-// CSL-JSON files (site.yaml `omit: [citation-files]`) offers BibTeX alone.
+// as one download of their own citations (the BibTeX entry each page shows, and
+// the RIS and CSL-JSON its page's downloads make: site.js), and a link carrying
+// the slugs (?papers=a,b) that opens the same list elsewhere. A site without RIS
+// and CSL-JSON (site.yaml `omit: [citation-files]`) offers BibTeX alone.
 // Everything shown is built with text nodes: titles are content.
 (function () {
   "use strict";
@@ -68,7 +68,7 @@
     paint(button);
     button.addEventListener("click", function () {
       var slug = button.getAttribute("data-save");
-      if (has(slug)) remove(slug); else save(slug, button.getAttribute("data-title"));
+      if (has(slug)) remove(slug); else save(slug, button.getAttribute("data-title") || pageTitle());
       paintAll();
     });
     return button;
@@ -76,6 +76,12 @@
 
   function paintAll() {
     document.querySelectorAll("button[data-save]").forEach(paint);
+  }
+
+  // A paper page's title as plain text (its Save button carries none: the page has it).
+  function pageTitle() {
+    var tag = document.querySelector('meta[name="citation_title"]');
+    return tag ? tag.getAttribute("content") : "";
   }
 
   // A Save button for a paper, for pages that build their lists in script (search.js).
@@ -151,13 +157,16 @@
     });
   }
 
-  // A paper's RIS or CSL-JSON file; its BibTeX entry is the one its page shows (#bibtex),
-  // so the catalog holds no second copy of it.
+  // A paper's citation, from its page: the BibTeX entry it shows (#bibtex), or the RIS or
+  // CSL-JSON its downloads make (#cite-data, site.js).
   function citation(slug, format) {
-    if (format !== "bib") return get(papers + slug + "/cite." + format);
     return page(slug).then(function (doc) {
-      var entry = doc && doc.getElementById("bibtex");
-      return entry ? entry.textContent : null;
+      if (format === "bib") {
+        var entry = doc && doc.getElementById("bibtex");
+        return entry ? entry.textContent : null;
+      }
+      var data = doc && doc.getElementById("cite-data");
+      return data ? window.papersiteCite.text(JSON.parse(data.textContent), format) : null;
     });
   }
 

@@ -1,5 +1,6 @@
 // Small enhancements for every page: the colour scheme chosen, "/" focuses search, the
-// BibTeX copy button, the current section kept in view in the phone's scrolling navigation.
+// BibTeX copy button, the current section kept in view in the phone's scrolling navigation,
+// and the citation downloads (RIS, CSL-JSON, a listing's .bib), made in the browser.
 (function () {
   "use strict";
 
@@ -96,6 +97,98 @@
       });
     });
   }
+
+  // --- Citation downloads, made here from what the page carries (papersite/site/citations.py) ---
+  // The bytes are those the site once wrote as files: a paper's cite.ris and cite.json, and the
+  // .bib of a topic, an author or the whole catalog.
+
+  // JSON as Python's json.dumps(value, ensure_ascii=False, sort_keys=True) writes it (cite.json's).
+  function pythonJson(value) {
+    if (Array.isArray(value)) return "[" + value.map(pythonJson).join(", ") + "]";
+    if (value !== null && typeof value === "object") {
+      return "{" + Object.keys(value).sort().map(function (key) {
+        return JSON.stringify(key) + ": " + pythonJson(value[key]);
+      }).join(", ") + "}";
+    }
+    return JSON.stringify(value);
+  }
+
+  // A paper's RIS ("ris") or CSL-JSON ("json") from its page's #cite-data (citation_data): the
+  // RIS text comes cut where it holds the abstract, which the page carries once, in the item.
+  function citeText(data, format) {
+    return format === "json" ? pythonJson([data.csl]) + "\n" : data.ris.join(data.csl.abstract || "");
+  }
+
+  var bibs = {}; // venue slug -> Promise of the entries of venues/<slug>/papers.bib
+  function venueEntries(slug) {
+    if (!bibs[slug]) {
+      bibs[slug] = fetch(base + "venues/" + slug + "/papers.bib").then(function (response) {
+        if (!response.ok) throw new Error(slug + ": HTTP " + response.status);
+        return response.text();
+      }).then(function (text) { // entries end with "}" alone on a line, one blank line between them
+        return text.replace(/\n$/, "").split(/(?<=\n\})\n\n(?=@)/);
+      });
+      bibs[slug].catch(function () { delete bibs[slug]; });
+    }
+    return bibs[slug];
+  }
+
+  // The .bib of a listing from its data-bib (citations.bib_parts): "icml-2024:0-3,7 colt-2024",
+  // the places of its entries in each venue's .bib (a slug alone: all of them), in order; or, with
+  // data-keys (an author's: citations.bib_keys), the venues' slugs and the entries' keys in order.
+  function listingBib(parts, keys) {
+    var wanted = parts.split(" ").filter(Boolean).map(function (part) { return part.split(":"); });
+    return Promise.all(wanted.map(function (part) { return venueEntries(part[0]); })).then(function (lists) {
+      if (keys !== null) {
+        var byKey = {};
+        lists.forEach(function (list) {
+          list.forEach(function (entry) { byKey[/^@[^{]*\{([^,]*),/.exec(entry)[1]] = entry; });
+        });
+        return keys.split(" ").map(function (key) { return byKey[key]; }).join("\n\n") + "\n";
+      }
+      var entries = [];
+      wanted.forEach(function (part, i) {
+        if (part.length === 1) { entries = entries.concat(lists[i]); return; }
+        part[1].split(",").forEach(function (run) {
+          var ends = run.split("-").map(Number);
+          for (var n = ends[0]; n <= ends[ends.length - 1]; n++) entries.push(lists[i][n]);
+        });
+      });
+      return entries.join("\n\n") + "\n";
+    });
+  }
+
+  var TYPES = { ris: "application/x-research-info-systems", json: "application/vnd.citationstyles.csl+json",
+                bib: "application/x-bibtex" };
+
+  function save(text, name) {
+    var link = document.createElement("a");
+    link.href = URL.createObjectURL(new Blob([text], { type: TYPES[name.split(".").pop()] }));
+    link.download = name;
+    document.body.appendChild(link);
+    link.click();
+    link.remove();
+    setTimeout(function () { URL.revokeObjectURL(link.href); }, 1000);
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("button[data-cite], button[data-bib]");
+    if (!button) return;
+    var format = button.getAttribute("data-cite");
+    var made = format ? Promise.resolve().then(function () {
+      return citeText(JSON.parse(document.getElementById("cite-data").textContent), format);
+    }) : listingBib(button.getAttribute("data-bib"), button.getAttribute("data-keys"));
+    made.then(function (text) {
+      save(text, format ? "cite." + format : button.getAttribute("data-name") || "papers.bib");
+    }, function (error) {
+      console.warn("download:", error);
+      var label = button.textContent;
+      button.textContent = "Download failed: try again";
+      setTimeout(function () { button.textContent = label; }, 3000);
+    });
+  });
+
+  window.papersiteCite = { text: citeText };
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
   else ready();

@@ -14,6 +14,7 @@ from papersite import urls
 from papersite.site import pages
 from papersite.model import Paper, Person
 from papersite.catalog.people import collect_people, name_key
+from tests.downloads import listing_download
 from tests.conftest import TinySite
 from tests.htmlcheck import page_url, parse, resolve
 from tests.test_search_files import search
@@ -183,15 +184,13 @@ def test_author_page_lists_papers_by_year_with_details(built):
     assert "Lab B" in chen
 
 
-def test_author_feed(built):
+def test_authors_have_no_feed_of_their_own(built):
+    """One feed per venue and topic and the catalog's: none per author (issue 36)."""
     out, _ = built
-    feed = ET.parse(out / "authors/alan-m-turing/feed.xml").getroot()
-    ns = {"a": "http://www.w3.org/2005/Atom"}
-    assert feed.find("a:title", ns).text == "Alan M. Turing · People Catalog"
-    entries = [e.find("a:id", ns).text for e in feed.findall("a:entry", ns)]
-    assert entries == [f"https://example.org/catalog/papers/{s}/" for s in ("alpha", "beta", "delta")]
+    assert not list(out.glob("authors/**/feed.xml"))
     head = (out / "authors/alan-m-turing/index.html").read_text(encoding="utf-8")
-    assert 'href="/catalog/authors/alan-m-turing/feed.xml"' in head
+    assert re.findall(r'<link rel="alternate" type="application/atom\+xml"[^>]* href="([^"]+)"', head) == \
+        ["/catalog/feed.xml"]
 
 
 def test_authors_index_a_to_z_with_counts(built):
@@ -369,12 +368,11 @@ def test_an_author_page_offers_the_bibtex_of_their_papers(tmp_path):
     site.build(out)
 
     def bib_titles(path):
-        page = (out / "authors" / path / "index.html").read_text()
-        link = re.search(r'<a href="/catalog/([^"]+\.bib)" download>Download BibTeX</a>', page).group(1)
-        return link, [entry["title"] for entry in bibtexparser.parse_string((out / link).read_text()).entries]
+        name, text = listing_download(out, f"authors/{path}/")
+        return name, [entry["title"] for entry in bibtexparser.parse_string(text.decode("utf-8")).entries]
 
-    # two papers: a .bib of their own; one paper: that paper's, shared with co-authors of nothing else
-    assert bib_titles("alan-turing") == ("authors/alan-turing/papers.bib", ["{First Paper}", "{Second Paper}"])
-    assert bib_titles("ada-lovelace") == ("papers/one/cite.bib", ["{First Paper}"])
-    assert bib_titles("grace-hopper") == ("papers/two/cite.bib", ["{Second Paper}"])
-    assert not (out / "authors/ada-lovelace/papers.bib").exists()
+    # made in the browser, named as the files were: papers.bib, or cite.bib (a paper's) for one paper
+    assert bib_titles("alan-turing") == ("papers.bib", ["{First Paper}", "{Second Paper}"])
+    assert bib_titles("ada-lovelace") == ("cite.bib", ["{First Paper}"])
+    assert bib_titles("grace-hopper") == ("cite.bib", ["{Second Paper}"])
+    assert not list(out.glob("authors/*/*.bib")) and not list(out.glob("papers/*/cite.*"))

@@ -132,7 +132,7 @@ def test_the_same_bytes_in_a_new_file_are_reused_and_a_revert_is_built(catalog, 
     path = catalog.root / "content" / "icml-2024" / "paper-0.md"
     original = path.read_bytes()
     path.write_bytes(original.replace(b"Paper 0", b"Paper zero"))
-    assert "1 files written" not in assert_same_as_clean(catalog, tmp_path, "an edit")
+    assert not re.search(r"\b1 files written", assert_same_as_clean(catalog, tmp_path, "an edit"))
     path.unlink()
     path.write_bytes(original)  # a new inode, the old bytes
     assert_same_as_clean(catalog, tmp_path, "a revert")
@@ -291,18 +291,13 @@ def test_a_site_github_pages_would_not_publish_is_a_warning(catalog, tmp_path, m
     assert first.size == size and not first.warnings and 10 ** 6 < size < 10 ** 7  # citeproc.js is most of it
     assert "warning" not in run("build", "--config", config, "-o", out)
     monkeypatch.setattr(papersite.engine.sitesize, "PAGES_LIMIT", size - 1)
-    def kb(pattern):  # the bytes of the site's files of a kind, as the warning writes them
-        return f"{sum(p.stat().st_size for p in out.rglob('*') if re.fullmatch(pattern, p.relative_to(out).as_posix())) / 1000:,.0f} KB"
-    saving = {"author-feeds": kb(r"authors/[^/]+/feed\.xml"), "citation-files": kb(r"papers/[^/]+/cite\.(ris|json)"),
-              "author-bibtex": kb(r"papers/[^/]+/cite\.bib|authors/[^/]+/papers\.bib")}
     for args in (["build", "--clean"], ["build"]):  # everything built; then nothing to do
         result = CliRunner().invoke(cli, [*args, "--config", str(config), "-o", str(out)])
         assert result.exit_code == 0, result.output
         assert f"warning: the site is {size / 10 ** 6:.1f} MB, and GitHub Pages publishes sites of at most 1 GB" \
             in result.output, result.output
         assert ("no input changed" in result.output) == (args == ["build"]), result.output
-        said = re.search(r"omit: can leave out (.*)\)\n", result.output)[1]
-        assert dict(re.findall(r"([a-z-]+) \(([\d,]+ KB)\)", said)) == saving, said
+        assert "omit:" not in result.output  # no files of its names are written: nothing to suggest
     catalog.paper("paper-9", id="p9", title="One more paper", body="Text.")
     grown = papersite.engine.command.build(config, out)
     assert grown.size == sum(path.stat().st_size for path in out.rglob("*") if path.is_file()) > size
@@ -443,14 +438,14 @@ def test_a_page_an_edit_keeps_is_loaded_without_its_context_and_never_makes_it(s
             return real(*inputs)
         return make
 
-    for name in ("paper_context", "author_context", "author_feed_context"):  # found by name when a session loads
+    for name in ("paper_context", "author_context"):  # found by name when a session loads
         monkeypatch.setattr(papersite.site.pages, name, recorded(getattr(papersite.site.pages, name)))
     site.write("content/icml-2024/diffusion.md", "---\nid: diffusion\ntitle: Diffusion Again\nauthors: [Yara Noise]\n"
                                                  "venue: icml-2024\nyear: 2024\n---\nAbout diffusion.\n")
     run("build", "--config", config, "-o", out)
     shown = sorted({getattr(what, "title", None) or what.name for what in made})
     assert "Diffusion Again" in shown and "Yara Noise" in shown
-    assert "Xavier Kernel" not in shown, shown  # an author the edit did not touch: page and feed kept
+    assert "Xavier Kernel" not in shown, shown  # an author the edit did not touch: page kept
     session = pickle.loads(papersite.engine.store.read_entry(papersite.engine.store.session_path(site.root)))[1]
     kept = session["pages"].pages["authors/xavier-kernel/"][1]
     assert kept._context is None and kept.context["person"].name == "Xavier Kernel"

@@ -1,6 +1,8 @@
 """Citations as a reference manager reads them: every .bib parsed back with bibtexparser 2,
-every RIS file with rispy, every CSL-JSON file with json against the CSL schema's types,
-and the Scholar tags and JSON-LD of paper pages; built from real sites on disk."""
+every RIS download with rispy, every CSL-JSON download with json against the CSL schema's
+types, and the Scholar tags and JSON-LD of paper pages; built from real sites on disk. The
+downloads made in the browser are read as tests/downloads.py makes them, and checked against
+the reference writers (papersite/site/citations.py) byte for byte."""
 from __future__ import annotations
 
 import json
@@ -14,7 +16,10 @@ import yaml
 from bibtexparser import middlewares
 from pylatexenc import latex2text
 
+from papersite.catalog.bibtex import bibtex_entry, bibtex_file
+from papersite.site.citations import csl_json, ris
 from tests.conftest import MINIMAL_CONFIG, TinySite
+from tests.downloads import listing_download, paper_download
 from tests.test_bad_input import build_fails, build_ok
 
 VENUES = """\
@@ -140,8 +145,24 @@ def name_of(parts) -> tuple | str:
     return tuple(decoded(" ".join(p)) for p in (parts.first, parts.von, parts.last, parts.jr))
 
 
-def bib_entries(out, path="papers.bib") -> dict[str, dict]:
-    return parse_bib((out / path).read_text(encoding="utf-8"))
+def bib_text(out, path="papers/") -> str:
+    """A .bib download: a venue's file ('venues/x/papers.bib'), or what a listing page offers
+    ('papers/', the whole catalog's; 'topics/x/', 'authors/y/'), made as the browser makes it."""
+    if path.endswith(".bib"):
+        return (out / path).read_text(encoding="utf-8")
+    return listing_download(out, path)[1].decode("utf-8")
+
+
+def bib_entries(out, path="papers/") -> dict[str, dict]:
+    return parse_bib(bib_text(out, path))
+
+
+def ris_text(out, slug) -> str:
+    return paper_download(out, slug, "ris").decode("utf-8")
+
+
+def csl_text(out, slug) -> str:
+    return paper_download(out, slug, "json").decode("utf-8")
 
 
 def by_id(build) -> dict:
@@ -176,7 +197,7 @@ def test_every_field_round_trips_through_bibtexparser(built):
 
 def test_hostile_strings_stay_inside_their_entry(built):
     out, build = built
-    text = (out / "papers.bib").read_text(encoding="utf-8")
+    text = bib_text(out)
     entry = bib_entries(out)[build.catalog.citation_keys["hostile"]]
     assert set(entry) == {"ENTRYTYPE", "title", "author", "booktitle", "year", "url"}
     assert len(entry["author"]) == 2
@@ -198,14 +219,44 @@ def test_listings_have_their_own_bib_linked_from_their_pages(built):
         assert 'href="/catalog/venues/%s/papers.bib"' % venue.slug in \
             (out / f"venues/{venue.slug}/index.html").read_text()
     for topic in catalog.topics:
-        assert list(bib_entries(out, f"topics/{topic.slug}/papers.bib")) == \
-            [keys[p.id] for p in catalog.topic_papers[topic.slug]]
-        assert f'href="/catalog/topics/{topic.slug}/papers.bib"' in (out / f"topics/{topic.slug}/index.html").read_text()
+        assert list(bib_entries(out, f"topics/{topic.slug}/")) == [keys[p.id] for p in catalog.topic_papers[topic.slug]]
     assert list(bib_entries(out)) == [keys[p.id] for p in catalog.papers]
-    assert 'href="/catalog/papers.bib"' in (out / "papers/index.html").read_text()
+    for author in catalog.authors:
+        assert list(bib_entries(out, f"authors/{author.slug}/")) == [keys[p.id] for p in author.papers]
     page = (out / "papers/specials/index.html").read_text()
-    for link in ("/catalog/papers/specials/cite.ris", "/catalog/papers/specials/cite.json"):
-        assert f'href="{link}"' in page
+    assert 'data-cite="ris"' in page and 'data-cite="json"' in page
+    # no citation file but the venues' .bib: the rest is made in the browser
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.bib")) == \
+        sorted(f"venues/{venue.slug}/papers.bib" for venue in catalog.venues)
+    assert not list(out.rglob("cite.*")) and not list(out.glob("authors/*/feed.xml"))
+
+
+def test_downloads_are_the_bytes_of_the_reference_writers(built):
+    """What a reader downloads (RIS, CSL-JSON; a topic's, an author's, the catalog's .bib) is byte
+    for byte what the Python writers give, which wrote these files before the browser made them."""
+    out, build = built
+    catalog = build.catalog
+    link = "https://example.org/catalog/"
+    venues = {venue.slug: venue for venue in catalog.config.venues}
+    entry = {p.id: bibtex_entry(p, venues[p.venue], f"{link}papers/{p.slug}/", catalog.citation_keys[p.id]).encode()
+             for p in catalog.papers}
+    for paper in catalog.papers:
+        inputs = (paper, venues[paper.venue], catalog.citation_keys[paper.id], abstract_text(out, paper),
+                  tuple(map(catalog.topic, paper.topics)), f"{link}papers/{paper.slug}/")
+        assert paper_download(out, paper.slug, "ris") == ris(*inputs), paper.id
+        assert paper_download(out, paper.slug, "json") == csl_json(*inputs), paper.id
+    listings = [("papers/", "papers.bib", catalog.papers)]
+    listings += [(f"topics/{t.slug}/", "papers.bib", catalog.topic_papers[t.slug]) for t in catalog.topics]
+    listings += [(f"authors/{a.slug}/", "cite.bib" if len(a.papers) == 1 else "papers.bib", a.papers)
+                 for a in catalog.authors]
+    for path, name, papers in listings:
+        assert listing_download(out, path) == (name, bibtex_file([entry[p.id] for p in papers])), path
+
+
+def abstract_text(out, paper) -> str:
+    """The abstract as the citation formats carry it (Abstract.text), from the paper's source."""
+    from papersite.text.abstracts import abstract_of
+    return abstract_of(paper.abstract).text
 
 
 COLLIDING = {
@@ -263,7 +314,7 @@ def test_ris_round_trips_through_rispy(built):
     kinds = {"specials": "CPAPER", "math": "JOUR", "preprint": "UNPB", "workshop": "CPAPER", "hostile": "CPAPER"}
     for paper_id, data in PAPERS.items():
         paper = by_id(build)[paper_id]
-        text = (out / f"papers/{paper.slug}/cite.ris").read_text(encoding="utf-8")
+        text = ris_text(out, paper.slug)
         [reference] = rispy.loads(text)
         assert reference["type_of_reference"] == kinds[paper_id]
         assert reference["title"] == data["title"]
@@ -272,12 +323,12 @@ def test_ris_round_trips_through_rispy(built):
         assert reference["abstract"] == "An abstract."
         assert reference["keywords"] == ["Learning Theory"]
         assert len(reference["authors"]) == len(data["authors"])
-    specials = rispy.loads((out / "papers/specials/cite.ris").read_text(encoding="utf-8"))[0]
+    specials = rispy.loads(ris_text(out, "specials"))[0]
     assert specials["authors"] == ["van Beethoven, Ludwig", "King, Martin Luther, Jr.", "de La Fontaine, Jean"]
     assert specials["date"] == "2024/07/21/" and specials["doi"] == "10.1234/ab_c.5%"
     assert specials["urls"] == [PAPERS["specials"]["links"]["url"]]
     assert specials["secondary_title"] == "International Conference on Machine Learning"
-    math = rispy.loads((out / "papers/math/cite.ris").read_text(encoding="utf-8"))[0]
+    math = rispy.loads(ris_text(out, "math"))[0]
     assert math["authors"][:2] == ["OpenAI", "The ATLAS Collaboration"]
 
 
@@ -286,7 +337,7 @@ def test_a_newline_in_a_field_cannot_start_a_ris_tag(tmp_path):
     site = write_site(tmp_path / "site", {"nl": {"id": "nl", "title": title, "venue": "icml-2024",
                                                  "authors": ["Ada\nAU  - Mallory"]}}, MINIMAL_CONFIG)
     site.build()
-    [reference] = rispy.loads((site.root / "_site/papers/nl/cite.ris").read_text(encoding="utf-8"))
+    [reference] = rispy.loads(ris_text(site.root / "_site", "nl"))
     assert reference["title"] == " ".join(title.split())
     assert reference["authors"] == ["Mallory, Ada AU -"]  # one name, whitespace collapsed
 
@@ -316,7 +367,7 @@ def test_csl_json_follows_the_schema(built):
     out, build = built
     items = {}
     for paper_id in PAPERS:
-        data = json.loads((out / f"papers/{by_id(build)[paper_id].slug}/cite.json").read_text(encoding="utf-8"))
+        data = json.loads(csl_text(out, by_id(build)[paper_id].slug))
         assert isinstance(data, list) and len(data) == 1
         check_csl_item(data[0])
         items[paper_id] = data[0]
@@ -366,7 +417,7 @@ def test_volume_issue_pages_and_publisher_reach_every_format_and_the_page(tmp_pa
     assert decoded(entries[keys["hostile"]]["volume"]) == PRINTED["hostile"]["extra"]["volume"]
 
     def ris_of(paper_id):
-        return rispy.loads((out / f"papers/{paper_id}/cite.ris").read_text(encoding="utf-8"))[0]
+        return rispy.loads(ris_text(out, paper_id))[0]
     journal = ris_of("journal")
     assert {f: journal[f] for f in ("volume", "number", "start_page", "end_page", "publisher")} == \
         {"volume": "24", "number": "3", "start_page": "12", "end_page": "34", "publisher": "Microtome & Sons"}
@@ -374,7 +425,7 @@ def test_volume_issue_pages_and_publisher_reach_every_format_and_the_page(tmp_pa
     assert not {"volume", "number", "start_page", "publisher"} & set(ris_of("unusable"))
 
     def csl_of(paper_id):
-        [item] = json.loads((out / f"papers/{paper_id}/cite.json").read_text(encoding="utf-8"))
+        [item] = json.loads(csl_text(out, paper_id))
         check_csl_item(item)
         return item
     assert {f: csl_of("journal")[f] for f in ("volume", "issue", "page", "publisher")} == \
@@ -457,11 +508,11 @@ def test_a_rebuild_renames_a_key_on_the_page_when_another_paper_takes_it(tmp_pat
                                          "bibtex_key: smith2024deep\n---\nx\n")
     second = build_site(site.config, Warm(cache))
     assert b"@inproceedings{smith2024deepb," in second.files["papers/a/index.html"]
-    assert b"@inproceedings{smith2024deepb," in second.files["papers.bib"]
+    assert b"@inproceedings{smith2024deepb," in second.files["venues/icml-2024/papers.bib"]
 
 
 def test_rebuilds_give_the_files_a_clean_build_gives(tmp_path):
-    """Citation files, .bib listings, keys and feeds are partly reused between builds of one
+    """Pages, the venues' .bib files, keys and feeds are partly reused between builds of one
     process: after each kind of edit they must be what a clean build writes."""
     from papersite.engine.runner import BuildCache, Warm
     from papersite.pipeline import build_site
@@ -490,8 +541,8 @@ def test_rebuilds_give_the_files_a_clean_build_gives(tmp_path):
         for path in clean:
             if path.endswith((".bib", ".ris", ".json", ".xml")) or path.startswith("papers/"):
                 assert again[path] == clean[path], (number, path)
-    assert "papers/renamed/cite.ris" in clean and "papers/workshop-copy/cite.ris" not in clean
-    assert "papers/preprint/cite.json" not in clean
+    assert "papers/renamed/index.html" in clean and "papers/workshop-copy/index.html" not in clean
+    assert "papers/preprint/index.html" not in clean
     assert b"papers/renamed/" in clean["feed.xml"].split(b"<entry>")[1]  # the newest import leads the feed
 
 
@@ -504,7 +555,7 @@ def test_the_readme_bibtex_example_is_what_a_build_writes(tmp_path):
         "date": "2024-07-21", "links": {"doi": "10.1234/abc", "url": "https://example.org/paper",
                                         "arxiv": "2402.07207"}}}, MINIMAL_CONFIG)
     site.build()
-    assert (site.root / "_site/papers.bib").read_text(encoding="utf-8") == example
+    assert bib_text(site.root / "_site") == example
 
 
 # --- theses, reports and books: the venue is who issued them ----------------------------------
@@ -558,10 +609,12 @@ def test_a_thesis_a_report_a_book_and_a_chapter_are_cited_as_such_in_every_forma
     assert entries[keys["phd"]]["school"] == "Stanford University" and "booktitle" not in entries[keys["phd"]]
     assert (entries[keys["report"]]["institution"], entries[keys["report"]]["number"]) == ("Google Research", "TR-123")
     assert entries[keys["book"]]["publisher"] == "MIT Press"  # the venue, once: not extra's publisher too
-    assert (out / "papers/book/cite.bib").read_text(encoding="utf-8").count("publisher") == 1
+    one = next(author for author in build.catalog.authors if len(author.papers) == 1)
+    assert listing_download(out, f"authors/{one.slug}/")[0] == "cite.bib"  # the name of a one-paper .bib
+    assert bib_text(out, "venues/mit-press/papers.bib").count("publisher") == 1
 
     def ris_of(paper_id):
-        return rispy.loads((out / f"papers/{paper_id}/cite.ris").read_text(encoding="utf-8"))[0]
+        return rispy.loads(ris_text(out, paper_id))[0]
     assert (ris_of("chapter")["type_of_reference"], ris_of("chapter")["secondary_title"]) == ("CHAP", "Handbook of Learning")
     issued = [paper_id for paper_id in ISSUED if paper_id != "chapter"]
     assert {paper_id: (ris_of(paper_id)["type_of_reference"], ris_of(paper_id)["publisher"]) for paper_id in issued} == {
@@ -570,7 +623,7 @@ def test_a_thesis_a_report_a_book_and_a_chapter_are_cited_as_such_in_every_forma
     assert not any("secondary_title" in ris_of(paper_id) for paper_id in issued)
 
     def csl_of(paper_id):
-        [item] = json.loads((out / f"papers/{paper_id}/cite.json").read_text(encoding="utf-8"))
+        [item] = json.loads(csl_text(out, paper_id))
         check_csl_item(item)
         return item
     assert (csl_of("chapter")["type"], csl_of("chapter")["container-title"]) == ("chapter", "Handbook of Learning")
@@ -619,3 +672,30 @@ def test_venues_of_theses_reports_books_and_chapters_have_sections_and_one_of_no
     assert lead(built[0], "tml-2024") == "Workshop on Theory of Machine Learning · 2024 · 1 paper"
     papers_only = html5lib.parse((built[0] / "venues/index.html").read_bytes(), namespaceHTMLElements=False).find(".//main")
     assert not list(papers_only.iter("h2")) and len(list(papers_only.iter("ul"))) == 1  # as before: one list
+
+
+def test_an_authors_page_is_kept_when_another_paper_moves_in_their_venue(tmp_path):
+    """An author's .bib download names its entries by key, not by place in the venue's .bib: an
+    edit that moves another paper (a new title sorts it elsewhere) leaves their page as it was,
+    and what it downloads is still their papers' entries."""
+    from papersite.engine.runner import BuildCache, Warm
+    from papersite.pipeline import build_site
+    from tests.downloads import listing_download as download
+    site = colliding_site(tmp_path / "site", {
+        "a": {"id": "a", "title": "Alpha", "authors": ["Ann Smith"]},
+        "m": {"id": "m", "title": "Middle", "authors": ["Mo Jones"]},
+        "z": {"id": "z", "title": "Zeta", "authors": ["Zed Park"]}})
+    cache = BuildCache()
+    build_site(site.config, Warm(cache))
+    before = cache.plans[("author", "zed-park")][1]
+    page = site.root / "content/icml-2024/a.md"
+    page.write_text(page.read_text().replace("title: Alpha", "title: Zzz Last"))  # moves past the others
+    again = build_site(site.config, Warm(cache))
+    assert cache.plans[("author", "zed-park")][1] is before  # the page as planned before: not made again
+    venue = again.catalog.venue_papers["icml-2024"]
+    assert [p.id for p in venue] == ["m", "z", "a"]
+    for paper in venue:
+        [author] = [a for a in again.catalog.authors if a.papers == (paper,)]
+        entry = bibtex_entry(paper, again.catalog.venue("icml-2024"), f"https://example.org/catalog/papers/{paper.slug}/",
+                             again.catalog.citation_keys[paper.id]).encode()
+        assert download(again.files, f"authors/{author.slug}/") == ("cite.bib", bibtex_file([entry]))

@@ -345,7 +345,7 @@ def test_a_deleted_manifest_and_a_removed_paper_say_what_to_do(project):
     manifest_path(project.root / "_site").unlink()
     (project.root / "content/icml-2024/paper-2.md").unlink()
     before = snapshot(project.root.parent)
-    refused(cli(project.root, "build", "-q"), "_site/papers/paper-2/cite.json: not written by papersite (and 2 more files)",
+    refused(cli(project.root, "build", "-q"), "_site/papers/paper-2/index.html: not written by papersite",
             "delete it")
     assert snapshot(project.root.parent) == before
     shutil.rmtree(project.root / "_site")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import html5lib
 
+from tests.downloads import paper_download
 from tests.conftest import TinySite
 
 
@@ -33,12 +34,14 @@ def test_reading_list_page_save_buttons_and_links(tmp_path):
     paper = parse(build.files["papers/hostile/index.html"])
     button = paper.find(".//button[@data-save]")
     assert button.get("data-save") == "hostile" and button.get("type") == "button"
-    assert button.get("data-title") == "Quotes \" and ' and <b>tags</b> & x^2"  # plain text, as an attribute
+    # the title it saves is the page's Scholar title, plain text: not repeated on the button
+    assert button.get("data-title") is None
+    assert paper.find(".//meta[@name='citation_title']").get("content") == "Quotes \" and ' and <b>tags</b> & x^2"
     assert button.get("hidden") is not None  # shown by the script, so no dead button without it
     assert f"{base}static/reading-list.js" in scripts(paper)
     assert paper.find(".//pre[@id='bibtex']") is not None  # the entry the BibTeX export reads
 
     search = scripts(parse(build.files["search/index.html"]))  # Save buttons on results: loaded first
     assert search.index(f"{base}static/reading-list.js") < search.index(f"{base}static/search.js")
-    for fmt in ("ris", "json"):
-        assert f"papers/hostile/cite.{fmt}" in build.files
+    for fmt in ("ris", "json"):  # the page's downloads, which the reading list exports too
+        assert paper_download(build.files, "hostile", fmt)

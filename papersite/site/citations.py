@@ -1,14 +1,15 @@
-"""How a paper is cited: RIS and CSL-JSON files, .bib files, Google Scholar tags and JSON-LD.
+"""How a paper is cited: BibTeX, RIS and CSL-JSON, the venues' .bib files, Google Scholar tags
+and JSON-LD.
 
-Every format is a function of the paper, its venue, its citation key (from the
-catalog) and its abstract, so a rebuild reuses what it wrote for a paper until
-one of those changes.
+The only citation files written are the venues' .bib files. A paper page carries its
+RIS and CSL-JSON (citation_data), and a listing where its entries are among those files
+(bib_parts, bib_keys): the browser makes each download from them (static/site.js), with
+the bytes that ris, csl_json and bibtex_file give, which stay as the reference.
 """
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
-from operator import attrgetter
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 import rispy
@@ -106,9 +107,9 @@ def csl_name(name: str) -> dict[str, str]:
     return {field_name: value for field_name, value in found.items() if value}
 
 
-def csl_json(paper: Paper, venue: Venue, key: str, abstract: str, topics: Iterable[Topic],
-             page_url: str) -> bytes:
-    """A CSL-JSON array of one item (Zotero, Pandoc, citeproc)."""
+def csl_item(paper: Paper, venue: Venue, key: str, abstract: str, topics: Iterable[Topic],
+             page_url: str) -> dict[str, Any]:
+    """The paper as one CSL-JSON item (Zotero, Pandoc, citeproc)."""
     item: dict[str, Any] = {
         "id": key,
         "citation-key": key,
@@ -140,162 +141,139 @@ def csl_json(paper: Paper, venue: Venue, key: str, abstract: str, topics: Iterab
     names = [topic.name for topic in topics]
     if names:
         item["keyword"] = ", ".join(names)
-    return (json.dumps([item], ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+    return item
 
 
-@dataclass(frozen=True)
-class Cited:
-    """One paper in every citation format, and where its files go."""
-
-    bibtex: bytes  # the entry, UTF-8: joined as is into every .bib that lists the paper
-    ris: Any  # bytes, or where a one-shot build stored them (its receipt: output.Receipt)
-    csl: Any
-    ris_path: str
-    csl_path: str
+def csl_json(paper: Paper, venue: Venue, key: str, abstract: str, topics: Iterable[Topic],
+             page_url: str) -> bytes:
+    """A CSL-JSON array of one item: the bytes of the paper page's CSL-JSON download (cite.json)."""
+    return (json.dumps([csl_item(paper, venue, key, abstract, topics, page_url)], ensure_ascii=False,
+                       sort_keys=True) + "\n").encode("utf-8")
 
 
-def cite(paper: Paper, venue: Venue, key: str, abstract: str, topics: tuple[Topic, ...], page_url: str,
-         files: bool = True) -> Cited:
-    """`files`: make the RIS and CSL-JSON files too (else only the BibTeX entry, which the .bib files list)."""
-    entry = bibtex_entry(paper, venue, page_url, key).encode("utf-8")
-    if not files:
-        return Cited(entry, None, None, urls.cite_of(paper, "ris"), urls.cite_of(paper, "json"))
-    return Cited(entry, ris(paper, venue, key, abstract, topics, page_url),
-                 csl_json(paper, venue, key, abstract, topics, page_url),
-                 urls.cite_of(paper, "ris"), urls.cite_of(paper, "json"))
+def citation_data(paper: Paper, venue: Venue, key: str, abstract: str, topics: Iterable[Topic],
+                  page_url: str) -> dict[str, Any]:
+    """What a paper page carries for its RIS and CSL-JSON downloads, made in the browser
+    (static/site.js: citeText): the CSL-JSON item, and the RIS text cut where it holds the
+    abstract, which the page then carries once (the item's). The downloads are byte for byte
+    csl_json's and ris'."""
+    topics = tuple(topics)
+    item = csl_item(paper, venue, key, abstract, topics, page_url)
+    text = ris(paper, venue, key, abstract, topics, page_url).decode("utf-8")
+    parts = text.split(abstract) if abstract and text.count(abstract) == 1 else [text]
+    return {"csl": item, "ris": parts}
 
 
-_ID, _BIBTEX = attrgetter("id"), attrgetter("bibtex")
+def bibtex_entries(catalog: Catalog, cache: dict[str, tuple[tuple, bytes]] | None = None) -> dict[str, bytes]:
+    """Each paper's BibTeX entry (UTF-8, as its page shows it), by paper id. `cache` (paper id ->
+    (inputs, entry), left holding this catalog's) keeps an entry while its paper, venue and key
+    are the same objects and values: a rebuild remakes only what changed."""
+    cache = {} if cache is None else cache
+    link = urls.Urls(catalog.config.base_url)
+    venues = {venue.slug: venue for venue in catalog.config.venues}
+    keys, fresh, todo = catalog.citation_keys, {}, []
+    for paper in catalog.papers:
+        inputs = (paper, venues[paper.venue], keys[paper.id], catalog.config.base_url)
+        kept = cache.get(paper.id)
+        if kept is not None and kept[0] == inputs:
+            fresh[paper.id] = kept
+        else:
+            todo.append(inputs)
+    jobs = [(paper, venue, link.absolute(paper), key) for paper, venue, key, _ in todo]
+    for inputs, entry in zip(todo, parallel_map(_entry, jobs)):
+        fresh[inputs[0].id] = (inputs, entry)
+    cache.clear()
+    cache.update(fresh)
+    return {paper_id: kept[1] for paper_id, kept in fresh.items()}
 
 
-def _cite(job: tuple) -> Cited:
-    return cite(*job)
+def _entry(job: tuple) -> bytes:
+    return bibtex_entry(*job).encode("utf-8")
 
 
 @dataclass
 class CitationCache:
-    """Each paper's citations from the last build, with what they were made from."""
+    """Each paper's BibTeX entry from the last build, and each venue's .bib file."""
 
-    papers: dict[str, tuple[tuple, Cited]] = field(default_factory=dict)
-    stamp: tuple = ()  # base_url and the topics: what every paper's citations also depend on
-    # .bib path -> (the papers listed, their ids, the file); the papers object is kept alive,
-    # so an identical one (an unchanged author's tuple) skips remaking the ids
-    listings: dict[str, tuple[tuple, tuple, Any]] = field(default_factory=dict)  # the file: bytes or a receipt
-    files: dict[str, bytes] = field(default_factory=dict)  # each paper's RIS and CSL-JSON files
+    papers: dict[str, tuple[tuple, bytes]] = field(default_factory=dict)  # see bibtex_entries
+    # .bib path -> (the entries listed, the file: bytes or a receipt)
+    listings: dict[str, tuple[tuple, Any]] = field(default_factory=dict)
 
 
-class Citations:
-    """The citations of one build's catalog: `bib(papers)` makes the .bib of any list of papers
-    (e.g. authors/<slug>/papers.bib), `files()` every citation file of the catalog.
-
-    A rebuild remakes only the papers whose inputs changed (mostly identity checks: see
-    engine/runner.py: BuildCache); a first build makes them on all cores. With `store`
-    (output path, bytes -> receipt; see render_pages) the workers write each paper's files.
-    """
-
-    def __init__(self, catalog: Catalog, abstracts: dict, cache: CitationCache | None = None,
-                 store: Callable[[str, bytes], Any] | None = None,
-                 reuse: Callable[[str, Any], Any] = lambda path, output: output):
-        """`store` and `reuse` as for render.render_pages."""
-        self.catalog = catalog
-        link = urls.Urls(catalog.config.base_url)
-        cache = cache if cache is not None else CitationCache()
-        stamp = (catalog.config.base_url, catalog.config.topics, catalog.config.omit)
-        with_files = catalog.config.writes("citation-files")
-        if cache.stamp != stamp:
-            cache.papers, cache.files, cache.stamp = {}, {}, stamp
-        venues = {venue.slug: venue for venue in catalog.config.venues}
-        last, keys, fresh, todo = cache.papers, catalog.citation_keys, {}, []
-        files = cache.files  # kept up to date, not remade: a one-paper edit changes two entries
-        for paper in catalog.papers:  # every paper, even in a one-paper rebuild: kept lean
-            inputs = (paper, venues[paper.venue], keys[paper.id], abstracts[paper.id].text)
-            kept = last.get(paper.id)
-            if kept is not None and kept[0] == inputs:
-                cited = kept[1]
-                if not with_files:
-                    fresh[paper.id] = kept
-                    continue
-                ris, csl = reuse(cited.ris_path, cited.ris), reuse(cited.csl_path, cited.csl)
-                if ris is cited.ris and csl is cited.csl:
-                    fresh[paper.id] = kept
-                    continue
-                if ris is not None and csl is not None:  # receipts of the last build, vouched for again
-                    fresh[paper.id] = (inputs, replace(cited, ris=ris, csl=csl))
-                    files[cited.ris_path], files[cited.csl_path] = ris, csl
-                    continue
-            todo.append(inputs)
-        topic_of = catalog.topic
-        jobs = [(*inputs, tuple(map(topic_of, inputs[0].topics)), link.absolute(inputs[0]), with_files)
-                for inputs in todo]
-        for gone in last.keys() - fresh.keys():  # removed or changed (a slug may have changed)
-            files.pop(last[gone][1].ris_path, None)
-            files.pop(last[gone][1].csl_path, None)
-        # a listing's .bib is remade only when one of its entries changed (or its papers did)
-        self.remade: set[str] = set()  # ids of the papers whose BibTeX entry is new or changed
-        if store is None or not with_files:
-            make = _cite
-        else:
-            def make(job: tuple) -> Cited:
-                cited = _cite(job)
-                return Cited(cited.bibtex, store(cited.ris_path, cited.ris), store(cited.csl_path, cited.csl),
-                             cited.ris_path, cited.csl_path)
-        for inputs, cited in zip(todo, parallel_map(make, jobs)):
-            old = last.get(inputs[0].id)
-            if old is None or old[1].bibtex != cited.bibtex:
-                self.remade.add(inputs[0].id)
-            fresh[inputs[0].id] = (inputs, cited)
-            if with_files:
-                files[cited.ris_path], files[cited.csl_path] = cited.ris, cited.csl
-        cache.papers = fresh  # papers that are gone are forgotten
-        self.cited = {paper_id: kept[1] for paper_id, kept in fresh.items()}
-        self.cache = cache
-        self.store, self.reuse = store, reuse
-        self.listings: dict[str, tuple[tuple, tuple, Any]] = {}
-
-    def of(self, paper: Paper) -> Cited:
-        return self.cited[paper.id]
-
-    def bib(self, papers: Iterable[Paper], path: str | None = None) -> Any:
-        """A .bib of these papers of the catalog, in the order given. With its output `path`,
-        last build's file is reused while it lists the same papers and no entry changed; and
-        with `store`, the file is stored at once and its receipt given (no listing's bytes are
-        kept: on a large catalog, hundreds of megabytes)."""
-        last = self.cache.listings.get(path) if path else None
-        ids = last[1] if last is not None and last[0] is papers and isinstance(papers, tuple) \
-            else tuple(map(_ID, papers))
-        output = None
-        if last is not None and last[1] == ids and self.remade.isdisjoint(ids):
-            output = self.reuse(path, last[2])  # a receipt only while the output holds those bytes
+def venue_bibs(catalog: Catalog, cache: CitationCache | None = None,
+               store: Callable[[str, bytes], Any] | None = None,
+               reuse: Callable[[str, Any], Any] = lambda path, output: output) -> dict[str, Any]:
+    """Output path -> bytes (or, with `store`, a receipt) of each venue's .bib, its papers in
+    the venue's order: the only .bib files written. They split the catalog between them, and
+    every other .bib download (the catalog's, a topic's, an author's: see bib_parts) is made
+    in the browser from them. A venue's file is kept while its entries are the same.
+    `store` and `reuse` as for render.render_pages."""
+    cache = cache if cache is not None else CitationCache()
+    entries = bibtex_entries(catalog, cache.papers)
+    files, listings = {}, {}
+    for venue in catalog.venues:
+        path = urls.bibtex_of(venue)
+        listed = tuple(entries[paper.id] for paper in catalog.venue_papers[venue.slug])
+        last = cache.listings.get(path)
+        output = reuse(path, last[1]) if last is not None and last[0] == listed else None
         if output is None:
-            output = bibtex_file(list(map(_BIBTEX, map(self.cited.__getitem__, ids))))
-            if path and self.store is not None:
-                output = self.store(path, output)
-        if path:
-            self.listings[path] = (papers, ids, output)
-        return output
-
-    def files(self) -> dict[str, bytes]:
-        """Output path -> bytes (or, with `store`, a receipt): each paper's RIS and CSL-JSON, and the .bib of the catalog,
-        of each venue, topic and author (see bib_of); less what site.yaml's `omit:` leaves out."""
-        catalog = self.catalog
-        files = dict(self.cache.files)
-        listings = [(urls.bibtex_of(), catalog.papers)]
-        listings += [(urls.bibtex_of(venue), catalog.venue_papers[venue.slug]) for venue in catalog.venues]
-        listings += [(urls.bibtex_of(topic), catalog.topic_papers[topic.slug]) for topic in catalog.topics]
-        if catalog.config.writes("author-bibtex"):
-            listings += [(bib_of(author), author.papers) for author in catalog.authors]
-        for path, papers in listings:
-            if path not in files:  # the co-authors of a paper who wrote nothing else share its .bib
-                files[path] = self.bib(papers, path)
-        self.cache.listings = self.listings  # listings that are gone are forgotten
-        return files
+            output = bibtex_file(listed)
+            if store is not None:
+                output = store(path, output)
+        files[path] = output
+        listings[path] = (listed, output)
+    cache.listings = listings  # venues that are gone are forgotten
+    return files
 
 
-def bib_of(author) -> str:
-    """Where an author's .bib lives: the .bib of someone with one paper would be byte for byte
-    that paper's, which their co-authors' pages would repeat, so they all link to the paper's
-    cite.bib (most people of a catalog have one paper); anyone else has authors/<slug>/papers.bib."""
-    return urls.cite_of(author.papers[0], "bib") if len(author.papers) == 1 else urls.bibtex_of(author)
+def venue_positions(catalog: Catalog) -> dict[str, tuple[str, int]]:
+    """Paper id -> (its venue's slug, its place in the venue's .bib, from 0)."""
+    return {paper.id: (slug, index) for slug, papers in catalog.venue_papers.items()
+            for index, paper in enumerate(papers)}
+
+
+def bib_parts(papers: Iterable[Paper], positions: dict[str, tuple[str, int]]) -> str:
+    """Where the entries of a .bib of these papers are, in order, for the browser to gather
+    them (static/site.js): "icml-2024:0-3,7 colt-2024:2", a venue slug and the places in its
+    .bib (runs as ranges); a slug alone for the whole of a venue's .bib."""
+    groups: list[tuple[str, list[int]]] = []
+    for paper in papers:
+        slug, index = positions[paper.id]
+        if groups and groups[-1][0] == slug:
+            groups[-1][1].append(index)
+        else:
+            groups.append((slug, [index]))
+    return " ".join(f"{slug}:{_ranges(indexes)}" for slug, indexes in groups)
+
+
+def _ranges(indexes: list[int]) -> str:
+    runs: list[list[int]] = []
+    for index in indexes:
+        if runs and index == runs[-1][1] + 1:
+            runs[-1][1] = index
+        else:
+            runs.append([index, index])
+    return ",".join(str(first) if first == last else f"{first}-{last}" for first, last in runs)
+
+
+def bib_keys(papers: Iterable[Paper], keys: dict[str, str]) -> tuple[str, str]:
+    """An author's .bib for the browser to gather: the slugs of the venues whose .bib files hold
+    its entries, and their citation keys in order (space-separated: a key holds no space).
+    Keys, not places as bib_parts gives: an author's page then stays as it was when another
+    paper of a venue moves (an edited title, an import), while the keys of its papers do."""
+    venues = " ".join(dict.fromkeys(paper.venue for paper in papers))
+    return venues, " ".join(keys[paper.id] for paper in papers)
+
+
+def catalog_bib_parts(catalog: Catalog) -> str:
+    """bib_parts of the whole catalog: every venue's .bib, whole, in catalog order."""
+    return " ".join(venue.slug for venue in catalog.venues)
+
+
+def bib_name(author) -> str:
+    """The name an author's .bib downloads under: that of the file it was before the browser
+    made it (cite.bib, a paper's own, for someone with one paper; else papers.bib)."""
+    return "cite.bib" if len(author.papers) == 1 else "papers.bib"
 
 
 # --- metadata in paper pages ----------------------------------------------------------------------
@@ -329,9 +307,9 @@ def scholar_tags(paper: Paper, venue: Venue, title: str) -> list[tuple[str, str]
     return tags
 
 
-def scholarly_article(paper: Paper, venue: Venue, topics: list[Topic], title: str,
-                      abstract: str, url: str) -> dict[str, Any]:
-    """schema.org ScholarlyArticle for a paper page (title and abstract as plain text)."""
+def scholarly_article(paper: Paper, venue: Venue, topics: list[Topic], title: str, url: str) -> dict[str, Any]:
+    """schema.org ScholarlyArticle for a paper page (the title as plain text). Not the abstract:
+    the page shows it, and search engines read it there."""
     people = {person.name: person for person in paper.people}
     authors = []
     for name in paper.authors:
@@ -354,7 +332,6 @@ def scholarly_article(paper: Paper, venue: Venue, topics: list[Topic], title: st
         "name": title,
         "url": url,
         "datePublished": paper.date or str(paper.year),
-        "abstract": abstract,
         "author": authors,
         where[0]: where[1],
         "keywords": [topic.name for topic in topics],
@@ -369,5 +346,5 @@ def json_ld(data: Any) -> Markup:
     `<`, `>` and `&` are written as \\u escapes so a title holding
     `</script>` or `<!--` cannot end the script element early.
     """
-    text = json.dumps(data, ensure_ascii=False, sort_keys=True)
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))  # read by programs
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))

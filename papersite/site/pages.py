@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from .. import urls
 from ..catalog import Catalog
-from .citations import bib_of
+from .citations import bib_keys, bib_name, bib_parts, catalog_bib_parts, venue_positions
 from .feeds import FeedOrder, feed_context
 from ..model import Paper
 from ..text.abstracts import Abstract
@@ -68,9 +68,11 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
     by_id = {p.id: p for p in catalog.papers}
     topics = {t.slug: t for t in catalog.config.topics}
     bylines = catalog.author_paths
+    positions = venue_positions(catalog) if catalog.topics else {}  # for the topics' .bib downloads
     pages = [
         Page(urls.HOME, "home.html", {"recent": catalog.papers[:10]}),
-        *paginate(urls.ALL_PAPERS, "papers.html", "All papers", {}, catalog.papers, bylines),
+        *paginate(urls.ALL_PAPERS, "papers.html", "All papers", {"bib": catalog_bib_parts(catalog)},
+                  catalog.papers, bylines),
         Page(urls.ALL_VENUES, "venues.html", {"title": "Venues"}),
         Page(urls.ALL_TOPICS, "topics.html", {"title": "Topics"}),
         Page(urls.SEARCH, "search.html", {"title": "Search"}),
@@ -81,10 +83,11 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
         pages += paginate(urls.path_of(venue), "venue.html", venue.name,
                           {"venue": venue, "feed": urls.feed_of(venue)}, catalog.venue_papers[venue.slug], bylines)
     for topic in catalog.topics:
+        papers = catalog.topic_papers[topic.slug]
         pages += paginate(urls.path_of(topic), "topic.html", topic.name,
-                          {"topic": topic, "feed": urls.feed_of(topic)}, catalog.topic_papers[topic.slug], bylines)
-    people, feeds = people_pages(catalog, bylines, abstracts, last, fresh)
-    pages += people
+                          {"topic": topic, "feed": urls.feed_of(topic), "bib": bib_parts(papers, positions)},
+                          papers, bylines)
+    pages += people_pages(catalog, bylines, last, fresh)
     pages += year_pages(catalog, bylines)
     paper_of, topic_of, related_of, kept_for = by_id.__getitem__, topics.__getitem__, related.get, last.get
     for venue in catalog.venues:  # in catalog.papers order; previous and next within the venue
@@ -118,7 +121,6 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
         pages.append(Page(urls.feed_of(topic), "feed.xml", feed_context(
             f"{topic.name} · {catalog.config.title}", urls.path_of(topic), catalog.topic_papers[topic.slug],
             abstracts, order)))
-    pages += feeds
     return pages
 
 
@@ -139,14 +141,14 @@ def paper_context(paper: Paper, venue, shown_topics: tuple, abstract: Abstract, 
     }
 
 
-def people_pages(catalog: Catalog, bylines: dict, abstracts: dict[str, Abstract], last: dict,
-                 fresh: dict) -> tuple[list[Page], list[Page]]:
-    """The authors index (A-Z, paginated, with letter jump links) and a page per author;
-    and each author's feed. An author's pages are kept from the last plan (`last`, moved
-    to `fresh` as in plan_pages) while what they show is the same objects: a catalog
-    has three authors a paper, and most stay as they were."""
+def people_pages(catalog: Catalog, bylines: dict, last: dict, fresh: dict) -> list[Page]:
+    """The authors index (A-Z, paginated, with letter jump links) and a page per author
+    (no feed: one per venue and topic is enough). An author's pages are kept from the last
+    plan (`last`, moved to `fresh` as in plan_pages) while what they show is the same objects
+    and the keys of their .bib's entries the same: a catalog has three authors a paper, and most
+    stay as they were."""
     if not catalog.authors:
-        return [], []
+        return []
     # The index: an entry per person, made again only for new Author objects (ids of the last
     # plan's are safe to reuse as keys: its inputs keep them alive).
     last_index = last.get(("authors",))
@@ -162,50 +164,36 @@ def people_pages(catalog: Catalog, bylines: dict, abstracts: dict[str, Abstract]
         pages = paginate(urls.ALL_AUTHORS, "authors.html", "Authors", {"letters": tuple(letters.items())},
                          entries, key="authors")
     fresh[("authors",)] = (catalog.authors, entries, tuple(pages))
-    feeds = []
-    site_title, omit, kept_for = catalog.config.title, catalog.config.omit, last.get
-    with_feeds = catalog.config.writes("author-feeds")
+    with_bib, keys, kept_for = catalog.config.writes("author-bibtex"), catalog.citation_keys, last.get
     for author in catalog.authors:
         # An Author is made again whenever who is who or one of its papers changed (people.py),
-        # so the same object stands for the same papers, abstracts and co-authors' pages.
+        # so the same object stands for the same papers and co-authors' pages.
         key = ("author", author.slug)  # beside paper ids, which are strings
         kept = kept_for(key)
-        if kept is None or kept[0][0] is not author or kept[0][1:3] != (site_title, omit):
-            inputs = (author, site_title, omit, tuple(bylines[p.id] for p in author.papers),
-                      tuple(abstracts[p.id] for p in author.papers))
+        bib = (bib_name(author), *bib_keys(author.papers, keys)) if with_bib else None
+        if kept is None or kept[0][0] is not author or kept[0][1] != bib:
+            inputs = (author, bib, tuple(bylines[p.id] for p in author.papers))
             path = urls.path_of(author)
             kept = (inputs, [Page(urls.page_of(path, number), "author.html",
                                   made_from=(author_context, inputs if number == 1 else (*inputs, number)))
-                             for number in range(1, listing_pages(len(author.papers)) + 1)],
-                    Page(urls.feed_of(author), "feed.xml", made_from=(author_feed_context, inputs)))
+                             for number in range(1, listing_pages(len(author.papers)) + 1)])
         fresh[key] = kept
         pages += kept[1]
-        if with_feeds:
-            feeds.append(kept[2])
-    return pages, feeds
+    return pages
 
 
-def author_context(author, site_title: str, omit: tuple, bylines: tuple, abstracts: tuple,
-                   number: int = 1) -> dict[str, Any]:
+def author_context(author, bib: tuple[str, str, str] | None, bylines: tuple, number: int = 1) -> dict[str, Any]:
     """The context of page `number` of an author's listing, made of people_pages' inputs for it.
-    `feed` and `bib` are left out with the files (site.yaml `omit:`)."""
+    `bib`: the name and bib_keys of their .bib download, None without one (site.yaml `omit:`)."""
     context = {
         "person": author.person,  # name, orcid, affiliation, homepage
         "spellings": author.spellings,
         "author_path": urls.path_of(author),  # their name stays shown in long author lists
     }
-    if "author-feeds" not in omit:
-        context["feed"] = urls.feed_of(author)
-    if "author-bibtex" not in omit:
-        context["bib"] = bib_of(author)
+    if bib is not None:
+        context["bib_name"], context["bib"], context["bib_keys"] = bib
     return paginate(urls.path_of(author), "author.html", author.name, context, author.papers,
                     dict(zip((p.id for p in author.papers), bylines)))[number - 1].context
-
-
-def author_feed_context(author, site_title: str, omit: tuple, bylines: tuple, abstracts: tuple) -> dict[str, Any]:
-    """An author's feed's context, made of people_pages' inputs for it."""
-    return feed_context(f"{author.name} · {site_title}", urls.path_of(author), author.papers,
-                        dict(zip((p.id for p in author.papers), abstracts)))
 
 
 def listing_pages(papers: int) -> int:

@@ -17,7 +17,7 @@ from markupsafe import Markup, escape
 
 from .. import urls
 from ..catalog.bibtex import base_key, bibtex_entry, printed, work_label
-from .citations import json_ld, scholar_tags, scholarly_article
+from .citations import citation_data, json_ld, scholar_tags, scholarly_article
 from ..source.config import SiteConfig
 from ..source.files import unreadable
 from ..errors import Problem, SiteError
@@ -142,8 +142,12 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
         printed=printed,  # (paper, venue) -> volume, issue, pages and publisher, from its extra:
         work_label=work_label,  # (paper, venue) -> "PhD thesis", "Technical report", or "" for a paper
         number=number_format(config.language),  # 2596 -> '2,596'
-        scholarly_article=lambda paper, venue, topics_, abstract: scholarly_article(
-            paper, venue, topics_, plain_title(paper.title), abstract.text, link.absolute(paper)),
+        # `abstract` is no longer read (the page shows it); templates of older themes still pass it
+        scholarly_article=lambda paper, venue, topics_, abstract=None: scholarly_article(
+            paper, venue, topics_, plain_title(paper.title), link.absolute(paper)),
+        # the data of a paper page's RIS and CSL-JSON downloads, for |json_ld
+        citation_data=lambda paper, venue, topics_, abstract, key: citation_data(
+            paper, venue, key, abstract.text, topics_, link.absolute(paper)),
     )
     return env
 

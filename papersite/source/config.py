@@ -49,8 +49,7 @@ class SiteConfig:
     """people: members: the lab's members, by name (any spelling the catalog merges): their
     names are highlighted in every author list."""
     omit: tuple[str, ...] = ()
-    """Files the build leaves out, and the links to them: any of OMITTABLE. For a catalog too
-    large for GitHub Pages' 1 GB (README: Deploy)."""
+    """What the pages leave out: any of OMITTABLE (README: site.yaml reference)."""
     extra_css_at: tuple[tuple[str, int | None], ...] = field(default=(), compare=False, repr=False)
     """Where each extra_css entry is written (site.yaml, line), for the build's check that it exists (not a key)."""
     members_at: tuple[tuple[str, int | None], ...] = field(default=(), compare=False, repr=False)
@@ -86,7 +85,7 @@ class SiteConfig:
         return replace(self, base_url=url)
 
     def writes(self, name: str) -> bool:
-        """Whether the build writes these optional files (see OMITTABLE); templates ask it too."""
+        """Whether the pages offer what an `omit:` name stands for (see OMITTABLE); templates ask it."""
         if name not in OMITTABLE:
             raise ValueError(f"no optional files called {name!r}: {', '.join(OMITTABLE)}")
         return name not in self.omit
@@ -97,8 +96,11 @@ MAX_CONFIG_BYTES = 10 * 1024 * 1024  # site.yaml runs to kilobytes, and PyYAML i
 MIN_YEAR, MAX_YEAR = 1, 9999
 KEYS = ("title", "base_url", "description", "author", "language", "cname", "topics", "venues", "authors",
         "extra", "extra_css", "omit", "people")
-# What `omit:` may leave out, the biggest part of a large site after the paper pages, and the output
-# files each name stands for (their sizes: docs/performance.md "Site size"):
+# What `omit:` may leave out: citation-files, the RIS and CSL-JSON downloads of paper pages (and the
+# data in each they are made from: the reading list then exports BibTeX alone); author-bibtex, the
+# BibTeX download of author pages; author-feeds, nothing since there are no author feeds (issue 36),
+# accepted so that older site.yaml files build. The patterns are the files each name stood for when
+# the site wrote them, for engine/sitesize.py's hint, which now finds none.
 OMITTABLE = {
     "author-feeds": r"authors/[^/]+/feed\.xml",
     "author-bibtex": r"authors/[^/]+/papers\.bib|papers/[^/]+/cite\.bib",  # an author of one paper has its cite.bib

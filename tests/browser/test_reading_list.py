@@ -15,6 +15,7 @@ import rispy
 from papersite.pipeline import build_site
 from tests.browser.conftest import Served
 from tests.conftest import TinySite
+from tests.downloads import paper_download
 
 BASE_URL = "https://user.github.io/repo/"
 HOSTILE = "Hostile </script><img src=x onerror=window.__pwned=1> \"Quoted\" & Co"
@@ -93,7 +94,8 @@ def test_exports_are_the_papers_own_citations(page, served):
     ris = rispy.loads(download(page, "ris"))
     assert [r["title"] for r in ris] == ["Diffusion at Scale", HOSTILE]
     csl = json.loads(download(page, "json"))
-    assert csl == json.loads(files["papers/diffusion-at-scale/cite.json"]) + json.loads(files["papers/hostile/cite.json"])
+    assert csl == json.loads(paper_download(files, "diffusion-at-scale", "json")) + \
+        json.loads(paper_download(files, "hostile", "json"))
 
 
 def test_a_shared_link_opens_the_list_in_another_browser(page, served, browser):
@@ -182,7 +184,7 @@ def test_the_list_shows_papers_as_their_pages_do_and_offers_the_files_the_site_h
                                                                                      omit):
     """A saved paper is shown as its page's Google Scholar tags describe it: its title as plain
     text (not the TeX cite.json holds), venue, year and authors as written. Without RIS and CSL-JSON
-    files (site.yaml `omit: [citation-files]`), BibTeX, which every page shows, is the one download."""
+    (site.yaml `omit: [citation-files]`), BibTeX, which every page shows, is the one download."""
     site = TinySite(tmp_path / "site")
     if omit:
         site.write("site.yaml", (site.root / "site.yaml").read_text(encoding="utf-8") + "omit: [citation-files]\n")
@@ -193,7 +195,7 @@ def test_the_list_shows_papers_as_their_pages_do_and_offers_the_files_the_site_h
                "et_al: true\nvenue: icml-2024\nyear: 2024\n---\nSome of its authors.\n")
     site.paper("hostile", id="h", title=f"'{HOSTILE}'", body="A hostile title.")
     build = build_site(site.config.with_base_url(BASE_URL))
-    assert any(path.endswith("cite.json") for path in build.files) != omit
+    assert (b'id="cite-data"' in build.files["papers/grokking/index.html"]) != omit
     served = serve_build(build)
     for slug in ("grokking", "hostile", "scaling"):
         save_on_paper_page(page, served, slug)
