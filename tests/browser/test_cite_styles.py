@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -14,6 +15,7 @@ from papersite.pipeline import build_site
 from papersite.site.static import CSL_ASSETS
 from tests.browser.conftest import Served
 from tests.conftest import ROOT, TinySite
+from tests.downloads import paper_download
 
 STYLES = {"apa": "APA", "chicago-author-date": "Chicago", "ieee": "IEEE"}
 TITLE = "\"Quoted\" <script>window.__pwned = 1</script> & <img src=x onerror=\"window.__pwned = 1\"> for Zoë's Models"
@@ -45,8 +47,8 @@ def served(tmp_path_factory):
 
 
 def reference(build) -> dict[str, str]:
-    """citeproc-js's own HTML for the paper's cite.json item in each style."""
-    [item] = json.loads(build.files["papers/hostile-cite/cite.json"])
+    """citeproc-js's own HTML for the paper's CSL-JSON item (its cite.json download) in each style."""
+    [item] = json.loads(paper_download(build.files, "hostile-cite", "json"))
     request = {"item": item, "locale": build.files["static/csl/locales-en-US.xml"].decode(),
                "styles": {name: build.files[f"static/csl/{name}.csl"].decode() for name in STYLES}}
     done = subprocess.run([shutil.which("node") or "node", str(ROOT / "tests" / "js" / "citeproc_reference.js"),
@@ -63,7 +65,7 @@ def open_panel(page, served):
     button.wait_for(state="visible")
     assert not [url for url in requested if "citeproc.js" in url or "/csl/" in url]  # nothing before the click
     button.click()
-    page.wait_for_function("document.querySelector('.cite-styles-output div.csl-entry') !== null")
+    page.locator(".cite-styles-output div.csl-entry").first.wait_for()  # not wait_for_function: the CSP forbids its eval
     return requested
 
 
@@ -71,10 +73,10 @@ def shown(page, style: str) -> str:
     if page.eval_on_selector("#cite-styles select", "select => select.value") != style:
         before = page.inner_html(".cite-styles-output")
         page.select_option("#cite-styles select", style)
-        page.wait_for_function("""before => {
-          const out = document.querySelector('.cite-styles-output');
-          return out.innerHTML !== before && out.querySelector('div.csl-entry') !== null;
-        }""", arg=before)
+        deadline = time.monotonic() + 60  # a hang guard
+        while page.inner_html(".cite-styles-output") == before or not page.locator(".cite-styles-output div.csl-entry").count():
+            assert time.monotonic() < deadline, f"the {style} citation never showed"
+            page.wait_for_timeout(50)
     return page.inner_html(".cite-styles-output")
 
 
