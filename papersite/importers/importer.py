@@ -17,7 +17,7 @@ from ..source.config import SiteConfig
 from ..source.content import DATE, MAX_ABSTRACT_CHARS, slugify, split_front_matter
 from ..text.plain import plain_title
 from ..text.words import GREEK
-from .catalog_index import INDEX, CatalogIndex
+from .catalog_index import INDEX, KIND, CatalogIndex
 from .identity import identifiers, record_id
 from .matching import KnownPapers
 from .prepare import Prepared
@@ -57,7 +57,7 @@ class Importer:
         self.content = config.content_dir
         self.manifest = read_manifest(self.content)
         # the manifest is sound: this import goes ahead
-        clear_leftovers(self.content, site_yaml, {site_yaml.parent / INDEX: b"{", site_yaml.parent / REPORT: b""})
+        clear_leftovers(self.content, site_yaml, {site_yaml.parent / INDEX: KIND, site_yaml.parent / REPORT: b""})
         self.manifest_read = dict(self.manifest)
         self.owned_hashes = set(self.manifest.values())
         self.report = ImportReport()
