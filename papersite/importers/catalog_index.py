@@ -23,7 +23,6 @@ import os
 import pickle
 from pathlib import Path
 
-from ..errors import Problem
 from ..source.content import is_content_name, slugify
 from ..source.files import stamp, walk_files
 from .identity import title_key
@@ -47,7 +46,7 @@ class CatalogIndex:
 
     def __init__(self, content: Path, site_yaml: Path, manifest: dict[str, str]):
         self.content, self.path = content, Path(site_yaml).parent / INDEX
-        self.notice: Problem | None = None  # why the index read was not used, when it was damaged
+        self.warning = ""  # why the index read was not used, when it was damaged
         kept = self._read()
         self.entries: dict[str, Entry] = {}  # relative path (as the manifest names files) -> entry, in path order
         self.changed = False  # the index to write differs from the one read
@@ -93,7 +92,7 @@ class CatalogIndex:
 
     def _read(self) -> dict[str, Entry]:
         """The entries of the index, {} when there is none, or it is another papersite's or
-        another content folder's, or damaged (then self.notice says so)."""
+        another content folder's, or damaged (then self.warning says so)."""
         try:
             data = self.path.read_bytes()
         except FileNotFoundError:
@@ -112,9 +111,7 @@ class CatalogIndex:
         return files if content == str(self.content.resolve()) else {}
 
     def _damaged(self, why: str) -> dict:
-        if self.notice is None:
-            self.notice = Problem(self.path, None, f"warning: {why}: made again from the content files "
-                                                   "(nothing is lost; this import reads them all)")
+        self.warning = f"warning: {why}: made again from the content files (nothing is lost; this import reads them all)"
         self.changed = True
         return {}
 

@@ -64,8 +64,8 @@ class Importer:
         self.no_venue: dict[str, list[Problem]] = {}  # reason -> the records of this file it stopped
         self.linked: dict[str, bool] = {}  # venue -> whether its folder is a symlink (see _linked)
         self.catalog = CatalogIndex(self.content, site_yaml, self.manifest)
-        if self.catalog.notice is not None:
-            self.report.notice(self.catalog.notice)
+        if self.catalog.warning:
+            self.report.notice(Problem(self.shown(self.catalog.path), None, self.catalog.warning))
         self.written: set[str] = set()  # the files this import wrote, relative to content/
         self.taken = self.catalog.slugs()  # every URL slug in use, also of files that do not parse
         self.known = KnownPapers(self.content, self.catalog.papers(), self.venues)
