@@ -23,6 +23,7 @@ from papersite.source.config import load_config
 from papersite.source.content import load_papers, split_front_matter
 from papersite.errors import Problem, SiteError
 from papersite.importers import import_records
+from papersite.importers.catalog_index import HEADER, INDEX
 from papersite.importers.identity import TextIndex, record_id
 from papersite.importers.records import Author, Record
 from papersite.importers.seed import read_seed
@@ -312,7 +313,7 @@ def test_what_an_import_killed_while_writing_left_the_next_import_removes(seeded
         data = path.read_bytes() if path.exists() else paper.read_bytes()
         pid = killed_while_writing(path, data)
         left.append(path.with_name(f".{path.name}.{pid}.tmp"))
-    for path, data in ((seeded.root / INDEX, b"papersite import index 1\n" + b"0" * 80),
+    for path, data in ((seeded.root / INDEX, HEADER + b"0" * 80),
                        (seeded.root / ".cache" / "import-report.txt", b"x.bib:1: skipped\n")):
         path.parent.mkdir(exist_ok=True)
         left.append(path.with_name(f".{path.name}.{killed_while_writing(path, data)}.tmp"))
@@ -1070,7 +1071,6 @@ def test_records_with_no_venue_are_placed_by_arxiv_or_publisher_and_the_rest_ref
 # Issue 38, item 11: an import's cost follows the records it reads, not the catalog's size.
 # The catalog's papers are known from .cache/import-index.pickle, checked file by file by stat stamp.
 
-INDEX = Path(".cache", "import-index.pickle")
 
 
 def _venue_records(year, numbers, **fields):
@@ -1206,4 +1206,4 @@ def test_an_index_of_another_catalog_or_papersite_is_made_again_silently(seeded,
     assert run_import(moved, seed).output == "1 record read: 0 created, 0 updated, 1 unchanged, 0 skipped.\n"
     (moved.root / INDEX).write_bytes(b"papersite import index 0\nwhatever an older one wrote")
     assert run_import(moved, seed).output == "1 record read: 0 created, 0 updated, 1 unchanged, 0 skipped.\n"
-    assert (moved.root / INDEX).read_bytes().startswith(b"papersite import index 1\n")
+    assert (moved.root / INDEX).read_bytes().startswith(HEADER)

@@ -32,9 +32,9 @@ INDEX = Path(".cache", "import-index.pickle")
 # The index's first line; its second is the SHA-256 of the rest. Another first line (another
 # papersite's) and the index is made again.
 KIND = b"papersite import index "
-HEADER = KIND + b"1\n"
+HEADER = KIND + b"2\n"
 
-# An entry: [mtime_ns, ctime_ns, size, inode, URL slug, paper or None (no id: the build reports the file)];
+# An entry: [stamp, URL slug, paper or None (no id: the build reports the file)];
 # a paper: [id, venue, title, title_source, first author, added, has an abstract, [kind, value, kind, value, ...],
 # title key, title derived].
 Entry = list
@@ -50,31 +50,31 @@ class CatalogIndex:
         kept = self._read()
         self.entries: dict[str, Entry] = {}  # relative path (as the manifest names files) -> entry, in path order
         self.changed = False  # the index to write differs from the one read
-        prefix = len(str(content)) + 1
+        prefix, entries, same = len(str(content)) + 1, self.entries, 0
+        # the loop every file goes through, at 50,000 of them: as little as it can be
         for path, found in walk_files(content, None, None, is_content_name, []) if content.is_dir() else []:
-            key = path[prefix:].replace(os.sep, "/")
+            key = path[prefix:] if os.sep == "/" else path[prefix:].replace(os.sep, "/")
             try:
-                now = list(stamp(found.stat()))
+                now = stamp(found.stat())
             except OSError:
-                now = None  # a dangling link: scan_file cannot read it either, and it stays out of the index
-            entry = kept.pop(key, None)
-            if now is None or entry is None or entry[:4] != now:
+                now = None  # a dangling link: scan_file cannot read it either; read again next time
+            entry = kept.get(key)
+            if entry is not None and entry[0] == now:
+                same += 1
+            else:
                 paper = scan_file(Path(path), manifest.get(key))
-                entry = [*(now or [0, 0, 0, 0]), slugify(os.path.basename(path)[:-3]),
-                         None if paper is None else _entry(paper)]
+                entry = [now, slugify(os.path.basename(path)[:-3]), None if paper is None else _entry(paper)]
                 self.changed = True
-                if now is None:
-                    entry[0] = None  # never equal to a stamp: read again by the next import
-            self.entries[key] = entry
-        self.changed = self.changed or bool(kept)  # files gone since
+            entries[key] = entry
+        self.changed = self.changed or same != len(kept)  # files gone since
 
     def papers(self) -> dict[str, list]:
         """Relative path -> paper, of every file that has one, in path order."""
-        return {key: entry[5] for key, entry in self.entries.items() if entry[5] is not None}
+        return {key: entry[2] for key, entry in self.entries.items() if entry[2] is not None}
 
     def slugs(self) -> set[str]:
         """The URL slug of every content file, also of those that do not parse."""
-        return {entry[4] for entry in self.entries.values()}
+        return {entry[1] for entry in self.entries.values()}
 
     def save(self, written: set[str]) -> None:
         """Write the index, leaving out the files this import wrote (`written`, relative paths):

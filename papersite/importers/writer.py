@@ -240,7 +240,9 @@ def _line_of(text: str, key: str) -> int | None:
 
 
 def write_manifest(content: Path, manifest: dict[str, str]) -> None:
-    data = (json.dumps(dict(sorted(manifest.items())), indent=1) + "\n").encode("utf-8")
+    # json.dumps(..., indent=1), by the C encoder, which indent turns off: a tenth of the time at 50,000 files
+    text = json.dumps(dict(sorted(manifest.items())), separators=(",\n ", ": "))
+    data = (("{\n " + text[1:-1] + "\n}" if manifest else text) + "\n").encode("utf-8")
     path = content / MANIFEST
     if not path.exists() or path.read_bytes() != data:
         write_atomically(path, data)
