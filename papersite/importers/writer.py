@@ -137,11 +137,12 @@ def clear_leftovers(content: Path, site_yaml: Path, others: dict[Path, bytes]) -
     while folders:
         folder = folders.pop()
         for entry in _entries(folder):
-            if _is_folder(entry):
-                if not entry.name.startswith("."):
-                    folders.append(Path(entry.path))
-            else:
-                found.append((folder, entry.name))
+            name = entry.name
+            if name[0] == "." and name.endswith(".tmp"):  # as _TEMPORARY names them, or a hidden folder
+                if not _is_folder(entry):
+                    found.append((folder, name))
+            elif name[0] != "." and _is_folder(entry):
+                folders.append(Path(entry.path))
     for folder, name in found:
         match = _TEMPORARY.fullmatch(name)
         if not match:
