@@ -243,12 +243,15 @@ def sequence(files: int, papers: int, commit: str) -> None:
                 print(f"  after {number + 1:>3} files: {commit} {totals['old'][0]:7.1f} s ({totals['old'][1]:6.1f} s), "
                       f"this {totals['new'][0]:7.1f} s ({totals['new'][1]:6.1f} s), "
                       f"{totals['old'][0] / totals['new'][0]:.2f}x", flush=True)
-        old_files = sorted(p.relative_to(catalogs_["old"].parent).as_posix() for p in (catalogs_["old"].parent / "content").rglob("*"))
-        new_files = sorted(p.relative_to(catalogs_["new"].parent).as_posix() for p in (catalogs_["new"].parent / "content").rglob("*"))
-        same = old_files == new_files and all(
-            (catalogs_["old"].parent / name).read_bytes() == (catalogs_["new"].parent / name).read_bytes()
-            for name in old_files if (catalogs_["old"].parent / name).is_file())
-        print(f"  the two catalogs are {'byte-identical' if same else 'DIFFERENT'} ({len(old_files):,} files and folders)")
+        old, new = (every_file(catalogs_[who].parent) for who in ("old", "new"))
+        print(f"  the two catalogs are {'byte-identical' if old == new else 'DIFFERENT'} ({len(old):,} files)")
+
+
+def every_file(catalog: Path) -> dict[str, bytes]:
+    """The bytes of site.yaml and of every file under content/, by path."""
+    files = {path.relative_to(catalog).as_posix(): path.read_bytes()
+             for path in (catalog / "content").rglob("*") if path.is_file()}
+    return {**files, "site.yaml": (catalog / "site.yaml").read_bytes()}
 
 
 def deleted_before(catalog: Path, count: int) -> None:

@@ -8,12 +8,12 @@ in the git-ignored .cache/ (never under content/, which is published), keeps for
 file its stat stamp (source/files.py: what the build cache trusts too) and what scan_file
 found in it. An import still stats every file, but reads only those whose stamp moved since:
 a person's edit, a file added by hand, the files the last import wrote (left out of the index,
-so read once by the next). The index is pickled after a SHA-256 digest of its bytes, as the build
-cache is (engine/store.py): loading it costs a third of what JSON did, and an index whose
-bytes are not the ones written (cut short, damaged) is never unpickled, but made again from
-content/, with a warning.
-Abstracts are not kept: the few venues a near-identical abstract is looked for in are read
-when first needed (matching.py).
+so read once by the next). Abstracts are not kept: those of the few venues a near-identical
+abstract is looked for in are read when first needed (matching.py).
+
+The index is pickled (loaded in a third of JSON's time) after a SHA-256 digest of its bytes, as
+the build cache is (engine/store.py): an index whose bytes are not the ones written (cut short,
+damaged) is never unpickled, but made again from content/, with a warning.
 """
 from __future__ import annotations
 
@@ -25,7 +25,6 @@ from pathlib import Path
 
 from ..source.content import is_content_name, slugify
 from ..source.files import stamp, walk_files
-from .identity import title_key
 from .writer import Existing, scan_file, write_atomically
 
 INDEX = Path(".cache", "import-index.pickle")
@@ -111,7 +110,8 @@ class CatalogIndex:
         return files if content == str(self.content.resolve()) else {}
 
     def _damaged(self, why: str) -> dict:
-        self.warning = f"warning: {why}: made again from the content files (nothing is lost; this import reads them all)"
+        self.warning = (f"warning: {why}: made again from the content files "
+                        "(nothing is lost; this import reads them all)")
         self.changed = True
         return {}
 
