@@ -119,11 +119,11 @@ def timed_import(source: Path, site_yaml: Path, root: Path = ROOT) -> tuple[floa
                                env={**os.environ, "PAPERSITE_TODAY": "2025-01-01"})
     _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - start
-    out = process.stdout.read().decode()
+    out, err = process.stdout.read().decode(), process.stderr.read().decode()
     process.stdout.close()
     process.stderr.close()
     if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"import of {source} failed:\n{out}")
+        raise SystemExit(f"import of {source} by {root} failed:\n{out}{err[-3000:]}")
     return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out.strip().splitlines()[-1]
 
 
