@@ -2,6 +2,8 @@
 
     .venv/bin/python bench/import_speed.py [--bibtex 1500,3000] [--csv 5000,10000] [--against COMMIT [--repeat 3]]
                                            [--churn N]
+    .venv/bin/python bench/import_speed.py --catalogs 1000,10000,50000 [--small 100] --against COMMIT [--repeat 5]
+    .venv/bin/python bench/import_speed.py --sequence 93 [--sequence-papers 10000] --against COMMIT
 
 Each size is a generated file imported by the real CLI (a fresh process: start-up
 included) into a fresh catalog in a temp folder, then imported a second time (every
@@ -10,6 +12,15 @@ record unchanged). Texts come from the real ICML 2024 export
 numbered title when a size needs more records than it has; without it, from
 bench/synth.py. Memory is the peak RSS of the import process: it should not grow with
 the file (readers stream; the importer keeps a few strings per paper).
+
+--catalogs: what one small file (--small records, a venue-year of its own) costs to import
+into catalogs of those sizes (made by importing them, spread over venue-years as real ones
+are), this checkout against COMMIT, taking turns; after each import the catalog is put back
+as it was (the new venue's folder deleted, the manifest and site.yaml restored), so every
+run imports into the same catalog. An import's cost should follow the records it reads:
+the last column, the time into the largest catalog over that into the smallest, says whether
+it does. --sequence N: N files of --sequence-papers / N records each, a venue-year each,
+imported one by one into a new catalog by each version, file after file in turn; the total.
 
 --against COMMIT also runs that commit's build.py (its tree unpacked from git) on the
 same files, alternating with this one, --repeat times each, and prints the medians and
@@ -108,11 +119,11 @@ def timed_import(source: Path, site_yaml: Path, root: Path = ROOT) -> tuple[floa
                                env={**os.environ, "PAPERSITE_TODAY": "2025-01-01"})
     _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - start
-    out = process.stdout.read().decode()
+    out, err = process.stdout.read().decode(), process.stderr.read().decode()
     process.stdout.close()
     process.stderr.close()
     if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"import of {source} failed:\n{out}")
+        raise SystemExit(f"import of {source} by {root} failed:\n{out}{err[-3000:]}")
     return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out.strip().splitlines()[-1]
 
 
@@ -150,6 +161,99 @@ def compare(jobs, commit: str, repeat: int, churn: int) -> None:
             print(f"{source.name:<18}{cells[0]}{cells[1]:>45}", flush=True)
 
 
+def write_venue_years(path: Path, first: int, count: int, per_year: int, last_year: int) -> None:
+    """A CSV of papers first..first+count-1 of texts(), ICML of the year last_year - number // per_year."""
+    with path.open("w", encoding="utf-8", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(["UID", "title", "authors", "abstract", "venue", "year"])
+        for number, paper in enumerate(texts(first + count)[first:], start=first):
+            writer.writerow([f"p{number}", paper["title"], "|".join(paper["authors"]), paper["abstract"], "ICML",
+                             last_year - (number - first) // per_year])
+
+
+class Restored:
+    """The catalog of site_yaml put back as it is now, after an import into a new venue's folder."""
+
+    def __init__(self, site_yaml: Path, venue: str):
+        self.site_yaml, self.folder = site_yaml, site_yaml.parent / "content" / venue
+        self.files = {path: path.read_bytes() for path in (site_yaml, site_yaml.parent / "content" / ".imported.json")}
+
+    def __call__(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+        for path, data in self.files.items():
+            path.write_bytes(data)
+        (self.site_yaml.parent / ".cache" / "import-report.txt").unlink(missing_ok=True)
+
+
+def catalogs(sizes: list[int], small: int, commit: str, repeat: int) -> None:
+    """A file of `small` records imported into catalogs of each size, COMMIT and this checkout in turn."""
+    print(f"\none file of {small} records (a new venue-year) imported into a catalog of N papers; medians of "
+          f"{repeat}, wall (CPU of the import process and its workers); this checkout against {commit}")
+    print(f"{'catalog':>9}{commit:>22}{'this':>20}{'ratio':>8}")
+    medians = {}
+    with tempfile.TemporaryDirectory() as folder:
+        folder = Path(folder)
+        old_root = unpacked(commit, folder / "old")
+        source = folder / "small.csv"
+        write_venue_years(source, max(sizes), small, small, 2030)
+        for size in sizes:
+            site_yaml = fresh_catalog(folder / f"catalog-{size}")
+            whole = folder / f"catalog-{size}.csv"
+            write_venue_years(whole, 0, size, 1500, 2024)  # 1,500 papers a year, as ICML has had lately
+            timed_import(whole, site_yaml)  # by this checkout: its index is made as the catalog is
+            restore = Restored(site_yaml, "icml-2030")
+            runs = {"old": [], "new": []}
+            for run in range(repeat):
+                for who in ("old", "new") if run % 2 == 0 else ("new", "old"):
+                    seconds, cpu, _, summary = timed_import(source, site_yaml, old_root if who == "old" else ROOT)
+                    assert f"{small} created" in summary, summary
+                    restore()
+                    runs[who].append((seconds, cpu))
+            medians[size] = {who: [statistics.median(r[i] for r in values) for i in (0, 1)]
+                             for who, values in runs.items()}
+            (old_wall, old_cpu), (new_wall, new_cpu) = medians[size]["old"], medians[size]["new"]
+            print(f"{size:>9,}{old_wall:>11.2f} s ({old_cpu:5.2f} s){new_wall:>9.2f} s ({new_cpu:5.2f} s)"
+                  f"{old_wall / new_wall:>7.2f}x", flush=True)
+    first, last = min(sizes), max(sizes)
+    for who, name in (("old", commit), ("new", "this")):
+        print(f"{name}: into {last:,} papers / into {first:,}: {medians[last][who][0] / medians[first][who][0]:.2f}x "
+              f"wall, {medians[last][who][1] / medians[first][who][1]:.2f}x CPU")
+
+
+def sequence(files: int, papers: int, commit: str) -> None:
+    """`files` files of papers / files records, a venue-year each, imported one by one into a
+    new catalog by COMMIT and by this checkout, file after file in turn."""
+    print(f"\n{files} files of {papers // files} records (a venue-year each) imported one by one into a new catalog; "
+          f"total wall (CPU); this checkout against {commit}")
+    with tempfile.TemporaryDirectory() as folder:
+        folder = Path(folder)
+        old_root = unpacked(commit, folder / "old")
+        sources = []
+        for number in range(files):
+            sources.append(folder / f"year-{number}.csv")
+            write_venue_years(sources[-1], number * (papers // files), papers // files, papers // files, 2024 - number)
+        catalogs_ = {who: fresh_catalog(folder / f"catalog-{who}") for who in ("old", "new")}
+        totals = {who: [0.0, 0.0] for who in catalogs_}
+        for number, source in enumerate(sources):
+            for who in ("old", "new") if number % 2 == 0 else ("new", "old"):
+                seconds, cpu, _, _ = timed_import(source, catalogs_[who], old_root if who == "old" else ROOT)
+                totals[who][0] += seconds
+                totals[who][1] += cpu
+            if number % 10 == 9 or number == files - 1:
+                print(f"  after {number + 1:>3} files: {commit} {totals['old'][0]:7.1f} s ({totals['old'][1]:6.1f} s), "
+                      f"this {totals['new'][0]:7.1f} s ({totals['new'][1]:6.1f} s), "
+                      f"{totals['old'][0] / totals['new'][0]:.2f}x", flush=True)
+        old, new = (every_file(catalogs_[who].parent) for who in ("old", "new"))
+        print(f"  the two catalogs are {'byte-identical' if old == new else 'DIFFERENT'} ({len(old):,} files)")
+
+
+def every_file(catalog: Path) -> dict[str, bytes]:
+    """The bytes of site.yaml and of every file under content/, by path."""
+    files = {path.relative_to(catalog).as_posix(): path.read_bytes()
+             for path in (catalog / "content").rglob("*") if path.is_file()}
+    return {**files, "site.yaml": (catalog / "site.yaml").read_bytes()}
+
+
 def deleted_before(catalog: Path, count: int) -> None:
     """Make and delete `count` files beside the catalog just before its first import.
 
@@ -176,7 +280,20 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs of each version for --against")
     parser.add_argument("--churn", type=int, default=0, metavar="N",
                         help="make and delete N files beside each catalog before its first import (see deleted_before)")
+    parser.add_argument("--catalogs", metavar="SIZES", help="import one small file into catalogs of these sizes "
+                                                             "(with --against)")
+    parser.add_argument("--small", type=int, default=100, help="records of the small file of --catalogs")
+    parser.add_argument("--sequence", type=int, metavar="FILES", help="import FILES files one by one (with --against)")
+    parser.add_argument("--sequence-papers", type=int, default=10000, help="papers of --sequence in all")
     args = parser.parse_args()
+    if args.catalogs or args.sequence:
+        if not args.against:
+            parser.error("--catalogs and --sequence compare with --against COMMIT")
+        if args.catalogs:
+            catalogs([int(n) for n in args.catalogs.split(",") if n], args.small, args.against, args.repeat)
+        if args.sequence:
+            sequence(args.sequence, args.sequence_papers, args.against)
+        return
     print(f"texts from {EXPORT if EXPORT.exists() else 'bench/synth.py'}; temporary files in {tempfile.gettempdir()}")
     jobs = [("bib", int(n)) for n in args.bibtex.split(",") if n] + [("csv", int(n)) for n in args.csv.split(",") if n]
     if args.against:

@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -22,6 +23,7 @@ from papersite.source.config import load_config
 from papersite.source.content import load_papers, split_front_matter
 from papersite.errors import Problem, SiteError
 from papersite.importers import import_records
+from papersite.importers.catalog_index import HEADER, INDEX
 from papersite.importers.identity import TextIndex, record_id
 from papersite.importers.records import Author, Record
 from papersite.importers.seed import read_seed
@@ -311,6 +313,10 @@ def test_what_an_import_killed_while_writing_left_the_next_import_removes(seeded
         data = path.read_bytes() if path.exists() else paper.read_bytes()
         pid = killed_while_writing(path, data)
         left.append(path.with_name(f".{path.name}.{pid}.tmp"))
+    for path, data in ((seeded.root / INDEX, HEADER + b"0" * 80),
+                       (seeded.root / ".cache" / "import-report.txt", b"x.bib:1: skipped\n")):
+        path.parent.mkdir(exist_ok=True)
+        left.append(path.with_name(f".{path.name}.{killed_while_writing(path, data)}.tmp"))
     assert all(path.is_file() for path in left)
     dead = int(left[0].name.split(".")[-2])
     kept = {  # a person's, or being written by a process that runs (this one)
@@ -319,6 +325,7 @@ def test_what_an_import_killed_while_writing_left_the_next_import_removes(seeded
         content / "icml-2024" / f".other.md.{os.getpid()}.tmp": paper.read_bytes()[:10],
         content / "icml-2024" / f"paper.md.{dead}.tmp": paper.read_bytes(),  # not hidden: not a name of ours
         seeded.root / f".notes.txt.{dead}.tmp": b"",
+        seeded.root / ".cache" / f".import-index.pickle.{dead}.tmp": b"not what an import writes there",
     }
     for path, data in kept.items():
         path.write_bytes(data)
@@ -1059,3 +1066,144 @@ def test_records_with_no_venue_are_placed_by_arxiv_or_publisher_and_the_rest_ref
     chapter.write_text(edited)
     third = run_import(seeded, *paths)
     assert chapter.read_text() == edited and "edited by hand" in third.output
+
+
+# Issue 38, item 11: an import's cost follows the records it reads, not the catalog's size.
+# The catalog's papers are known from .cache/import-index.pickle, checked file by file by stat stamp.
+
+
+
+def _venue_records(year, numbers, **fields):
+    return [record(n, title=f"Paper number {n} on sparse graphs", abstract=f"Abstract {n}: we study graph {n} "
+                   f"and the {n} walks on it, with {n * 7} steps.", venue="ICML", year=year, **fields)
+            for n in numbers]
+
+
+def _content_reads(monkeypatch, site) -> list[str]:
+    """The content files read from now on, relative to content/."""
+    content, reads, read_bytes = site.root / "content", [], Path.read_bytes
+
+    def counted(path):
+        if path.suffix == ".md" and content in path.parents:
+            reads.append(path.relative_to(content).as_posix())
+        return read_bytes(path)
+    monkeypatch.setattr(Path, "read_bytes", counted)
+    return reads
+
+
+def test_an_import_reads_only_the_content_files_that_changed_since_the_last(seeded, monkeypatch):
+    """Each import read every content file of the catalog (441 s for 93 files imported one by
+    one into what became 10,000 papers). The files the last import wrote are read once by the
+    next; a file edited by hand is read again; the others not at all."""
+    records(seeded, *_venue_records(2023, range(1, 31)))
+    records(seeded, *_venue_records(2022, range(31, 34)))  # reads the 30 the first import wrote
+    edited = seeded.root / "content" / "icml-2023" / "paper-number-7-on-sparse-graphs.md"
+    edited.write_text(edited.read_text().replace("Abstract 7:", "Abstract 7, edited:"))
+    reads = _content_reads(monkeypatch, seeded)
+    report = records(seeded, *_venue_records(2021, range(34, 36)))
+    assert len(report.created) == 2 and not report.skipped
+    assert sorted(reads) == ["icml-2022/paper-number-31-on-sparse-graphs.md",
+                             "icml-2022/paper-number-32-on-sparse-graphs.md",
+                             "icml-2022/paper-number-33-on-sparse-graphs.md",
+                             "icml-2023/paper-number-7-on-sparse-graphs.md"]
+
+
+def test_a_record_matched_by_its_abstract_reads_the_papers_of_its_venue_only(seeded, monkeypatch):
+    records(seeded, *_venue_records(2023, range(1, 6)), *_venue_records(2022, range(6, 9)))
+    records(seeded, record(99, title="Unrelated", abstract="Nothing alike.", venue="ICML", year=2020))
+    reads = _content_reads(monkeypatch, seeded)
+    [again] = _venue_records(2022, [7])
+    again.title = "Paper number 7 on sparse graphs, corrected"  # another id (no key): found by its abstract
+    report = records(seeded, again)
+    assert [p.relative_to(seeded.root / "content").as_posix() for p in report.updated] == [
+        "icml-2022/paper-number-7-on-sparse-graphs.md"]
+    assert sorted(set(reads)) == ["icml-2020/unrelated.md"] + [
+        f"icml-2022/paper-number-{n}-on-sparse-graphs.md" for n in (6, 7, 8)]
+
+
+def test_imports_write_the_same_files_with_the_index_as_without_it(seeded, tmp_path):
+    """One catalog made by imports that each use the index, one by the same imports each
+    starting without it: the same bytes. The imports update, find duplicates by id, title
+    and near-identical abstract, and take a preprint's place with its published version."""
+    text = "We study sparse graphs, their spectra and how random walks mix on them in few steps."
+    imports = [
+        [*_venue_records(2023, range(1, 6)), record(50, title="Sparse Grahp Learning", abstract=text)],
+        [record(51, title="Sparse Graph Learning", abstract=text.replace("few", "very few")),
+         record(52, title="A Preprint", abstract="Preprint text here.", venue="arXiv", year=2024,
+                ids={"arxiv": "2401.00001"}),
+         *_venue_records(2023, range(4, 8))],
+        [record(53, title="A Preprint", abstract="Preprint text here.", venue="ICML 2024",
+                ids={"arxiv": "2401.00001"}, links={"doi": "10.5555/x"}),
+         record(54, title="Paper number 3 on sparse graphs", abstract="Other words.", venue="ICML", year=2023,
+                authors=("Ada Lovelace",))],
+    ]
+    other = TinySite(tmp_path / "other")
+    other.write("site.yaml", seeded_config())
+    for items in imports:
+        indexed = records(seeded, *items)
+        (other.root / INDEX).unlink(missing_ok=True)
+        plain = records(other, *items)
+        assert [str(p) for p in indexed.notices] == [str(p) for p in plain.notices]
+        assert indexed.summary() == plain.summary()
+    assert (seeded.root / INDEX).is_file()
+    assert snapshot(seeded) == snapshot(other)
+
+
+def test_an_edit_by_hand_is_seen_by_the_next_import_though_the_index_says_otherwise(seeded):
+    """Same size, same modification time: the index's stamp of the file no longer holds
+    (ctime), so the import reads it again. Its DOI finds the record's paper (no second one),
+    and the edited file is not overwritten."""
+    records(seeded, *_venue_records(2023, range(1, 4)))
+    records(seeded, *_venue_records(2023, range(1, 4)))  # the index now holds these files
+    path = seeded.root / "content" / "icml-2023" / "paper-number-2-on-sparse-graphs.md"
+    before = path.stat()
+    text = path.read_text()
+    added = "\nlinks: {arxiv: 'https://arxiv.org/abs/2401.00002'}"
+    abstract = split_front_matter(text)[1].strip()
+    edited = text.replace("year: 2023", "year: 2023" + added).replace(abstract, abstract[:len(abstract) - len(added)])
+    assert edited != text and len(edited.encode()) == len(text.encode())
+    path.write_text(edited)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    report = records(seeded, record(9, title="Another Title Altogether", abstract="Other words.",
+                                    venue="ICML", year=2023, ids={"arxiv": "2401.00002v3"}))
+    assert not report.created
+    [skip] = report.skipped
+    assert skip.reason == "edited by hand" and str(skip.where).startswith(
+        "content/icml-2023/paper-number-2-on-sparse-graphs.md: skipped: edited by hand, not overwritten")
+    assert path.read_text() == edited
+
+
+@pytest.mark.parametrize("damage", ["cut short", "bytes changed", "not an index", "empty"])
+def test_a_damaged_index_is_made_again_with_a_warning(seeded, tmp_path, damage):
+    seed = tmp_path / "s.txt"
+    seed.write_text("ICML 2024\n\nWe propose FooNet, a network for testing importers with care.\n")
+    run_import(seeded, seed)
+    run_import(seeded, seed)
+    index = seeded.root / INDEX
+    data = index.read_bytes()
+    index.write_bytes({"cut short": data[:len(data) // 2], "bytes changed": data[:-3] + b"xyz",
+                       "not an index": b"\x80\x04garbage", "empty": b""}[damage])
+    before = snapshot(seeded)
+    result = run_import(seeded, seed)
+    assert result.exit_code == 0 and "Traceback" not in result.output
+    assert result.output.splitlines() == [
+        ".cache/import-index.pickle: warning: " + ("not an index of content files" if damage in ("not an index", "empty")
+                                                    else "its bytes are not the ones written (cut short or damaged)") +
+        ": made again from the content files (nothing is lost; this import reads them all)",
+        "1 record read: 0 created, 0 updated, 1 unchanged, 0 skipped."]
+    assert snapshot(seeded) == before
+    assert run_import(seeded, seed).output == "1 record read: 0 created, 0 updated, 1 unchanged, 0 skipped.\n"
+
+
+def test_an_index_of_another_catalog_or_papersite_is_made_again_silently(seeded, tmp_path):
+    seed = tmp_path / "s.txt"
+    seed.write_text("ICML 2024\n\nWe propose FooNet, a network for testing importers with care.\n")
+    run_import(seeded, seed)
+    run_import(seeded, seed)
+    moved = TinySite(tmp_path / "moved")
+    shutil.copytree(seeded.root, moved.root, dirs_exist_ok=True)  # its index names the other content/
+    (seeded.root / "content" / "icml-2024").rename(seeded.root / "content" / "gone")
+    assert run_import(moved, seed).output == "1 record read: 0 created, 0 updated, 1 unchanged, 0 skipped.\n"
+    (moved.root / INDEX).write_bytes(b"papersite import index 0\nwhatever an older one wrote")
+    assert run_import(moved, seed).output == "1 record read: 0 created, 0 updated, 1 unchanged, 0 skipped.\n"
+    assert (moved.root / INDEX).read_bytes().startswith(HEADER)

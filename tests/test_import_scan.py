@@ -2,6 +2,7 @@
 render() wrote them, without YAML; the result must be what YAML reads, or the file goes
 to YAML."""
 import dataclasses
+import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -92,3 +93,13 @@ def test_a_file_edited_by_hand_is_read_with_yaml(tmp_path):
     path = content / "v" / "p0.md"
     path.write_text(path.read_text().replace('title: "First Paper"', "title: 'Edited, the YAML way'"))
     assert [p.title for p in writer.scan_catalog(content, manifest)] == ["Edited, the YAML way", "Second: A Paper"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.dictionaries(texts, st.text(max_size=70), max_size=6))
+def test_the_manifest_is_written_as_it_always_was(tmp_path_factory, manifest):
+    """write_manifest uses the C JSON encoder (indent turns it off): the bytes of json.dumps(indent=1)."""
+    content = tmp_path_factory.mktemp("content")
+    writer.write_manifest(content, manifest)
+    expected = json.dumps(dict(sorted(manifest.items())), indent=1) + "\n"
+    assert (content / writer.MANIFEST).read_bytes() == expected.encode("utf-8")

@@ -14,9 +14,10 @@ import yaml
 from ..errors import Problem, SiteError
 from ..model import LINK_KINDS, Venue
 from ..source.config import SiteConfig
-from ..source.content import DATE, MAX_ABSTRACT_CHARS, find_content_files, slugify, split_front_matter
+from ..source.content import DATE, MAX_ABSTRACT_CHARS, slugify, split_front_matter
 from ..text.plain import plain_title
 from ..text.words import GREEK
+from .catalog_index import INDEX, KIND, CatalogIndex
 from .identity import identifiers, record_id
 from .matching import KnownPapers
 from .prepare import Prepared
@@ -24,8 +25,8 @@ from .records import FileProblem
 from .report import DUPLICATE, EDITED, NO_TITLE, NOT_A_PAPER, ImportReport
 from .titles import title_mark
 from .venues import Venues, append_venues
-from .writer import (DERIVED_HEADER, MANIFEST, Existing, clear_leftovers, file_hash, read_manifest, render,
-                     scan_catalog, write_atomically, write_manifest)
+from .writer import (DERIVED_HEADER, MANIFEST, Existing, abstract_of, clear_leftovers, file_hash, read_manifest,
+                     render, write_atomically, write_manifest)
 
 SLUG_WORDS = 8
 # Records of a file stopped for one reason are listed one a line up to this many; more are
@@ -55,14 +56,19 @@ class Importer:
         self.venues_used: set[str] = set()  # by a paper this import wrote or found: a new one of them goes to site.yaml
         self.content = config.content_dir
         self.manifest = read_manifest(self.content)
-        clear_leftovers(self.content, site_yaml)  # the manifest is sound: this import goes ahead
+        # the manifest is sound: this import goes ahead
+        clear_leftovers(self.content, site_yaml, {site_yaml.parent / INDEX: KIND, site_yaml.parent / REPORT: b""})
+        self.manifest_read = dict(self.manifest)
         self.owned_hashes = set(self.manifest.values())
         self.report = ImportReport()
         self.no_venue: dict[str, list[Problem]] = {}  # reason -> the records of this file it stopped
         self.linked: dict[str, bool] = {}  # venue -> whether its folder is a symlink (see _linked)
-        paths = find_content_files(self.content) if self.content.is_dir() else []
-        self.taken = {slugify(path.stem) for path in paths}  # every URL slug in use, also of files that do not parse
-        self.known = KnownPapers(scan_catalog(self.content, self.manifest, paths), self.venues)
+        self.catalog = CatalogIndex(self.content, site_yaml, self.manifest)
+        if self.catalog.warning:
+            self.report.notice(Problem(self.shown(self.catalog.path), None, self.catalog.warning))
+        self.written: set[str] = set()  # the files this import wrote, relative to content/
+        self.taken = self.catalog.slugs()  # every URL slug in use, also of files that do not parse
+        self.known = KnownPapers(self.content, self.catalog.papers(), self.venues)
 
     def shown(self, path: Path) -> str:
         try:
@@ -108,12 +114,15 @@ class Importer:
             if added:
                 append_venues(self.site_yaml, added)
                 self.report.venues_added = [v.slug for v in added]
-            kept = {key: value for key, value in self.manifest.items() if (self.content / key).is_file()}
-            if kept or (self.content / MANIFEST).exists():
+            # the files found when the import began or written since, and any other that is there
+            kept = {key: value for key, value in self.manifest.items() if key in self.catalog.entries or
+                    key in self.written or (self.content / key).is_file()}
+            if kept != self.manifest_read and (kept or (self.content / MANIFEST).exists()):
                 write_manifest(self.content, kept)
         except OSError as exc:
             raise SiteError(Problem(exc.filename or self.content / MANIFEST, None,
                                     f"cannot write: {exc.strerror or exc}")) from None
+        self.catalog.save(self.written)
         listed = self.report.listed_in
         try:
             if listed is not None:
@@ -173,7 +182,7 @@ class Importer:
                                                     "which has a title of its own"), DUPLICATE)
 
         has_arxiv = paper is not None and any(kind == "arxiv" for kind, _ in paper.identifiers)
-        if paper is not None and (not abstract and (paper.abstract or paper.created) or
+        if paper is not None and (not abstract and (paper.has_text() or paper.created) or
                                   "arxiv" not in links and has_arxiv):
             kept = self._kept(paper)  # what its preprint gave it, which this record does not have
             if kept is not None:
@@ -215,6 +224,8 @@ class Importer:
         venue's folder, under the same name (its page keeps its address), unless one is there."""
         key = paper.path.relative_to(self.content).as_posix()
         current = paper.path.read_bytes()
+        if paper.abstract is None:  # a paper of the index: its abstract as the import found it, for matching.py
+            paper.abstract = abstract_of(current)
         if current == data:
             self.manifest[key] = file_hash(data)
             self.report.unchanged.append(paper.path)
@@ -228,7 +239,9 @@ class Importer:
             target.parent.mkdir(parents=True, exist_ok=True)
             os.rename(paper.path, target)  # first: an interruption leaves one file, which the next import updates
             self.manifest.pop(key, None)
+            self.written.add(key)
             paper.path, key = target, target.relative_to(self.content).as_posix()
+        self.written.add(key)
         write_atomically(paper.path, data)
         self.manifest[key] = file_hash(data)
         self.report.updated.append(paper.path)
@@ -284,6 +297,7 @@ class Importer:
             slug, n = f"{base}-{n}", n + 1
         self.taken.add(slug)
         path = Path(folder, f"{slug}.md")
+        self.written.add(f"{venue.slug}/{slug}.md")
         write_atomically(path, data, existed=False)
         self.manifest[f"{venue.slug}/{slug}.md"] = file_hash(data)
         self.report.created.append(path)

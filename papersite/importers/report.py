@@ -49,6 +49,10 @@ class ImportReport:
         self.notices.append(problem)
         self.every.append(problem)
 
+    def notice(self, notice: Problem) -> None:
+        """Something the user should know that did not stop a record (a warning)."""
+        self.notices.append(notice)
+
     def skip(self, where: Problem, reason: str) -> None:
         self.skipped.append(Skipped(where, reason))
         self.notices.append(where)

@@ -120,22 +120,29 @@ _TEMPORARY = re.compile(r"\.(.+)\.([0-9]+)\.tmp")
 _RENDERED_START = b"---\n# Imported"  # of HEADER and DERIVED_HEADER
 
 
-def clear_leftovers(content: Path, site_yaml: Path) -> None:
+def clear_leftovers(content: Path, site_yaml: Path, others: dict[Path, bytes]) -> None:
     """Remove the temporary files of an import killed while it wrote (kill -9, a power cut):
     hidden, so the build never reads them, they would stay forever. Only what is provably one:
     a name write_atomically gives, of a process no longer running, holding the start of what an
-    import writes there (a content file, the manifest, site.yaml). Folders are walked as the
-    import finds content files, links not followed; anything else is a person's and stays."""
+    import writes there (a content file, the manifest, site.yaml, or one of `others`: a file
+    and what it starts with). Folders are walked as the import finds content files, links not
+    followed; anything else is a person's and stays."""
+    for path, start in others.items():
+        for entry in _entries(path.parent):
+            match = _TEMPORARY.fullmatch(entry.name)
+            if match and match[1] == path.name and writer_is_gone(int(match[2])):
+                _remove_if_it_starts(path.parent / entry.name, start)
     found = [(site_yaml.parent, entry.name) for entry in _entries(site_yaml.parent)]
     folders = [content]
     while folders:
         folder = folders.pop()
         for entry in _entries(folder):
-            if _is_folder(entry):
-                if not entry.name.startswith("."):
-                    folders.append(Path(entry.path))
-            else:
-                found.append((folder, entry.name))
+            name = entry.name
+            if name[0] == "." and name.endswith(".tmp"):  # as _TEMPORARY names them, or a hidden folder
+                if not _is_folder(entry):
+                    found.append((folder, name))
+            elif name[0] != "." and _is_folder(entry):
+                folders.append(Path(entry.path))
     for folder, name in found:
         match = _TEMPORARY.fullmatch(name)
         if not match:
@@ -234,7 +241,9 @@ def _line_of(text: str, key: str) -> int | None:
 
 
 def write_manifest(content: Path, manifest: dict[str, str]) -> None:
-    data = (json.dumps(dict(sorted(manifest.items())), indent=1) + "\n").encode("utf-8")
+    # json.dumps(..., indent=1), by the C encoder, which indent turns off: a tenth of the time at 50,000 files
+    text = json.dumps(dict(sorted(manifest.items())), separators=(",\n ", ": "))
+    data = (("{\n " + text[1:-1] + "\n}" if manifest else text) + "\n").encode("utf-8")
     path = content / MANIFEST
     if not path.exists() or path.read_bytes() != data:
         write_atomically(path, data)
@@ -250,11 +259,16 @@ class Existing:
     title: str
     title_source: str
     first_author: str  # family name, folded
-    abstract: str
+    abstract: str | None  # None: not read yet (a paper of the index: see catalog_index.py)
     added: str
     identifiers: list[tuple[str, str]] = field(default_factory=list)
     claimed: str = ""  # the record of this import that took it: a later one is a duplicate
     created: bool = False  # written by this import
+    has_abstract: bool = False  # its file had an abstract when scanned
+
+    def has_text(self) -> bool:
+        """Whether the paper has an abstract, read or not."""
+        return bool(self.abstract) if self.abstract is not None else self.has_abstract
 
     @property
     def title_key(self) -> str:
@@ -266,46 +280,64 @@ class Existing:
         return title_is_derived(self.title, self.title_source)
 
 
-def scan_catalog(content: Path, manifest: dict[str, str] | None = None,
-                 paths: list[Path] | None = None) -> list[Existing]:
+def scan_catalog(content: Path, manifest: dict[str, str] | None = None) -> list[Existing]:
     """Every content file that parses far enough to have an id, in path order; the build
-    reports the others. A file whose bytes are the ones the manifest records is read as
-    render() wrote it (_read_rendered), without a YAML parser: a re-import of 10,000
-    papers spent most of its time parsing their front matter."""
-    found = []
+    reports the others."""
     if not content.is_dir():
-        return found
+        return []
     manifest = manifest or {}
     prefix = len(str(content)) + 1
-    for path in find_content_files(content) if paths is None else paths:
-        try:
-            raw = path.read_bytes()
-            text = raw.decode("utf-8-sig")
-            front, body, _ = split_front_matter(text)
-            data = None
-            if manifest.get(str(path)[prefix:].replace(os.sep, "/")) == file_hash(raw):
-                data = _read_rendered(front)
-            if data is None:
-                data, _ = load_yaml(front, path, first_line=2)
-        except (ValueError, OSError, UnicodeDecodeError, SiteError):
-            continue
-        if not isinstance(data, dict) or not isinstance(data.get("id"), (str, int)) or isinstance(data["id"], bool):
-            continue
-        authors = data.get("authors") if isinstance(data.get("authors"), list) else []
-        first = authors[0] if authors else ""
-        first = first.get("name", "") if isinstance(first, dict) else first
-        links = data.get("links") if isinstance(data.get("links"), dict) else {}
-        links = {k: v for k, v in links.items() if isinstance(v, str)}
-        kind, _, value = str(data["id"]).partition("-")  # "arxiv-2402.07207": an id made from an identifier
-        ids = {kind: value} if kind in ("openreview", "arxiv") and value else {}
-        found.append(Existing(
-            path=path, id=str(data["id"]), venue=_text(data.get("venue")), title=_text(data.get("title")),
-            title_source=_text(data.get("title_source")) or ("derived" if text.startswith(DERIVED_FIRST) else ""),
-            first_author=family_name(_text(first)),
-            abstract=body.strip(), added=_text(data.get("added")),
-            identifiers=identifiers(ids, links),
-        ))
-    return found
+    found = (scan_file(path, manifest.get(str(path)[prefix:].replace(os.sep, "/")))
+             for path in find_content_files(content))
+    return [paper for paper in found if paper is not None]
+
+
+def scan_file(path: Path, recorded_hash: str | None = None) -> Existing | None:
+    """The paper of a content file, if it parses far enough to have an id. A file whose bytes
+    have the hash the manifest records is read as render() wrote it (_read_rendered), without
+    a YAML parser: a re-import of 10,000 papers spent most of its time parsing their front matter."""
+    try:
+        raw = path.read_bytes()
+        text = raw.decode("utf-8-sig")
+        front, body, _ = split_front_matter(text)
+        data = None
+        if recorded_hash is not None and recorded_hash == file_hash(raw):
+            data = _read_rendered(front)
+        if data is None:
+            data, _ = load_yaml(front, path, first_line=2)
+    except (ValueError, OSError, UnicodeDecodeError, SiteError):
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("id"), (str, int)) or isinstance(data["id"], bool):
+        return None
+    authors = data.get("authors") if isinstance(data.get("authors"), list) else []
+    first = authors[0] if authors else ""
+    first = first.get("name", "") if isinstance(first, dict) else first
+    links = data.get("links") if isinstance(data.get("links"), dict) else {}
+    links = {k: v for k, v in links.items() if isinstance(v, str)}
+    kind, _, value = str(data["id"]).partition("-")  # "arxiv-2402.07207": an id made from an identifier
+    ids = {kind: value} if kind in ("openreview", "arxiv") and value else {}
+    abstract = body.strip()
+    return Existing(
+        path=path, id=str(data["id"]), venue=_text(data.get("venue")), title=_text(data.get("title")),
+        title_source=_text(data.get("title_source")) or ("derived" if text.startswith(DERIVED_FIRST) else ""),
+        first_author=family_name(_text(first)), abstract=abstract, added=_text(data.get("added")),
+        identifiers=identifiers(ids, links), has_abstract=bool(abstract),
+    )
+
+
+def read_abstract(path: Path) -> str:
+    """The abstract of a content file, as scan_file reads it ("" when it cannot be read)."""
+    try:
+        return abstract_of(path.read_bytes())
+    except OSError:
+        return ""
+
+
+def abstract_of(data: bytes) -> str:
+    try:
+        return split_front_matter(data.decode("utf-8-sig"))[1].strip()
+    except ValueError:  # UnicodeDecodeError is one
+        return ""
 
 
 # What scan_catalog reads of a file render() wrote, and how: "key: value" lines, the value
