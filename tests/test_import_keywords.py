@@ -20,7 +20,9 @@ class Keywords(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         classes = (dict(attrs).get("class") or "").split()
-        self.scripts += tag == "script" and "src" not in dict(attrs) and "application/ld+json" != dict(attrs).get("type")
+        # inline scripts that run: JSON data blocks (JSON-LD, the downloads' #cite-data) do not
+        self.scripts += tag == "script" and "src" not in dict(attrs) and \
+            dict(attrs).get("type") not in ("application/ld+json", "application/json")
         if tag in ("br", "img", "meta", "link", "input", "hr"):
             return
         self._in.append("keywords" if "keywords" in classes else "tag" if "tag" in classes else None)
