@@ -43,6 +43,16 @@ def _log1(n: int) -> float:
     return _LOG1[n] if n < len(_LOG1) else 1 + math.log(n)
 
 
+def _idf(df: int, papers: int) -> float:
+    """A term's inverse document frequency, of its document frequency rounded to four significant
+    bits (the middle of its step; exact below 16). An edit moves a term's frequency by one: with
+    the exact frequency, every paper holding a common term among its top ones would get a new
+    vector and be scored again (thousands at 50,000 papers); rounded, a common term's IDF moves
+    on one edit in a few, and so few vectors do."""
+    step = 1 << max(df.bit_length() - 4, 0)
+    return math.log(1 + papers / (df - df % step + (step - 1) / 2))
+
+
 def find_related(texts: dict[str, str], count: int = COUNT) -> dict[str, list[str]]:
     """Map each id to up to `count` ids of the most similar texts, best first (ties: by id)."""
     return RelatedIndex(count).update({pid: (text,) for pid, text in texts.items()})
@@ -175,7 +185,7 @@ class RelatedIndex:
     def _set_idf(self, term: int) -> None:
         df = self.df[term]
         if df > 1:  # a term of one paper relates it to nothing (as in _score_all)
-            self.idf[term] = math.log(1 + len(self.ids) / df)
+            self.idf[term] = _idf(df, len(self.ids))
         else:
             self.idf.pop(term, None)
 
@@ -273,7 +283,7 @@ class RelatedIndex:
         """Everything else from scratch, the per-paper steps on all cores."""
         ids = self.ids
         self.df = Counter(chain.from_iterable(terms for terms, _ in self.docs))
-        self.idf = {term: math.log(1 + len(ids) / n) for term, n in self.df.items() if n > 1}
+        self.idf = {term: _idf(n, len(ids)) for term, n in self.df.items() if n > 1}
         self.vectors, self.floors = [(array("i"), array("i"))] * len(ids), [None] * len(ids)
         self.postings, self.best, self.related = None, [[]] * len(ids), {}
         self.holders = self.listers = None
@@ -302,16 +312,17 @@ class RelatedIndex:
         old_idf = {term: self.idf.get(term) for term in moved}
         for term in moved:
             self._set_idf(term)
+        shifted = {term for term in moved if self.idf.get(term) != old_idf[term]}  # most moved terms' IDF did not
 
-        # 2. Papers whose vector changes: the edited ones, those holding a moved term
-        #    among their top terms, and those where a moved term now beats the weakest.
+        # 2. Papers whose vector changes: the edited ones, those holding a term whose IDF
+        #    shifted among their top terms, and those where such a term now beats the weakest.
         revector = set(changed)
-        rising = {term for term in moved if term in self.idf and (old_idf[term] is None or
-                                                                  self.idf[term] > old_idf[term])}
-        for paper in set().union(*(holders.get(term, ()) for term in moved)) - revector:
+        rising = {term for term in shifted if term in self.idf and (old_idf[term] is None or
+                                                                    self.idf[term] > old_idf[term])}
+        for paper in set().union(*(holders.get(term, ()) for term in shifted)) - revector:
             terms, counts = self.docs[paper]
             vector, floor = self.vectors[paper][0], self.floors[paper]
-            for term in moved.intersection(terms):
+            for term in shifted.intersection(terms):
                 if term in vector:
                     revector.add(paper)
                 elif term in rising:  # its weight went up: does it beat the weakest kept term?
