@@ -5,7 +5,7 @@ against Hugo's clean build of the same catalog.
                                           [--folder /dev/shm] [--catalog FOLDER]
 
 The catalog comes from bench/synth.py (`--real`: the real ICML 2024 papers, replicated), or is
-copied from `--catalog`. After a clean build, each kind of edit is made `--edits` times in a row,
+copied from `--catalog`; the engine is this checkout, copied first. After a clean build, each kind of edit is made `--edits` times in a row,
 each to another paper and each followed by one `python build.py build` in a fresh process:
 
     abstract   a sentence added to the abstract
@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import yaml  # noqa: E402
 
+from cache import engines  # noqa: E402
 from rebuild import retitle  # noqa: E402
 from scale import hugo_site, run_hugo  # noqa: E402
 from synth import write_catalog  # noqa: E402
@@ -76,25 +77,30 @@ def session_alive(session: int) -> bool:
     return False
 
 
-def build(site: Path, *options: str) -> dict:
+def build(tree: Path, site: Path, *options: str) -> dict:
     """One `build` in a fresh process: its seconds, the seconds its session's saver ran on after it,
     the peak PSS of all of them, and the cache's size once the saver is done."""
     start = time.perf_counter()
-    process = subprocess.Popen([sys.executable, str(ROOT / "build.py"), "build", "-q", "--config",
+    process = subprocess.Popen([sys.executable, str(tree / "build.py"), "build", "-q", "--config",
                                 str(site / "site.yaml"), *options], env=USERS_ENV, cwd=site, start_new_session=True)
     peak = 0.0
-    while process.poll() is None:
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
         peak = max(peak, session_pss_mb(process.pid))
         time.sleep(0.05)
     seconds = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode != 0:
         raise SystemExit(f"build failed with status {process.returncode}")
+    cpu = usage.ru_utime + usage.ru_stime  # the build and the workers it waited for, not the saver
     while session_alive(process.pid):  # the saver, detached
         peak = max(peak, session_pss_mb(process.pid))
         time.sleep(0.05)
     saver = time.perf_counter() - start - seconds
     cache = sum(p.stat().st_size for p in (site / ".cache" / "papersite").rglob("*") if p.is_file())
-    return {"seconds": seconds, "saver": saver, "peak_mb": peak, "cache_mb": cache / 1e6}
+    return {"seconds": seconds, "cpu": cpu, "saver": saver, "peak_mb": peak, "cache_mb": cache / 1e6}
 
 
 def edit(path: Path, kind: str, number: int) -> None:
@@ -125,6 +131,7 @@ def main(argv: list[str]) -> None:
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(dir=args.folder) as temp:
         temp = Path(temp)
+        tree = engines(temp, None)["this"]  # a copy: editing this checkout meanwhile changes nothing
         site = temp / "site"
         if args.catalog:
             shutil.copytree(args.catalog, site, ignore=shutil.ignore_patterns(".cache", "_site", ".*manifest.json"))
@@ -133,44 +140,55 @@ def main(argv: list[str]) -> None:
         papers = find_content_files(site / "content")
         hugo_source = hugo_site(site, temp / "hugo", "minimal")
         hugo: list[float] = []
+        hugo_cpu: list[float] = []  # Hugo's CPU seconds (its own and its threads')
 
         def run_peer() -> None:
+            before = _children_cpu()
             hugo.append(run_hugo(hugo_source, temp / "hugo-out")["seconds"])
+            hugo_cpu.append(_children_cpu() - before)
             shutil.rmtree(temp / "hugo-out")
-            log(f"hugo clean build: {hugo[-1]:.2f} s")
+            log(f"hugo clean build: {hugo[-1]:.2f} s, CPU {hugo_cpu[-1]:.2f} s")
 
         run_peer()
-        rows = [("clean", 0, build(site, "--clean"))]
+        rows = [("clean", 0, build(tree, site, "--clean"))]
         log_row(*rows[-1])
-        rows.append(("no change", 0, build(site)))
+        rows.append(("no change", 0, build(tree, site)))
         log_row(*rows[-1])
         for kind in args.kinds.split(","):
             for number in range(1, args.edits + 1):
                 edit(papers[(number * 7919 + len(rows) * 104729) % len(papers)], kind, number)
-                rows.append((kind, number, build(site)))
+                rows.append((kind, number, build(tree, site)))
                 log_row(*rows[-1])
             run_peer()
-        rows.append(("no change", 0, build(site)))
+        rows.append(("no change", 0, build(tree, site)))
         log_row(*rows[-1])
-        peer = statistics.median(hugo)
-        print(f"{len(papers):,} papers; Hugo's clean build, median of {len(hugo)}: {peer:.2f} s; "
-              f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
-        print("| build | seconds | x Hugo | saver after it, s | peak PSS, all processes | cache |")
-        print("|---|---:|---:|---:|---:|---:|")
+        peer, peer_cpu = statistics.median(hugo), statistics.median(hugo_cpu)
+        print(f"{len(papers):,} papers; Hugo's clean build, median of {len(hugo)}: {peer:.2f} s, CPU {peer_cpu:.2f} s "
+              f"({', '.join(f'{h:.2f}' for h in hugo)} s); {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
+        print("| build | seconds | x Hugo | CPU s | saver after it, s | peak PSS, all processes | cache |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
         for kind, number, r in rows:
             name = f"{kind} edit {number}" if number else kind
-            print(f"| {name} | {r['seconds']:.2f} | {r['seconds'] / peer:.3f} | {r['saver']:.2f} "
+            print(f"| {name} | {r['seconds']:.2f} | {r['seconds'] / peer:.3f} | {r['cpu']:.2f} | {r['saver']:.2f} "
                   f"| {r['peak_mb']:.0f} MB | {r['cache_mb']:.0f} MB |")
         for kind in args.kinds.split(","):
             seconds = [r["seconds"] for k, _, r in rows if k == kind]
             peaks = [r["peak_mb"] for k, _, r in rows if k == kind]
+            cpu = [r["cpu"] for k, _, r in rows if k == kind]
             print(f"{kind} edits: median {statistics.median(seconds):.2f} s = "
-                  f"{statistics.median(seconds) / peer:.3f}x Hugo; peak PSS first {peaks[0]:.0f} MB, "
+                  f"{statistics.median(seconds) / peer:.3f}x Hugo; CPU {statistics.median(cpu):.2f} s = "
+                  f"{statistics.median(cpu) / peer_cpu:.3f}x Hugo's; peak PSS first {peaks[0]:.0f} MB, "
                   f"last {peaks[-1]:.0f} MB, highest {max(peaks):.0f} MB")
 
 
+def _children_cpu() -> float:
+    import resource
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def log_row(kind: str, number: int, r: dict) -> None:
-    log(f"{kind} {number or ''}: {r['seconds']:.2f} s (saver {r['saver']:.2f} s), "
+    log(f"{kind} {number or ''}: {r['seconds']:.2f} s, CPU {r['cpu']:.2f} s (saver {r['saver']:.2f} s), "
         f"peak {r['peak_mb']:.0f} MB, cache {r['cache_mb']:.0f} MB")
 
 
