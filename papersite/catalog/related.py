@@ -358,10 +358,16 @@ class RelatedIndex:
                     incoming.setdefault(paper, {})[other] = score
         for paper in sorted(seen_by):
             best = self.best[paper]
-            if any(other in revector for _, other in best):
-                self._rank(paper, self._scores(paper))
-                continue
             gained = incoming.get(paper, {})
+            if any(other in revector for _, other in best):
+                # A listed paper that now scores lower may leave the list to one these scores do not
+                # hold: ranked in full. Else the listed papers only rose, and above them can only be
+                # papers whose vector changed, all among the new scores.
+                if any(other in revector and gained.get(other, 0) < score for score, other in best):
+                    self._rank(paper, self._scores(paper))
+                else:
+                    self._rank(paper, {o: s for s, o in best} | gained)
+                continue
             if len(best) == self.count:  # full: only a score above the weakest kept one gets in
                 weakest = best[-1]
                 gained = {o: s for o, s in gained.items() if s > weakest[0] or s == weakest[0] and o < weakest[1]}
