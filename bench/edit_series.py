@@ -2,7 +2,7 @@
 against Hugo's clean build of the same catalog.
 
     .venv/bin/python bench/edit_series.py --size 10000 --real [--edits 10] [--kinds abstract,title,authors]
-                                          [--folder /dev/shm] [--catalog FOLDER]
+                                          [--folder /dev/shm] [--catalog FOLDER] [--peer minimal|full]
 
 The catalog comes from bench/synth.py (`--real`: the real ICML 2024 papers, replicated), or is
 copied from `--catalog`; the engine is this checkout, copied first. After a clean build, each kind of edit is made `--edits` times in a row,
@@ -16,7 +16,8 @@ For each build it prints the wall time, the peak PSS of every process the build 
 workers, and the detached process that saves the session once the site is written, which the next
 build waits for), how long that saver ran on after the build returned, and the size of
 .cache/papersite/. Hugo (bench/scale.py's minimal peer) builds the same catalog before the clean
-build and after each series; ratios are to the median of those builds.
+build and after each series (`--peer full`: the peer that builds what our site has); ratios are
+to the median of those builds.
 """
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ import yaml  # noqa: E402
 
 from cache import engines  # noqa: E402
 from rebuild import retitle  # noqa: E402
-from scale import hugo_site, run_hugo  # noqa: E402
+from scale import PEERS, hugo_site, run_hugo  # noqa: E402
 from synth import write_catalog  # noqa: E402
 
 from papersite.source.content import find_content_files, split_front_matter  # noqa: E402
@@ -127,6 +128,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--catalog", type=Path, help="copy this catalog instead of making one")
     parser.add_argument("--edits", type=int, default=10, help="edits of each kind, in a row")
     parser.add_argument("--kinds", default="abstract,title,authors")
+    parser.add_argument("--peer", choices=sorted(PEERS), default="minimal", help="the Hugo site (see bench/scale.py)")
     parser.add_argument("--folder", type=Path, default=Path("/dev/shm") if os.path.isdir("/dev/shm") else None)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(dir=args.folder) as temp:
@@ -138,7 +140,7 @@ def main(argv: list[str]) -> None:
         else:
             write_catalog(args.size, site, 1, real=args.real)
         papers = find_content_files(site / "content")
-        hugo_source = hugo_site(site, temp / "hugo", "minimal")
+        hugo_source = hugo_site(site, temp / "hugo", args.peer)
         hugo: list[float] = []
         hugo_cpu: list[float] = []  # Hugo's CPU seconds (its own and its threads')
 
