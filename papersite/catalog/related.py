@@ -61,9 +61,9 @@ def find_related(texts: dict[str, str], count: int = COUNT) -> dict[str, list[st
 class RelatedIndex:
     """The related-papers computation of the last build, kept to update it after an edit.
 
-    An edit changes the document frequency of a few terms. Only papers whose
-    top terms (or the terms that could enter them) are among those get a new
-    vector; only papers that can see such a vector as a candidate get a new
+    An edit changes the document frequency of a few terms, and the IDF of fewer
+    (see _idf). Only papers whose top terms (or the terms that could enter them)
+    are among those get a new vector; only papers that can see such a vector as a candidate get a new
     list, and most of those by merging the new scores into their current five.
     Adding, removing or re-identifying a paper changes every weight (the
     paper count is in every IDF): that recomputes everything.
