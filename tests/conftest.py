@@ -68,6 +68,7 @@ SLOW_TESTS = {
     "test_build_cache.py": {
         "test_a_search_index_made_in_another_process_is_where_the_next_build_starts",
         "test_cached_builds_equal_clean_builds_after_every_kind_of_change",
+        "test_cached_builds_equal_clean_builds_after_successive_one_paper_edits",
         "test_the_same_bytes_in_a_new_file_are_reused_and_a_revert_is_built",
         "test_a_damaged_cache_is_never_trusted",
         "test_a_new_engine_version_starts_from_nothing",

@@ -19,7 +19,7 @@ import papersite.engine.command
 import papersite.engine.sitesize
 import papersite.engine.store
 from papersite.cli import cli
-from tests.conftest import MINIMAL_CONFIG, TinySite
+from tests.conftest import MINIMAL_CONFIG, TinySite, paper_text
 
 TEMPLATE = """{% extends "theme/paper.html" %}
 {% block main %}<p class="mark">edited template</p>{{ super() }}{% endblock %}
@@ -103,6 +103,40 @@ def test_cached_builds_equal_clean_builds_after_every_kind_of_change(catalog, tm
     catalog.paper("paper-1", id="p1", title="Paper 1 edited", body="Short.")
     catalog.paper("paper-3", id="p3", title="Paper 3 edited", body="Shorter $z$.")
     assert_same_as_clean(catalog, tmp_path, "two edits")
+
+
+def test_cached_builds_equal_clean_builds_after_successive_one_paper_edits(site, tmp_path):
+    """Edit after edit, each built on what the last edit's build left: abstracts (adding words
+    most papers share, as an author's sentence does, then taking them out), titles and author
+    lists. Forty papers share "generalization": its document frequency is past where related
+    papers round it."""
+    words = ["diffusion", "bandits", "kernels", "graphs", "transformers"]
+    fields = {n: {"title": f"Paper {n} on {words[n % 5]}", "authors": "[Ada Lovelace]",
+                  "body": f"We study generalization of {words[n % 5]} and {words[(n * 3 + 1) % 5]} with $x^{n}$."}
+              for n in range(40)}
+
+    def write(n: int) -> None:
+        text = paper_text(id=f"p{n}", title=fields[n]["title"], body=fields[n]["body"])
+        site.write(f"content/icml-2024/paper-{n}.md", text.replace("[Ada Lovelace]", fields[n]["authors"]))
+
+    for n in fields:
+        write(n)
+    assert_same_as_clean(site, tmp_path, "first build")
+    edits = [(3, "body", "We study bandits and generalization; we also report a further result."),
+             (17, "body", "Kernels, graphs and generalization of diffusion: a further result, and another one."),
+             (3, "body", "We study bandits only."),
+             (8, "title", "Paper 8 retitled, on kernels"),
+             (21, "title", "Graphs, again"),
+             (30, "authors", "[Ada Lovelace, Grace Hopper]"),
+             (12, "authors", "[Grace Hopper]"),
+             (17, "body", "Generalization.")]
+    for number, (n, field, value) in enumerate(edits):
+        fields[n][field] = value
+        write(n)
+        assert_same_as_clean(site, tmp_path, f"edit {number + 1}, of paper {n}'s {field}")
+    shown = {n: (site.root / "_site" / "papers" / f"paper-{n}" / "index.html").read_text() for n in (8, 12, 17)}
+    assert "Paper 8 retitled, on kernels" in shown[8] and "Grace Hopper" in shown[12]
+    assert "a further result" not in shown[17]
 
 
 def test_a_search_index_made_in_another_process_is_where_the_next_build_starts(catalog, monkeypatch):

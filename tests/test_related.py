@@ -98,6 +98,29 @@ def test_an_edit_reranks_every_list_holding_the_paper_also_lists_it_joined_by_an
     assert left == find_related(texts, count=1) and left["p"] == ["t"]
 
 
+def test_an_edit_that_adds_a_common_word_gives_few_papers_a_new_vector():
+    """Adding a word that hundreds of papers hold among their top terms moves its document
+    frequency by one: rounded, its IDF stays, and so do their vectors and lists, and the
+    update still equals a fresh computation. (Exact frequencies gave each of them a new vector.)"""
+    rng = random.Random(5)
+    texts = {f"p{i:04d}": f"commonword {' '.join(rng.sample(WORDS, 6))}" for i in range(400)}
+    texts.update({f"q{i:04d}": " ".join(rng.sample(WORDS, 6)) for i in range(200)})
+    index = RelatedIndex(restart=1.0)
+    index.update(parts(texts))
+    index.prepare_for_edits()
+    before = list(index.vectors)
+    common = index.vocabulary[next(iter(related.term_counts("commonword")))]
+    holding = sum(common in vector for vector, _ in before)
+    for number in range(5):
+        texts[f"q{number:04d}"] += " commonword"
+        assert index.update(parts(texts)) == find_related(texts), number
+    renewed = sum(new is not old for new, old in zip(index.vectors, before))
+    assert holding >= 300 and renewed <= 5 + holding // 10
+
+
+WORDS = [f"{a}{b}" for a in ("alpha", "beta", "gamma", "delta", "kappa") for b in ("red", "green", "blue", "grey")]
+
+
 def test_adding_and_removing_papers_starts_over():
     rng = random.Random(3)
     texts = corpus(rng, 80)

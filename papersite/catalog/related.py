@@ -43,6 +43,16 @@ def _log1(n: int) -> float:
     return _LOG1[n] if n < len(_LOG1) else 1 + math.log(n)
 
 
+def _idf(df: int, papers: int) -> float:
+    """A term's inverse document frequency, of its document frequency rounded to four significant
+    bits (the middle of its step; exact below 16). An edit moves a term's frequency by one: with
+    the exact frequency, every paper holding a common term among its top ones would get a new
+    vector and be scored again (thousands at 50,000 papers); rounded, a common term's IDF moves
+    on one edit in a few, and so few vectors do."""
+    step = 1 << max(df.bit_length() - 4, 0)
+    return math.log(1 + papers / (df - df % step + (step - 1) / 2))
+
+
 def find_related(texts: dict[str, str], count: int = COUNT) -> dict[str, list[str]]:
     """Map each id to up to `count` ids of the most similar texts, best first (ties: by id)."""
     return RelatedIndex(count).update({pid: (text,) for pid, text in texts.items()})
@@ -51,9 +61,9 @@ def find_related(texts: dict[str, str], count: int = COUNT) -> dict[str, list[st
 class RelatedIndex:
     """The related-papers computation of the last build, kept to update it after an edit.
 
-    An edit changes the document frequency of a few terms. Only papers whose
-    top terms (or the terms that could enter them) are among those get a new
-    vector; only papers that can see such a vector as a candidate get a new
+    An edit changes the document frequency of a few terms, and the IDF of fewer
+    (see _idf). Only papers whose top terms (or the terms that could enter them)
+    are among those get a new vector; only papers that can see such a vector as a candidate get a new
     list, and most of those by merging the new scores into their current five.
     Adding, removing or re-identifying a paper changes every weight (the
     paper count is in every IDF): that recomputes everything.
@@ -175,7 +185,7 @@ class RelatedIndex:
     def _set_idf(self, term: int) -> None:
         df = self.df[term]
         if df > 1:  # a term of one paper relates it to nothing (as in _score_all)
-            self.idf[term] = math.log(1 + len(self.ids) / df)
+            self.idf[term] = _idf(df, len(self.ids))
         else:
             self.idf.pop(term, None)
 
@@ -273,7 +283,7 @@ class RelatedIndex:
         """Everything else from scratch, the per-paper steps on all cores."""
         ids = self.ids
         self.df = Counter(chain.from_iterable(terms for terms, _ in self.docs))
-        self.idf = {term: math.log(1 + len(ids) / n) for term, n in self.df.items() if n > 1}
+        self.idf = {term: _idf(n, len(ids)) for term, n in self.df.items() if n > 1}
         self.vectors, self.floors = [(array("i"), array("i"))] * len(ids), [None] * len(ids)
         self.postings, self.best, self.related = None, [[]] * len(ids), {}
         self.holders = self.listers = None
@@ -302,16 +312,17 @@ class RelatedIndex:
         old_idf = {term: self.idf.get(term) for term in moved}
         for term in moved:
             self._set_idf(term)
+        shifted = {term for term in moved if self.idf.get(term) != old_idf[term]}  # most moved terms' IDF did not
 
-        # 2. Papers whose vector changes: the edited ones, those holding a moved term
-        #    among their top terms, and those where a moved term now beats the weakest.
+        # 2. Papers whose vector changes: the edited ones, those holding a term whose IDF
+        #    shifted among their top terms, and those where such a term now beats the weakest.
         revector = set(changed)
-        rising = {term for term in moved if term in self.idf and (old_idf[term] is None or
-                                                                  self.idf[term] > old_idf[term])}
-        for paper in set().union(*(holders.get(term, ()) for term in moved)) - revector:
+        rising = {term for term in shifted if term in self.idf and (old_idf[term] is None or
+                                                                    self.idf[term] > old_idf[term])}
+        for paper in set().union(*(holders.get(term, ()) for term in shifted)) - revector:
             terms, counts = self.docs[paper]
             vector, floor = self.vectors[paper][0], self.floors[paper]
-            for term in moved.intersection(terms):
+            for term in shifted.intersection(terms):
                 if term in vector:
                     revector.add(paper)
                 elif term in rising:  # its weight went up: does it beat the weakest kept term?
@@ -347,10 +358,16 @@ class RelatedIndex:
                     incoming.setdefault(paper, {})[other] = score
         for paper in sorted(seen_by):
             best = self.best[paper]
-            if any(other in revector for _, other in best):
-                self._rank(paper, self._scores(paper))
-                continue
             gained = incoming.get(paper, {})
+            if any(other in revector for _, other in best):
+                # A listed paper that now scores lower may leave the list to one these scores do not
+                # hold: ranked in full. Else the listed papers only rose, and above them can only be
+                # papers whose vector changed, all among the new scores.
+                if any(other in revector and gained.get(other, 0) < score for score, other in best):
+                    self._rank(paper, self._scores(paper))
+                else:
+                    self._rank(paper, {o: s for s, o in best} | gained)
+                continue
             if len(best) == self.count:  # full: only a score above the weakest kept one gets in
                 weakest = best[-1]
                 gained = {o: s for o, s in gained.items() if s > weakest[0] or s == weakest[0] and o < weakest[1]}

@@ -1,0 +1,202 @@
+"""Successive one-paper edits, each followed by `build`: time, memory and cache size, build by build,
+against Hugo's clean build of the same catalog.
+
+    .venv/bin/python bench/edit_series.py --size 10000 --real [--edits 10] [--kinds abstract,title,authors]
+                                          [--folder /dev/shm] [--catalog FOLDER] [--peer minimal|full]
+
+The catalog comes from bench/synth.py (`--real`: the real ICML 2024 papers, replicated), or is
+copied from `--catalog`; the engine is this checkout, copied first. After a clean build, each kind of edit is made `--edits` times in a row,
+each to another paper and each followed by one `python build.py build` in a fresh process:
+
+    abstract   a sentence added to the abstract
+    title      the title prefixed
+    authors    an author added to the list
+
+For each build it prints the wall time, the peak PSS of every process the build started (its
+workers, and the detached process that saves the session once the site is written, which the next
+build waits for), how long that saver ran on after the build returned, and the size of
+.cache/papersite/. Hugo (bench/scale.py's minimal peer) builds the same catalog before the clean
+build and after each series (`--peer full`: the peer that builds what our site has); ratios are
+to the median of those builds.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import yaml  # noqa: E402
+
+from cache import engines  # noqa: E402
+from rebuild import retitle  # noqa: E402
+from scale import PEERS, hugo_site, run_hugo  # noqa: E402
+from synth import write_catalog  # noqa: E402
+
+from papersite.source.content import find_content_files, split_front_matter  # noqa: E402
+
+USERS_ENV = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+
+
+def session_pss_mb(session: int) -> float:
+    """PSS of every process of a session (a build started in one of its own, its saver included)."""
+    total = 0
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{name}/stat").read_text()
+            if int(stat[stat.rindex(")") + 2:].split()[3]) != session:
+                continue
+            for line in Path(f"/proc/{name}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total += int(line.split()[1])
+                    break
+        except (OSError, ValueError):
+            continue  # ended meanwhile
+    return total / 1024
+
+
+def session_alive(session: int) -> bool:
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                stat = Path(f"/proc/{name}/stat").read_text()
+                if int(stat[stat.rindex(")") + 2:].split()[3]) == session:
+                    return True
+            except (OSError, ValueError):
+                continue
+    return False
+
+
+def build(tree: Path, site: Path, *options: str) -> dict:
+    """One `build` in a fresh process: its seconds, the seconds its session's saver ran on after it,
+    the peak PSS of all of them, and the cache's size once the saver is done."""
+    start = time.perf_counter()
+    process = subprocess.Popen([sys.executable, str(tree / "build.py"), "build", "-q", "--config",
+                                str(site / "site.yaml"), *options], env=USERS_ENV, cwd=site, start_new_session=True)
+    peak = 0.0
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
+        peak = max(peak, session_pss_mb(process.pid))
+        time.sleep(0.05)
+    seconds = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise SystemExit(f"build failed with status {process.returncode}")
+    cpu = usage.ru_utime + usage.ru_stime  # the build and the workers it waited for, not the saver
+    while session_alive(process.pid):  # the saver, detached
+        peak = max(peak, session_pss_mb(process.pid))
+        time.sleep(0.05)
+    saver = time.perf_counter() - start - seconds
+    cache = sum(p.stat().st_size for p in (site / ".cache" / "papersite").rglob("*") if p.is_file())
+    return {"seconds": seconds, "cpu": cpu, "saver": saver, "peak_mb": peak, "cache_mb": cache / 1e6}
+
+
+def edit(path: Path, kind: str, number: int) -> None:
+    """One author's edit of one paper's file."""
+    if kind == "title":
+        retitle(path, f"Edit {number}:")
+        return
+    front, body, _ = split_front_matter(path.read_text(encoding="utf-8"))
+    data = yaml.safe_load(front)
+    if kind == "abstract":
+        body = body.rstrip("\n") + f" We also report a further result, number {number}.\n"
+    elif kind == "authors":
+        data["authors"] = [*data.get("authors", []), f"Added Author{number}"]
+    else:
+        raise SystemExit(f"unknown kind of edit: {kind}")
+    path.write_text("---\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True) + "---\n" + body,
+                    encoding="utf-8")
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=10000)
+    parser.add_argument("--real", action="store_true", help="the real ICML 2024 papers, replicated")
+    parser.add_argument("--catalog", type=Path, help="copy this catalog instead of making one")
+    parser.add_argument("--edits", type=int, default=10, help="edits of each kind, in a row")
+    parser.add_argument("--kinds", default="abstract,title,authors")
+    parser.add_argument("--peer", choices=sorted(PEERS), default="minimal", help="the Hugo site (see bench/scale.py)")
+    parser.add_argument("--folder", type=Path, default=Path("/dev/shm") if os.path.isdir("/dev/shm") else None)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(dir=args.folder) as temp:
+        temp = Path(temp)
+        tree = engines(temp, None)["this"]  # a copy: editing this checkout meanwhile changes nothing
+        site = temp / "site"
+        if args.catalog:
+            shutil.copytree(args.catalog, site, ignore=shutil.ignore_patterns(".cache", "_site", ".*manifest.json"))
+        else:
+            write_catalog(args.size, site, 1, real=args.real)
+        papers = find_content_files(site / "content")
+        hugo_source = hugo_site(site, temp / "hugo", args.peer)
+        hugo: list[float] = []
+        hugo_cpu: list[float] = []  # Hugo's CPU seconds (its own and its threads')
+
+        def run_peer() -> None:
+            before = _children_cpu()
+            hugo.append(run_hugo(hugo_source, temp / "hugo-out")["seconds"])
+            hugo_cpu.append(_children_cpu() - before)
+            shutil.rmtree(temp / "hugo-out")
+            log(f"hugo clean build: {hugo[-1]:.2f} s, CPU {hugo_cpu[-1]:.2f} s")
+
+        run_peer()
+        rows = [("clean", 0, build(tree, site, "--clean"))]
+        log_row(*rows[-1])
+        rows.append(("no change", 0, build(tree, site)))
+        log_row(*rows[-1])
+        for kind in args.kinds.split(","):
+            for number in range(1, args.edits + 1):
+                edit(papers[(number * 7919 + len(rows) * 104729) % len(papers)], kind, number)
+                rows.append((kind, number, build(tree, site)))
+                log_row(*rows[-1])
+            run_peer()
+        rows.append(("no change", 0, build(tree, site)))
+        log_row(*rows[-1])
+        peer, peer_cpu = statistics.median(hugo), statistics.median(hugo_cpu)
+        print(f"{len(papers):,} papers; Hugo's clean build, median of {len(hugo)}: {peer:.2f} s, CPU {peer_cpu:.2f} s "
+              f"({', '.join(f'{h:.2f}' for h in hugo)} s); {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
+        print("| build | seconds | x Hugo | CPU s | saver after it, s | peak PSS, all processes | cache |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        for kind, number, r in rows:
+            name = f"{kind} edit {number}" if number else kind
+            print(f"| {name} | {r['seconds']:.2f} | {r['seconds'] / peer:.3f} | {r['cpu']:.2f} | {r['saver']:.2f} "
+                  f"| {r['peak_mb']:.0f} MB | {r['cache_mb']:.0f} MB |")
+        for kind in args.kinds.split(","):
+            seconds = [r["seconds"] for k, _, r in rows if k == kind]
+            peaks = [r["peak_mb"] for k, _, r in rows if k == kind]
+            cpu = [r["cpu"] for k, _, r in rows if k == kind]
+            print(f"{kind} edits: median {statistics.median(seconds):.2f} s = "
+                  f"{statistics.median(seconds) / peer:.3f}x Hugo; CPU {statistics.median(cpu):.2f} s = "
+                  f"{statistics.median(cpu) / peer_cpu:.3f}x Hugo's; peak PSS first {peaks[0]:.0f} MB, "
+                  f"last {peaks[-1]:.0f} MB, highest {max(peaks):.0f} MB")
+
+
+def _children_cpu() -> float:
+    import resource
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def log_row(kind: str, number: int, r: dict) -> None:
+    log(f"{kind} {number or ''}: {r['seconds']:.2f} s, CPU {r['cpu']:.2f} s (saver {r['saver']:.2f} s), "
+        f"peak {r['peak_mb']:.0f} MB, cache {r['cache_mb']:.0f} MB")
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
