@@ -1,0 +1,120 @@
+r"""Stray TeX and unbalanced math in titles, names and abstracts.
+
+Outside math, Markdown shows TeX as typed: `5\%`, `Schr{\"o}dinger`, `\emph{x}` and `{BERT}`
+reach the page with their backslashes and braces (BibTeX exports are full of them). Accents,
+`\%`, `\&`, case-protecting braces and `\emph`/`\textit`/`\textbf` have one sure meaning, which
+`fix_text` writes; other commands (`\cite{...}`) are only reported. `\_`, `\#`, `\$`, `\*` are
+Markdown's own escapes and are left alone.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from ..text.math_spans import MATH_RE
+
+_MATH = re.compile(MATH_RE, re.S)
+# Text that is not prose: code spans, link destinations, autolinks and bare URLs.
+_VERBATIM = re.compile(r"`[^`\n]*`|\]\([^)\s]*\)|<[A-Za-z][\w+.-]*:[^>\s]*>|https?://\S+")
+
+_ACCENTS = {"'": "\u0301", "`": "\u0300", "^": "\u0302", '"': "\u0308", "~": "\u0303", "=": "\u0304",
+            ".": "\u0307", "u": "\u0306", "v": "\u030c", "H": "\u030b", "c": "\u0327", "k": "\u0328",
+            "r": "\u030a"}
+_LETTERS = {"ss": "ß", "o": "ø", "O": "Ø", "l": "ł", "L": "Ł", "aa": "å", "AA": "Å", "ae": "æ", "AE": "Æ",
+            "oe": "œ", "OE": "Œ", "i": "ı"}
+_BASE = r"(?:\\i(?![A-Za-z])|[A-Za-z])"
+_ACCENT = re.compile(
+    r"\{\\(?P<s1>['`^\"~=.])\s*(?P<b1>" + _BASE + r"|\{" + _BASE + r"\})\}"  # {\"o}, {\"{o}}
+    r"|\{\\(?P<w1>[uvHckr])\s*(?P<b2>\{" + _BASE + r"\}|\s" + _BASE + r")\}"  # {\v{s}}, {\v s}
+    r"|\\(?P<s2>['`^\"~=.])\s*(?P<b3>\{" + _BASE + r"\}|" + _BASE + r")"  # \"o, \"{o}
+    r"|\\(?P<w2>[uvHckr])(?P<b4>\{" + _BASE + r"\})"  # \v{s}
+    r"|\{\\(?P<l1>ss|aa|AA|ae|AE|oe|OE|o|O|l|L)\}|\\(?P<l2>ss|aa|AA|ae|AE|oe|OE|o|O|l|L)\{\}")
+_SYMBOL = re.compile(r"\\([%&])")
+_STYLE = re.compile(r"\\(emph|textit|textbf)\{([^{}*\\$\n]+)\}")
+_MARKS = {"emph": "*", "textit": "*", "textbf": "**"}
+_BRACED = re.compile(r"(?<![\\A-Za-z}\]])\{([^{}\\$\n]+)\}")  # {BERT}: BibTeX's case protection
+_COMMAND = re.compile(r"\\([A-Za-z]+)")
+_OPENERS = re.compile(r"(?<![\\$])\$\$|(?<!\\)\$(?=[\\{A-Za-z][^$\n]*?[\\^_{}])|\\\(|\\\[")
+
+
+def _accented(match: re.Match) -> str:
+    if match["l1"] or match["l2"]:
+        return _LETTERS[match["l1"] or match["l2"]]
+    accent = match["s1"] or match["w1"] or match["s2"] or match["w2"]
+    base = (match["b1"] or match["b2"] or match["b3"] or match["b4"]).strip().strip("{}")
+    base = "i" if base == "\\i" else base
+    return unicodedata.normalize("NFC", base + _ACCENTS[accent])
+
+
+def _prose(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the text outside math, code and URLs."""
+    kept = sorted([m.span() for m in _MATH.finditer(text)] + [m.span() for m in _VERBATIM.finditer(text)])
+    pieces, at = [], 0
+    for start, end in kept:
+        if start >= at:
+            pieces.append((at, start))
+            at = end
+    pieces.append((at, len(text)))
+    return [(s, e) for s, e in pieces if s < e]
+
+
+def _fixed_prose(text: str) -> str:
+    text = _ACCENT.sub(_accented, text)
+    text = _SYMBOL.sub(r"\1", text)
+    text = _STYLE.sub(lambda m: f"{_MARKS[m[1]]}{m[2]}{_MARKS[m[1]]}", text)
+    return _BRACED.sub(r"\1", text)
+
+
+def fix_text(text: str) -> str:
+    """`text` with the sure fixes made outside math, code and URLs (the same text when none applies)."""
+    out, at = [], 0
+    for start, end in _prose(text):
+        out.append(text[at:start])
+        out.append(_fixed_prose(text[start:end]))
+        at = end
+    out.append(text[at:])
+    return "".join(out)
+
+
+def tex_problems(text: str) -> list[tuple[int, str, bool]]:
+    """(offset, message, sure fix) of each stray TeX escape and unbalanced formula in `text`."""
+    found = []
+    for match in _MATH.finditer(text):
+        tex = match.group()
+        depth = 0
+        for token in re.findall(r"\\.|[{}]", tex):
+            depth += {"{": 1, "}": -1}.get(token, 0)
+            if depth < 0:
+                break
+        if depth:
+            found.append((match.start(), f"unbalanced braces in the formula {_short(tex)}", False))
+    unclosed = False
+    for start, end in _prose(text):
+        piece = text[start:end]
+        for match in _OPENERS.finditer(piece):
+            unclosed = True
+            found.append((start + match.start(), f"'{match.group()}' opens a formula that is not closed: "
+                                                 f"{_short(piece[match.start():])}", False))
+        for match in _ACCENT.finditer(piece):
+            found.append((start + match.start(), f"TeX accent {match.group()} shows as typed; write "
+                                                 f"'{_accented(match)}'", True))
+        for match in _SYMBOL.finditer(piece):
+            found.append((start + match.start(), f"{match.group()} shows as typed; write '{match[1]}'", True))
+        for match in _STYLE.finditer(piece):
+            found.append((start + match.start(), f"\\{match[1]}{{...}} shows as typed; write Markdown "
+                                                 f"{_MARKS[match[1]]}...{_MARKS[match[1]]}", True))
+        for match in _BRACED.finditer(piece):
+            found.append((start + match.start(), f"braces {_short(match.group())} show as typed (BibTeX's case "
+                                                 "protection?); remove them", True))
+        if unclosed:
+            continue  # the commands of a formula left open are not stray
+        covered = {s for m in [*_ACCENT.finditer(piece), *_STYLE.finditer(piece)] for s in range(*m.span())}
+        for match in _COMMAND.finditer(piece):
+            if match.start() not in covered:
+                found.append((start + match.start(), f"TeX command \\{match[1]} outside math shows as typed", False))
+    return sorted(found)
+
+
+def _short(text: str, limit: int = 40) -> str:
+    text = " ".join(text.split())
+    return f"'{text}'" if len(text) <= limit else f"'{text[:limit - 1]}…'"
