@@ -13,7 +13,7 @@ from .findings import Finding, body_line, line_of, shown
 from .tex import tex_problems
 
 MIN_ABSTRACT_FOR_DUPLICATE = 200  # characters: short abstracts ("TBA") may well be shared
-MIN_PAPERS_PER_PERSON = 2  # of each group, before one name is said to be two people
+MIN_PAPERS_PER_PERSON = 3  # of each group, before one name is said to be two people (2 named one person twice in ICML 2024)
 
 
 def catalog_findings(catalog: Catalog, config_path: Path) -> list[Finding]:
@@ -123,22 +123,29 @@ def _spellings(catalog: Catalog, root: Path) -> list[Finding]:
             by_surname[max(keys, key=len)[-1:]].append(author)
         if len(author.spellings) < 2 or keys & declared:
             continue
-        shown_key = name_key(author.name)
-        first_paper, first_index = uses[author.name][0] if uses[author.name] else (None, 0)
-        there = _at(first_paper, root, "authors", first_index) if first_paper else "site.yaml"
+        spelled: dict[tuple, list[str]] = defaultdict(list)  # one way of writing the name -> its spellings
         for spelling in author.spellings:
-            if spelling == author.name:
-                continue
-            for paper, index in uses[spelling]:
-                path, line = _where(paper, root, "authors", index)
-                if name_key(spelling) == shown_key:
-                    found.append(Finding(path, line, f"author '{spelling}' is written '{author.name}' in {there}: "
-                                                     "one person, spelled two ways", "name",
-                                         f"write '{author.name}'"))
-                else:
-                    found.append(Finding(path, line, f"author '{spelling}' may be '{author.name}' ({there}), and is "
-                                                     "shown as one person: write the full name, or, if they are two "
-                                                     "people, tell them apart with an ORCID", "name"))
+            spelled[name_key(spelling)].append(spelling)
+        for spellings in spelled.values():
+            best = min(spellings, key=lambda s: _spelling_rank(s, len(uses[s])))
+            for spelling in spellings:
+                if spelling != best:
+                    there = _at(uses[best][0][0], root, "authors", uses[best][0][1]) if uses[best] else "site.yaml"
+                    found += [Finding(*_where(paper, root, "authors", index), f"author '{spelling}' is written "
+                                      f"'{best}' in {there}: one person, spelled two ways", "name", f"write '{best}'")
+                              for paper, index in uses[spelling]]
+        if len(spelled) > 1:  # initials and full names, taken for one person
+            full = max(spelled, key=lambda key: (sum(len(t) > 1 for t in key), key))
+            name = min(spelled[full], key=lambda s: _spelling_rank(s, len(uses[s])))
+            there = _at(uses[name][0][0], root, "authors", uses[name][0][1]) if uses[name] else "site.yaml"
+            for key, spellings in sorted(spelled.items()):
+                if key == full:
+                    continue
+                for spelling in spellings:
+                    found += [Finding(*_where(paper, root, "authors", index), f"author '{spelling}' may be "
+                                      f"'{name}' ({there}), and is shown as one person with them: write the full "
+                                      "name, or, if they are two people, tell them apart with an ORCID", "name")
+                              for paper, index in uses[spelling]]
     for authors in by_surname.values():
         if len(authors) < 3:
             continue
@@ -155,6 +162,14 @@ def _spellings(catalog: Catalog, root: Path) -> list[Finding]:
     return found
 
 
+def _spelling_rank(spelling: str, used: int) -> tuple:
+    """Which of the spellings of one name to keep, first: accents kept, each word capitalised
+    (not 'LIU' or 'liu'), "First Last" over "Last, First", the most used."""
+    words = [w for w in re.split(r"[\s-]+", spelling.replace(",", " ")) if w[:1].isalpha()]
+    capitalised = sum(w[0].isupper() and (len(w) == 1 or not w.isupper()) for w in words)
+    return (-sum(not c.isascii() for c in spelling), -capitalised, "," in spelling, -used, spelling)
+
+
 def _abbreviates(short: tuple[str, ...], full: tuple[str, ...]) -> bool:
     """'j smith' abbreviates 'john smith' (each given name an initial of, or equal to, full's)."""
     if len(short) != len(full) or short[-1] != full[-1] or short == full:
@@ -163,27 +178,37 @@ def _abbreviates(short: tuple[str, ...], full: tuple[str, ...]) -> bool:
 
 
 def _two_people(catalog: Catalog, root: Path) -> list[Finding]:
-    """A name whose papers fall into groups with no co-author and no topic in common: say it may be two
-    people. Conservative: each group has MIN_PAPERS_PER_PERSON papers or more."""
+    """A name whose papers fall into groups that share no co-author, no co-author's co-author and no
+    topic: say it may be two people. Conservative: each group has MIN_PAPERS_PER_PERSON papers or more
+    (a lab's students rarely all write apart; two people of one name rarely share a circle)."""
     found = []
+    circle: dict[object, set] = defaultdict(set)  # Author -> everyone they wrote a paper with
+    for byline in catalog.bylines.values():
+        people = {author for _, author in byline}
+        for author in people:
+            circle[author] |= people
     for author in catalog.authors:
         if len(author.papers) < 2 * MIN_PAPERS_PER_PERSON or author.person.orcid:
             continue
         coauthors = {paper.id: {a for _, a in catalog.bylines.get(paper.id, ()) if a is not author}
                      for paper in author.papers}
         groups = _connected(list(author.papers), lambda a, b: bool(coauthors[a.id] & coauthors[b.id]))
-        big = [group for group in groups if len(group) >= MIN_PAPERS_PER_PERSON]
-        if len(big) < 2 or len(big) != len(groups):
+        if len(groups) < 2 or any(len(group) < MIN_PAPERS_PER_PERSON for group in groups):
             continue  # single papers that fit no group: too little to tell
-        topics = [set().union(*(paper.topics for paper in group)) for group in big]
-        if any(topics[i] & topics[j] for i in range(len(big)) for j in range(i + 1, len(big))):
+        near = [set().union(*(circle[a] for paper in group for a in coauthors[paper.id])) - {author}
+                for group in groups]
+        direct = [set().union(*(coauthors[paper.id] for paper in group)) for group in groups]
+        topics = [set().union(*(paper.topics for paper in group)) for group in groups]
+        pairs = [(i, j) for i in range(len(groups)) for j in range(i + 1, len(groups))]
+        if any(topics[i] & topics[j] or near[i] & direct[j] or near[j] & direct[i] or near[i] & near[j]
+               for i, j in pairs):
             continue
-        first, second = big[0][0], big[1][0]
+        first, second = groups[0][0], groups[1][0]
         index = second.authors.index(next(n for n, a in catalog.bylines[second.id] if a is author))
         found.append(Finding(*_where(second, root, "authors", index),
-                             f"'{author.name}' may be two people: their papers fall into {len(big)} groups with no "
-                             f"co-author and no topic in common (this one, and {_at(first, root, 'authors')}); "
-                             "if so, tell them apart with an ORCID", "name"))
+                             f"'{author.name}' may be two people: their papers fall into {len(groups)} groups with "
+                             f"no co-author, no co-author's co-author and no topic in common (this one, and "
+                             f"{_at(first, root, 'authors')}); if so, tell them apart with an ORCID", "name"))
     return found
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from ..text.math_spans import MATH_RE
+from ..text.math_spans import MATH_RE, _formula_end
 
 _MATH = re.compile(MATH_RE, re.S)
 # Text that is not prose: code spans, link destinations, autolinks and bare URLs.
@@ -32,9 +32,11 @@ _ACCENT = re.compile(
 _SYMBOL = re.compile(r"\\([%&])")
 _STYLE = re.compile(r"\\(emph|textit|textbf)\{([^{}*\\$\n]+)\}")
 _MARKS = {"emph": "*", "textit": "*", "textbf": "**"}
-_BRACED = re.compile(r"(?<![\\A-Za-z}\]])\{([^{}\\$\n]+)\}")  # {BERT}: BibTeX's case protection
+# {BERT}, {B}ayesian: BibTeX's case protection, a word with a capital (other braces may be meant)
+_BRACED = re.compile(r"(?<![\\A-Za-z}\]])\{([A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*)\}")
 _COMMAND = re.compile(r"\\([A-Za-z]+)")
-_OPENERS = re.compile(r"(?<![\\$])\$\$|(?<!\\)\$(?=[\\{A-Za-z][^$\n]*?[\\^_{}])|\\\(|\\\[")
+# A `$` the renderer left as text, unless a price ($5); \( and \[ left open
+_OPENERS = re.compile(r"(?<![\\$])\$\$|(?<![\\$])\$(?=[^\s\d$])|\\\(|\\\[")
 
 
 def _accented(match: re.Match) -> str:
@@ -46,9 +48,26 @@ def _accented(match: re.Match) -> str:
     return unicodedata.normalize("NFC", base + _ACCENTS[accent])
 
 
+def _formulas(text: str) -> list[re.Match | tuple[int, int]]:
+    """(start, end) of each formula as the renderer finds it (math_spans.MathPattern), a `$` formula
+    holding formulas of its own in a text macro included."""
+    spans, at = [], 0
+    while match := _MATH.search(text, at):
+        end = match.end()
+        opened = match["dt"] is not None
+        if opened or (match["di"] and match["di"].count("{") > match["di"].count("}")):
+            tex_end, _ = _formula_end(text, match.start("dt" if opened else "di"))
+            if tex_end is not None and tex_end >= match.end():
+                end, opened = tex_end + 1, False
+        if not opened:
+            spans.append((match.start(), end))
+        at = end
+    return spans
+
+
 def _prose(text: str) -> list[tuple[int, int]]:
     """(start, end) of the text outside math, code and URLs."""
-    kept = sorted([m.span() for m in _MATH.finditer(text)] + [m.span() for m in _VERBATIM.finditer(text)])
+    kept = sorted(_formulas(text) + [m.span() for m in _VERBATIM.finditer(text)])
     pieces, at = [], 0
     for start, end in kept:
         if start >= at:
@@ -66,9 +85,12 @@ def _fixed_prose(text: str) -> str:
 
 
 def fix_text(text: str) -> str:
-    """`text` with the sure fixes made outside math, code and URLs (the same text when none applies)."""
+    """`text` with the sure fixes made outside math, code and URLs (the same text when none applies);
+    idempotent."""
     out, at = [], 0
     for start, end in _prose(text):
+        if _OPENERS.search(text, start, end):
+            continue  # part of a formula left open, maybe: not prose to fix
         out.append(text[at:start])
         out.append(_fixed_prose(text[start:end]))
         at = end
@@ -79,22 +101,25 @@ def fix_text(text: str) -> str:
 def tex_problems(text: str) -> list[tuple[int, str, bool]]:
     """(offset, message, sure fix) of each stray TeX escape and unbalanced formula in `text`."""
     found = []
-    for match in _MATH.finditer(text):
-        tex = match.group()
+    for start, end in _formulas(text):
+        tex = text[start:end]
         depth = 0
         for token in re.findall(r"\\.|[{}]", tex):
             depth += {"{": 1, "}": -1}.get(token, 0)
             if depth < 0:
                 break
         if depth:
-            found.append((match.start(), f"unbalanced braces in the formula {_short(tex)}", False))
-    unclosed = False
+            found.append((start, f"unbalanced braces in the formula {_short(tex)}", False))
     for start, end in _prose(text):
         piece = text[start:end]
-        for match in _OPENERS.finditer(piece):
-            unclosed = True
-            found.append((start + match.start(), f"'{match.group()}' opens a formula that is not closed: "
-                                                 f"{_short(piece[match.start():])}", False))
+        # searched in `text`, bounded: the lookbehinds see what precedes the piece ($$ is no opener)
+        opener = _OPENERS.search(text, start, end)
+        if opener:
+            before = text[max(0, opener.start() - 20):opener.start()].lstrip()
+            found.append((opener.start(), f"'{opener.group()}' shows as typed: a formula here is not closed, or its "
+                                          "closing $ follows a space or comes before a digit: "
+                                          f"{_short(before + text[opener.start():end], 60)}", False))
+            continue  # the braces and commands of a formula left open are not stray
         for match in _ACCENT.finditer(piece):
             found.append((start + match.start(), f"TeX accent {match.group()} shows as typed; write "
                                                  f"'{_accented(match)}'", True))
@@ -106,12 +131,13 @@ def tex_problems(text: str) -> list[tuple[int, str, bool]]:
         for match in _BRACED.finditer(piece):
             found.append((start + match.start(), f"braces {_short(match.group())} show as typed (BibTeX's case "
                                                  "protection?); remove them", True))
-        if unclosed:
-            continue  # the commands of a formula left open are not stray
         covered = {s for m in [*_ACCENT.finditer(piece), *_STYLE.finditer(piece)] for s in range(*m.span())}
-        for match in _COMMAND.finditer(piece):
-            if match.start() not in covered:
-                found.append((start + match.start(), f"TeX command \\{match[1]} outside math shows as typed", False))
+        commands = [m for m in _COMMAND.finditer(piece) if m.start() not in covered]
+        if commands:
+            names = list(dict.fromkeys(f"\\{m[1]}" for m in commands))
+            shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+            found.append((start + commands[0].start(), f"TeX outside math shows as typed: {shown} (put the formula "
+                                                       "between $ signs)", False))
     return sorted(found)
 
 
