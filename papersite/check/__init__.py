@@ -15,7 +15,7 @@ from pathlib import Path
 from ..catalog import Catalog
 from ..source.config import SiteConfig
 from .catalog import catalog_findings
-from .findings import Finding
+from .findings import Finding, front_lines
 from .fix import apply_fixes
 from .site import SiteFiles, html_findings, site_findings
 
@@ -33,6 +33,7 @@ def run_checks(config: SiteConfig, config_path: Path | None = None, site: SiteFi
     elif catalog is None:
         from ..source.content import load_papers
         catalog = Catalog.build(load_papers(config), config)
+    front_lines.cache_clear()  # the files may have changed since the last run in this process
     findings = catalog_findings(catalog, config_path or config.root / "site.yaml")
     found, links = site_findings(site, catalog, config.root, external)
     findings += found

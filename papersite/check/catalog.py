@@ -19,7 +19,7 @@ MIN_PAPERS_PER_PERSON = 3  # of each group, before one name is said to be two pe
 def catalog_findings(catalog: Catalog, config_path: Path) -> list[Finding]:
     root = catalog.config.root
     return [*_duplicates(catalog, root), *_missing(catalog, root), *_venues(catalog, config_path),
-            *_tex(catalog, root), *_keys(catalog, root), *_spellings(catalog, root), *_two_people(catalog, root)]
+            *_tex(catalog, root), *_spellings(catalog, root), *_two_people(catalog, root)]
 
 
 def _where(paper: Paper, root: Path, *key) -> tuple[str, int | None]:
@@ -95,12 +95,6 @@ def _tex(catalog: Catalog, root: Path) -> list[Finding]:
             found.append(Finding(path, body_line(paper.source, offset), message, "tex",
                                  "rewrite the abstract" if sure else ""))
     return found
-
-
-def _keys(catalog: Catalog, root: Path) -> list[Finding]:
-    return [Finding(*_where(paper, root, "bibtex_key"), f"citation key '{catalog.citation_keys[paper.id]}' is not "
-                    "ASCII: BibTeX and biber may refuse it", "key")
-            for paper in catalog.papers if not catalog.citation_keys.get(paper.id, "").isascii()]
 
 
 def _declared(catalog: Catalog) -> set[tuple[str, ...]]:
@@ -193,6 +187,7 @@ def _two_people(catalog: Catalog, root: Path) -> list[Finding]:
         coauthors = {paper.id: {a for _, a in catalog.bylines.get(paper.id, ()) if a is not author}
                      for paper in author.papers}
         groups = _connected(list(author.papers), lambda a, b: bool(coauthors[a.id] & coauthors[b.id]))
+        groups = sorted((sorted(group, key=lambda p: str(p.source)) for group in groups), key=lambda g: str(g[0].source))
         if len(groups) < 2 or any(len(group) < MIN_PAPERS_PER_PERSON for group in groups):
             continue  # single papers that fit no group: too little to tell
         near = [set().union(*(circle[a] for paper in group for a in coauthors[paper.id])) - {author}

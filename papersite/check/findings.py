@@ -37,7 +37,7 @@ def shown(path: Path, root: Path) -> str:
         return str(path)
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=4096)  # cleared by every run_checks
 def front_lines(path: Path) -> tuple[dict, int]:
     """(key path -> line, line where the abstract starts) of a content file that already parsed once:
     read again only for the files a finding names."""
@@ -66,6 +66,8 @@ def body_line(path: Path, offset: int = 0) -> int | None:
     try:
         raw = split_front_matter(path.read_text(encoding="utf-8-sig"))[1]
     except (OSError, ValueError):
+        return first
+    if not raw.strip():
         return first
     lead = len(raw) - len(raw.lstrip())  # the Paper's abstract is the body stripped
     return first + raw[:lead + offset].count("\n")

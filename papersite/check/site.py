@@ -232,7 +232,6 @@ def html_findings(site: SiteFiles, root: Path) -> list[Finding]:
         except (OSError, ValueError, KeyError, subprocess.TimeoutExpired) as error:
             return [Finding(site.shown, None, f"HTML validity not checked: vnu.jar failed ({error})", "html",
                             note=True)]
-        prefix = Path(folder).as_uri()
-    return sorted(Finding(f"{site.shown}/{m.get('url', '').removeprefix(prefix).lstrip('/')}", m.get("lastLine"),
+    return sorted(Finding(f"{site.shown}/{m.get('url', '').split(folder, 1)[-1].lstrip('/')}", m.get("lastLine"),
                           f"invalid HTML: {m.get('message', '')}", "html")
                   for m in messages if m.get("type") == "error")

@@ -118,7 +118,7 @@ def tex_problems(text: str) -> list[tuple[int, str, bool]]:
             before = text[max(0, opener.start() - 20):opener.start()].lstrip()
             found.append((opener.start(), f"'{opener.group()}' shows as typed: a formula here is not closed, or its "
                                           "closing $ follows a space or comes before a digit: "
-                                          f"{_short(before + text[opener.start():end], 60)}", False))
+                                          f"{_short(before + text[opener.start():end].partition(chr(10))[0], 60)}", False))
             continue  # the braces and commands of a formula left open are not stray
         for match in _ACCENT.finditer(piece):
             found.append((start + match.start(), f"TeX accent {match.group()} shows as typed; write "
