@@ -196,7 +196,7 @@ def test_scholar_pdf_on_the_site_must_be_beside_the_abstract(site):
     write_paper(site, "elsewhere", title="On arXiv", extra="links: {pdf: https://arxiv.org/pdf/2401.00001}\n")
     [scholar, link] = lines(check(site))
     assert link.startswith("_site/papers/a-paper/index.html:")  # the PDF's link, at its line
-    assert link.endswith(': href="/catalog/pdfs/a-paper.pdf": no such file in the site')
+    assert link.endswith(': href="https://example.org/catalog/pdfs/a-paper.pdf": no such file in the site')
     assert [scholar] == [
         "_site/papers/a-paper/index.html: Google Scholar: citation_pdf_url "
         "'https://example.org/catalog/pdfs/a-paper.pdf' is not in the page's own folder "

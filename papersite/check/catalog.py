@@ -34,7 +34,8 @@ def _at(paper: Paper, root: Path, *key) -> str:
 def _duplicates(catalog: Catalog, root: Path) -> list[Finding]:
     found = []
     for what, key in (("title", lambda p: fold(p.title)),
-                      ("abstract", lambda p: fold(p.abstract) if len(p.abstract) >= MIN_ABSTRACT_FOR_DUPLICATE else "")):
+                      ("abstract", lambda p: " ".join(p.abstract.casefold().split())
+                       if len(p.abstract) >= MIN_ABSTRACT_FOR_DUPLICATE else "")):
         first: dict[str, Paper] = {}
         for paper in sorted(catalog.papers, key=lambda p: str(p.source)):
             value = key(paper)

@@ -60,7 +60,6 @@ class SiteFiles:
     def folder(cls, folder: Path, shown: str) -> "SiteFiles":
         paths = sorted(Path(dirpath, name).relative_to(folder).as_posix()
                        for dirpath, _, names in os.walk(folder) for name in names)
-        paths = [p for p in paths if not p.startswith(".papersite")]  # the output's own manifest
         return cls.layered(paths, [folder], {}, shown)
 
 
@@ -81,37 +80,56 @@ def _links(site: SiteFiles, base_url: str, want_external: bool) -> tuple[list[Fi
     ids: dict[str, set[str]] = {}
     found, external = [], []
 
-    def anchors(target: str) -> set[str]:
+    def has_anchor(target: str, fragment: str) -> bool:
+        if f'id="{fragment}"'.encode() in site.read(target):  # the usual case, without parsing the page
+            return True
         if target not in ids:
             text = site.read(target).decode("utf-8", "replace")
             ids[target] = {html.unescape(m[1] if m[1] is not None else m[2]) for m in _ID.finditer(text)}
-        return ids[target]
+        return fragment in ids[target]
 
+    # A site has few distinct links (every page links the same listings): each is resolved once.
+    # Keyed by the link, or by (page, link) when it is relative to the page.
+    resolved: dict = {}
     for page in site.paths:
         if not page.endswith(".html"):
             continue
         text = site.read(page).decode("utf-8", "replace")
         page_url = base_path + (page.removesuffix("index.html") if page.endswith("index.html") else page)
         for match in _ATTRIBUTE.finditer(text):
-            raw = html.unescape(match[2] if match[2] is not None else match[3]).strip()
-            if not raw or raw.lower().startswith(_SKIPPED_SCHEMES):
-                continue
-            if raw.startswith(base_url):
-                raw = base_path + raw[len(base_url):]
-            parts = urlsplit(raw)
-            if parts.scheme or parts.netloc:
-                if want_external and parts.scheme in ("http", "https"):
-                    external.append((raw, f"{site.shown}/{page}", _line(text, match.start())))
-                continue
-            where = urlsplit(urljoin(page_url, raw))
-            problem = _resolve(unquote(where.path), unquote(where.fragment), base_path, present, anchors)
-            if problem:
-                found.append(Finding(f"{site.shown}/{page}", _line(text, match.start()), f"{match[1]}=\"{raw}\": "
-                                     f"{problem}", "link"))
+            raw = match[2] if match[2] is not None else match[3]
+            rooted = raw.startswith("/") and not raw.startswith("//")
+            key = raw if rooted else (page_url, raw)
+            problem = resolved.get(key)
+            if problem is None:
+                problem = resolved[key] = _link_problem(raw, page_url, base_url, base_path, present, has_anchor)
+            if problem == _EXTERNAL:
+                if want_external:
+                    external.append((html.unescape(raw).strip(), f"{site.shown}/{page}", _line(text, match.start())))
+            elif problem:
+                found.append(Finding(f"{site.shown}/{page}", _line(text, match.start()),
+                                     f"{match[1]}=\"{html.unescape(raw).strip()}\": {problem}", "link"))
     return found, external
 
 
-def _resolve(path: str, fragment: str, base_path: str, present: set[str], anchors) -> str:
+_EXTERNAL = "external"
+
+
+def _link_problem(raw: str, page_url: str, base_url: str, base_path: str, present: set[str], has_anchor) -> str:
+    """What is wrong with a link of a page: "" (nothing), _EXTERNAL (another site's), or why it leads nowhere."""
+    url = html.unescape(raw).strip() if "&" in raw else raw.strip()
+    if not url or url.lower().startswith(_SKIPPED_SCHEMES):
+        return ""
+    if url.startswith(base_url):
+        url = base_path + url[len(base_url):]
+    parts = urlsplit(url)
+    if parts.scheme or parts.netloc:
+        return _EXTERNAL if parts.scheme in ("http", "https", "") else ""
+    where = parts if url.startswith("/") else urlsplit(urljoin(page_url, url))
+    return _resolve(unquote(where.path), unquote(where.fragment), base_path, present, has_anchor)
+
+
+def _resolve(path: str, fragment: str, base_path: str, present: set[str], has_anchor) -> str:
     if not path.startswith(base_path):
         return f"outside the site's base path {base_path}"
     target = path[len(base_path):]
@@ -121,7 +139,7 @@ def _resolve(path: str, fragment: str, base_path: str, present: set[str], anchor
         target += "/index.html"
     if target not in present:
         return "no such file in the site"
-    if fragment and target.endswith(".html") and fragment not in anchors(target):
+    if fragment and target.endswith(".html") and not has_anchor(target, fragment):
         return f"no element with id '{fragment}' in {target}"
     return ""
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from ..text.math_spans import MATH_RE, _formula_end
+from ..text.math_spans import MATH_RE, MATH_START, _formula_end
 
-_MATH = re.compile(MATH_RE, re.S)
+_MATH = re.compile(MATH_START + MATH_RE + ")", re.S)  # as the renderer compiles it: MATH_START skips ahead
+_TEX_LIKE = re.compile(r"[\\${}]")  # what every finding here needs
 # Text that is not prose: code spans, link destinations, autolinks and bare URLs.
 _VERBATIM = re.compile(r"`[^`\n]*`|\]\([^)\s]*\)|<[A-Za-z][\w+.-]*:[^>\s]*>|https?://\S+")
 
@@ -100,6 +101,8 @@ def fix_text(text: str) -> str:
 
 def tex_problems(text: str) -> list[tuple[int, str, bool]]:
     """(offset, message, sure fix) of each stray TeX escape and unbalanced formula in `text`."""
+    if not _TEX_LIKE.search(text):
+        return []
     found = []
     for start, end in _formulas(text):
         tex = text[start:end]
