@@ -168,6 +168,15 @@ def test_unbalanced_math(site):
     ]
 
 
+def test_no_sure_fix_next_to_a_dollar_that_shows_as_typed(site):
+    """ICML 2024 has `$\\sim$$30\\%$`: the second formula is text (a `$` right after a formula opens
+    none), so its `\\%` shows as typed, but it was meant as math: it is no stray TeX to fix."""
+    write_paper(site, "a-paper", body="Memory down by $\\sim$$30\\%$ on average.")
+    assert lines(check(site)) == [
+        "content/icml-2024/a-paper.md:8: '$' shows as typed: a formula here is not closed, or its closing $ follows "
+        "a space or comes before a digit: 'down by $\\sim$$30\\%$ on average.'"]
+
+
 def test_a_non_ascii_citation_key_is_reported_with_its_line(site):
     write_paper(site, "a-paper", extra="bibtex_key: gödel2024\n")
     result = check(site)

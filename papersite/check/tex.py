@@ -36,8 +36,18 @@ _MARKS = {"emph": "*", "textit": "*", "textbf": "**"}
 # {BERT}, {B}ayesian: BibTeX's case protection, a word with a capital (other braces may be meant)
 _BRACED = re.compile(r"(?<![\\A-Za-z}\]])\{([A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*)\}")
 _COMMAND = re.compile(r"\\([A-Za-z]+)")
-# A `$` the renderer left as text, unless a price ($5); \( and \[ left open
-_OPENERS = re.compile(r"(?<![\\$])\$\$|(?<![\\$])\$(?=[^\s\d$])|\\\(|\\\[")
+# A `$` the renderer left as text, or \( and \[ left open; a price ($5, US$5) is text meant
+_DOLLARS = re.compile(r"(?<!\\)\$+|\\\(|\\\[")
+
+
+def _stray_dollar(text: str, start: int, end: int) -> re.Match | None:
+    """The first `$` (or `\\(`, `\\[`) between start and end, in text outside formulas, that is no price."""
+    for match in _DOLLARS.finditer(text, start, end):
+        at, after = match.start(), match.end()
+        price = match.group() == "$" and text[after:after + 1].isdigit() and text[at - 1:at] != "$"
+        if not price:
+            return match
+    return None
 
 
 def _accented(match: re.Match) -> str:
@@ -90,7 +100,7 @@ def fix_text(text: str) -> str:
     idempotent."""
     out, at = [], 0
     for start, end in _prose(text):
-        if _OPENERS.search(text, start, end):
+        if _stray_dollar(text, start, end):
             continue  # part of a formula left open, maybe: not prose to fix
         out.append(text[at:start])
         out.append(_fixed_prose(text[start:end]))
@@ -116,9 +126,10 @@ def tex_problems(text: str) -> list[tuple[int, str, bool]]:
     for start, end in _prose(text):
         piece = text[start:end]
         # searched in `text`, bounded: the lookbehinds see what precedes the piece ($$ is no opener)
-        opener = _OPENERS.search(text, start, end)
+        opener = _stray_dollar(text, start, end)
         if opener:
-            before = text[max(0, opener.start() - 20):opener.start()].lstrip()
+            before = text[max(0, opener.start() - 20):opener.start()]
+            before = before.partition(" ")[2] if opener.start() > 20 else before.lstrip()  # from a word's start
             found.append((opener.start(), f"'{opener.group()}' shows as typed: a formula here is not closed, or its "
                                           "closing $ follows a space or comes before a digit: "
                                           f"{_short(before + text[opener.start():end].partition(chr(10))[0], 60)}", False))
