@@ -4,8 +4,9 @@
 
 CATALOG_FOLDER holds a site.yaml, e.g. the ICML 2024 import (README: docs/checks.md says how to
 make it). Each run, in turn: the build in memory (what `check` does first), the catalog and site
-checks on that build, the HTML validity check (vnu.jar on Java), and the whole `check` command in a
-fresh process. Prints each one's median and the checks' share of the build's time, and the findings
+checks on that build, the HTML validity check (vnu.jar on Java), the whole `check` command in a
+fresh process, and `build --clean` with and without `--strict` (into a folder of their own, removed
+after). Prints each one's median and the checks' share of the build's time, and the findings
 by kind.
 """
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import collections
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -50,12 +52,21 @@ def main() -> None:
         began = time.perf_counter()
         subprocess.run([sys.executable, str(ROOT / "build.py"), "check"], cwd=args.folder, capture_output=True)
         times["`build.py check`, whole command"].append(time.perf_counter() - began)
+        for strict in ((), ("--strict",)):
+            out = args.folder / "_bench_site"
+            shutil.rmtree(out, ignore_errors=True)
+            began = time.perf_counter()
+            subprocess.run([sys.executable, str(ROOT / "build.py"), "build", "-q", "--clean", *strict, "-o", str(out)],
+                           cwd=args.folder, capture_output=True)
+            times[f"`build.py build --clean {' '.join(strict)}`"].append(time.perf_counter() - began)
+            shutil.rmtree(out, ignore_errors=True)
     print(f"{len(build.catalog.papers):,} papers, {len(build.files):,} files; load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; medians of {args.runs} runs:")
     for name, seconds in times.items():
         print(f"  {name:34} {statistics.median(seconds):6.2f} s   ({', '.join(f'{s:.2f}' for s in seconds)})")
-    share = statistics.median(times["catalog and site checks"]) / statistics.median(times["build in memory"])
-    print(f"  checks / build in memory: {share:.2f}")
+    median = {name: statistics.median(seconds) for name, seconds in times.items()}
+    print(f"  checks / build in memory: {median['catalog and site checks'] / median['build in memory']:.2f}")
+    print(f"  build --strict / build: {median['`build.py build --clean --strict`'] / median['`build.py build --clean `']:.2f}")
     kinds = collections.Counter(finding.kind for finding in findings)
     print(f"{len(findings)} findings: " + ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items())))
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..catalog import Catalog
 from ..catalog.people import fold, name_key
+from ..errors import SiteError
 from ..model import DATED_KINDS, Paper
 from ..source.yamlsource import load_yaml
 from .findings import Finding, body_line, line_of, shown
@@ -43,10 +44,10 @@ def _duplicates(catalog: Catalog, root: Path) -> list[Finding]:
                 continue
             if value in first:
                 other = first[value]
-                where = "title" if what == "title" else None
-                path, line = _where(paper, root, "title") if where else (shown(paper.source, root), body_line(paper.source))
-                found.append(Finding(path, line, f"likely a duplicate of {_at(other, root, 'title')} "
-                                                 f"({catalog.venue(other.venue).name}): the same {what}", "duplicate"))
+                line = line_of(paper.source, "title") if what == "title" else body_line(paper.source)
+                found.append(Finding(shown(paper.source, root), line, f"likely a duplicate of {_at(other, root, 'title')} "
+                                                                      f"({catalog.venue(other.venue).name}): the same "
+                                                                      f"{what}", "duplicate"))
             else:
                 first[value] = paper
     return found
@@ -74,7 +75,7 @@ def _venues(catalog: Catalog, config_path: Path) -> list[Finding]:
         return []
     try:
         lines = load_yaml(config_path.read_text(encoding="utf-8-sig"), config_path)[1]
-    except (OSError, ValueError, Exception):  # read once already by the build: a race at most
+    except (OSError, SiteError):  # read once already by the build: gone since, at most
         lines = {}
     return [Finding(shown(config_path, catalog.config.root), lines.get(("venues", index)),
                     f"venue '{venue.slug}' has no full_name: citations and Google Scholar show "

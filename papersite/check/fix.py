@@ -10,7 +10,6 @@ import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import yaml
 
