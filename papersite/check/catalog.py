@@ -128,7 +128,8 @@ def _spellings(catalog: Catalog, root: Path) -> list[Finding]:
                 if spelling != best:
                     there = _at(uses[best][0][0], root, "authors", uses[best][0][1]) if uses[best] else "site.yaml"
                     found += [Finding(*_where(paper, root, "authors", index), f"author '{spelling}' is written "
-                                      f"'{best}' in {there}: one person, spelled two ways", "name", f"write '{best}'")
+                                      f"'{best}' in {there}: one person, spelled two ways", "name", f"write '{best}'",
+                                      rename=(spelling, best))
                               for paper, index in uses[spelling]]
         if len(spelled) > 1:  # initials and full names, taken for one person
             full = max(spelled, key=lambda key: (sum(len(t) > 1 for t in key), key))

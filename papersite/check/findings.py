@@ -18,6 +18,7 @@ class Finding:
     kind: str = ""  # which check: "duplicate", "tex", "link", ... (docs/checks.md lists them)
     fix: str = ""  # the sure fix, said in a few words; `check --fix` applies it ("" when none is sure)
     note: bool = False  # said, but not a problem: a check that could not run (no Java)
+    rename: tuple[str, ...] = ()  # (author as written, as the fix writes it), for fix.py
 
     @property
     def said(self) -> str:

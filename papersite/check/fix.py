@@ -7,7 +7,6 @@ message. A fixed file's new hash is recorded, so it stays the importer's to upda
 from __future__ import annotations
 
 import json
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -18,8 +17,6 @@ from ..source.config import SiteConfig
 from ..source.content import split_front_matter
 from .findings import Finding, front_lines
 from .tex import fix_text
-
-_WRITE = re.compile(r"write '(.*)'$")
 
 
 @dataclass
@@ -51,12 +48,7 @@ def apply_fixes(findings: list[Finding], config: SiteConfig) -> Fixed:
             done.left_alone.append(f"{shown}: left alone: edited by hand (not as content/.imported.json records "
                                    f"it); make the {len(fixes)} fix{'es' if len(fixes) > 1 else ''} yourself")
             continue
-        renames = {}
-        for finding in fixes:
-            match = _WRITE.search(finding.fix)
-            spelled = re.match(r"author '(.*)' is written", finding.message)
-            if match and spelled:
-                renames[spelled[1]] = match[1]
+        renames = dict(finding.rename for finding in fixes if finding.rename)
         fixed = _fixed(data.decode("utf-8-sig"), renames)
         if fixed is None or fixed.encode() == data:
             done.left_alone.append(f"{shown}: left alone: the fixes could not be made in place; make them yourself")
