@@ -21,7 +21,7 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .errors import SiteError
+from .errors import Problem, SiteError
 
 # Each command imports what it needs when it runs: a `build` that finds nothing
 # changed (see engine/command.py) must not pay for loading Jinja, Markdown and lunr.
@@ -209,7 +209,9 @@ def import_command(paths, venue, fmt, columns, config_path):
 @click.option("--watch", is_flag=True, help="Keep running: rebuild and write on every change to the sources.")
 @click.option("--clean", is_flag=True, help="Ignore the build cache (.cache/papersite/ beside site.yaml): "
                                             "build everything from nothing.")
-def build(output, base_url, config_path, quiet, watch, clean):
+@click.option("--strict", is_flag=True, help="Run `check` on the new site first: on any problem, exit 1 and "
+                                             "leave the previous site as it was.")
+def build(output, base_url, config_path, quiet, watch, clean, strict):
     """Build the site into OUTPUT.
 
     A build starts from what the last one left in .cache/papersite/ and does
@@ -230,7 +232,8 @@ def build(output, base_url, config_path, quiet, watch, clean):
     progress = Progress(quiet)
     try:
         result = command.build(config_path, output, base_url, clean, progress=progress,
-                             notify=(lambda message: None) if quiet else None)
+                             notify=(lambda message: None) if quiet else None,
+                             inspect=strict_check(config_path, output, base_url) if strict else None)
     except SiteError as error:
         progress.done()
         fail(error)
@@ -252,6 +255,72 @@ def build(output, base_url, config_path, quiet, watch, clean):
                    f"{result.total - result.written} unchanged{cached}, in {time.perf_counter() - start:.2f} s")
     global _ends_at_once
     _ends_at_once = True
+
+
+@cli.command()
+@click.option("--fix", is_flag=True, help="Make the sure fixes, in files the importer wrote and nobody edited since.")
+@click.option("--external", is_flag=True, help="Also fetch every external link (a few at a time; links that "
+                                                "answered are remembered for a week in .cache/papersite/).")
+@click.option("--no-html", "no_html", is_flag=True, help="Skip the HTML validity check (vnu.jar, which needs Java).")
+@base_url_option
+@config_option
+def check(fix, external, no_html, base_url, config_path):
+    """Report what is wrong with the catalog and its site, as file:line: message.
+
+    Builds the site in memory and checks the catalog (likely duplicates, author names
+    that may be one person or two, missing abstracts, years and venue names, stray TeX
+    and unbalanced math, citation keys) and the site (links and anchors, HTML validity,
+    Google Scholar's rules, GitHub Pages' size limit). Exits 1 when anything is reported.
+    docs/checks.md explains each check."""
+    from .check import apply_fixes, run_checks
+    from .source.config import load_config
+    try:
+        config = load_config(config_path).with_base_url(base_url)
+        findings = run_checks(config, config_path, external=external, html=not no_html)
+        if fix:
+            fixed = apply_fixes(findings, config)
+            for message in fixed.left_alone:
+                click.echo(message, err=True)
+            if fixed.files:
+                click.echo(f"fixed {len(fixed.files)} file{'s' if len(fixed.files) != 1 else ''}: "
+                           f"{', '.join(fixed.files)}")
+                findings = run_checks(config, config_path, external=external, html=not no_html)
+    except SiteError as error:
+        fail(error)
+    report_findings(findings)
+
+
+def report_findings(findings) -> None:
+    """Each finding on a line of its own, a summary, and exit 1 when one is a problem."""
+    for finding in findings:
+        click.echo(str(finding))
+    problems = [finding for finding in findings if not finding.note]
+    fixable = sum(bool(finding.fix) for finding in problems)
+    if problems:
+        hint = f", {fixable} with a sure fix ({invoked_as()} check --fix makes them)" if fixable else ""
+        click.echo(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} found{hint}", err=True)
+        sys.exit(1)
+    click.echo("No problems found.", err=True)
+
+
+def strict_check(config_path: Path, output: Path, base_url: str | None):
+    """build --strict's look at the new site before it replaces the old: any finding stops the build."""
+    def inspect(build, folders: list[Path]) -> None:
+        from .check import SiteFiles, run_checks
+        from .source.config import load_config
+        if build is None:  # nothing changed: the site as it is
+            config = load_config(config_path).with_base_url(base_url)
+            site, catalog = SiteFiles.folder(output, str(output)), None
+        else:
+            config, catalog = build.catalog.config, build.catalog
+            site = SiteFiles.layered(build.paths, folders, build.files, str(output))
+        findings = [finding for finding in run_checks(config, config_path, site, catalog) if not finding.note]
+        if findings:
+            problems = [Problem(finding.path, finding.line, finding.said) for finding in findings]
+            problems.append(Problem(output, None, "not written: build --strict stops on what check reports; "
+                                                  "the previous site is unchanged"))
+            raise SiteError(problems)
+    return inspect
 
 
 def port_number(ctx, param, value: str) -> int:

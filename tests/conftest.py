@@ -52,6 +52,7 @@ SLOW_MODULES = {
     "test_properties.py",  # Hypothesis, every test
 }
 SLOW_TESTS = {
+    "test_check.py": {"test_the_bundled_catalog_is_clean", "test_invalid_html_is_reported_with_page_and_line"},  # vnu.jar
     "test_authors.py": {"test_new_page_kinds_are_valid_html"},  # vnu.jar
     "test_bad_input.py": {
         "test_a_template_error_mid_render_leaves_the_previous_site",

@@ -15,7 +15,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "papersite"
 # How the build runs (engine/) and the preview (preview/) sit above the stages: the
 # spine and the commands may use them, the stages never.
 MACHINERY = ("papersite.engine", "papersite.preview")
-ABOVE_THE_STAGES = ("papersite.pipeline", "papersite.cli", "papersite.__main__", "papersite.deploy", *MACHINERY)
+ABOVE_THE_STAGES = ("papersite.pipeline", "papersite.cli", "papersite.__main__", "papersite.deploy", "papersite.check",
+                    *MACHINERY)
 
 
 def module_name(path: Path) -> str:

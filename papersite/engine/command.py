@@ -38,13 +38,16 @@ class Written:
     warnings: list[str]
 
 
+Inspect = Callable[["Build | None", "list[Path]"], None]
 _kept: list = []  # the memo of the last build this process made
 
 
 def build(config_path: Path, output: Path, base_url: str | None = None, clean: bool = False,
-          progress=lambda stage: None, notify=None) -> Written:
+          progress=lambda stage: None, notify=None, inspect: Inspect | None = None) -> Written:
     """Build the site of config_path into output, reusing the cache beside it unless `clean`.
-    Raises SiteError as the build does; a cache that cannot be written is a warning."""
+    Raises SiteError as the build does; a cache that cannot be written is a warning.
+    `inspect` sees the new site before it replaces the old (see build_and_write); with no
+    input changed, it sees the site as it is, and (None, [output])."""
     config_path, output = one_spelling(Path(config_path)), Path(output)
     root = config_path.parent
     clear_leftovers(root)
@@ -52,6 +55,8 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
     now = fingerprint(config_path, (spelled_output(output), base_url), record["files"] if record else None)
     if not clean and unchanged(record, now, output):
         summary = record["summary"]
+        if inspect is not None:
+            inspect(None, [output])
         try:
             warnings = [*record.get("warnings", []),
                         *sitesize.size_warnings(summary["size"], record.get("optional") or {})]
@@ -77,7 +82,8 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
 
     try:
         gc.disable()
-        result, report = build_and_write(config, output, progress=progress, notify=notify, start=start)
+        result, report = build_and_write(config, output, progress=progress, notify=notify, start=start,
+                                         inspect=inspect)
     finally:
         gc.enable()
         if ahead is not None:
@@ -104,11 +110,15 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
 
 def build_and_write(config: SiteConfig, out_dir: Path, progress: Callable[[str], None] = lambda stage: None,
                     notify: Callable[[str], None] | None = None,
-                    start: BuildCache | Callable[[], BuildCache] | None = None) -> tuple[Build, WriteReport]:
+                    start: BuildCache | Callable[[], BuildCache] | None = None,
+                    inspect: Inspect | None = None) -> tuple[Build, WriteReport]:
     """Build into out_dir, starting from `start` (what the last build left), or from what
     `start()` loads while the output folder is listed alongside. Pages are written as they
     are rendered, on every core, and never held in memory; the search index and the map are
-    built alongside. `notify` hears that the build waits for another one writing to out_dir."""
+    built alongside. `notify` hears that the build waits for another one writing to out_dir.
+    `inspect(build, folders)` sees the new site before it is moved in: each file is in
+    build.files, else in the first of `folders` that holds it; a SiteError it raises leaves
+    the previous site as it was."""
     from ..pipeline import build_site
     from .output import Staging
     from .runner import BuildCache, Streamed
@@ -117,6 +127,9 @@ def build_and_write(config: SiteConfig, out_dir: Path, progress: Callable[[str],
         memo = start() if callable(start) else start
         staging.surveyed()  # before any worker forks: they all put into the staging folder
         build = build_site(config, Streamed(memo or BuildCache(), staging, progress))
+        if inspect is not None:
+            progress("checking")
+            inspect(build, [staging.folder, staging.out_dir])
         progress(f"writing {len(build.files) + len(build.stored)} files")
         began = time.perf_counter()
         report = staging.commit(build.files, build.stored)

@@ -25,8 +25,8 @@ from .records import FileProblem
 from .report import DUPLICATE, EDITED, NO_TITLE, NOT_A_PAPER, ImportReport
 from .titles import title_mark
 from .venues import Venues, append_venues
-from .writer import (DERIVED_HEADER, MANIFEST, Existing, abstract_of, clear_leftovers, file_hash, read_manifest,
-                     render, write_atomically, write_manifest)
+from .writer import (DERIVED_HEADER, MANIFEST, Existing, abstract_of, clear_leftovers, file_hash, is_imported,
+                     read_manifest, render, write_atomically, write_manifest)
 
 SLUG_WORDS = 8
 # Records of a file stopped for one reason are listed one a line up to this many; more are
@@ -265,8 +265,7 @@ class Importer:
 
     def _ours(self, path: Path, data: bytes) -> bool:
         """The file holds what this importer wrote (a person who edits it makes it theirs)."""
-        digest = file_hash(data)
-        return self.manifest.get(path.relative_to(self.content).as_posix()) == digest or digest in self.owned_hashes
+        return is_imported(self.manifest, path.relative_to(self.content).as_posix(), data, self.owned_hashes)
 
     def _kept(self, paper: Existing) -> _Kept | None:
         """The paper's file as this importer wrote it (None if a person edited it, or it cannot be read)."""

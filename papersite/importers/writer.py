@@ -83,6 +83,14 @@ def file_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def is_imported(manifest: dict[str, str], key: str, data: bytes, owned: set[str] | None = None) -> bool:
+    """Whether a content file (`key`: its path relative to content/) holds what an import wrote: its
+    bytes are those the manifest records for it, or for any file (`owned`: the manifest's hashes, as
+    a set, for a caller asking about many files). A person who edits a file makes it theirs."""
+    digest = file_hash(data)
+    return manifest.get(key) == digest or digest in (owned if owned is not None else set(manifest.values()))
+
+
 def write_atomically(path: Path, data: bytes, existed: bool | None = None) -> None:
     """Write through a temporary file renamed over the target: an interruption leaves the
     old file or the new one, never half of either. The file keeps its permissions."""
