@@ -13,7 +13,7 @@ import unicodedata
 from bisect import bisect_left, insort
 from dataclasses import dataclass, field, replace
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from .. import urls
 from ..catalog import Catalog
@@ -186,11 +186,12 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
         cache.numbers = {paper_id: n for n, paper_id in enumerate(cache.keys)}
         cache.abstracts = [abstracts[p.id] for p in papers]
         cache.bylines = [bylines[p.id] for p in papers]
-        texts, records = zip(*map(made_of, range(len(papers)))) if papers else ((), ())
         facets_changed = order_changed = True
-        cache.doc_files = {}
-        shards = cache.index.build(cache.keys, texts)
-        cache.by_title = sorted((reading_key(r[1]), r[0], n) for n, r in enumerate(records))
+        cache.doc_files, titles = {}, []
+        # One paper at a time: its texts are indexed, its record goes into its document file, and
+        # neither is kept (every paper's at once would cost more than the index itself).
+        shards = cache.index.build(cache.keys, _indexed(map(made_of, range(len(papers))), cache.doc_files, titles))
+        cache.by_title = sorted(titles)
     else:
         old = {n: cache.papers[n] for n in changed}
         was = {n: made_of(n) for n in changed}
@@ -231,11 +232,7 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
     files.update(cache.files)
     files[TERMS] = cache.index.terms_json()
     per_file = docstore.DOCS_PER_FILE
-    if changed is None:
-        for chunk in range(-(-count // per_file)):
-            path, data = docstore.doc_file(chunk, records[chunk * per_file:(chunk + 1) * per_file])
-            cache.doc_files[path] = data
-    else:
+    if changed is not None:
         for chunk in sorted({n // per_file for n in changed}):
             numbers = range(chunk * per_file, min((chunk + 1) * per_file, count))
             path, data = docstore.doc_file(chunk, [now[n][1] if n in now else made_of(n)[1] for n in numbers])
@@ -244,6 +241,25 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
     if store is not None:
         return {path: store(path, data) for path, data in files.items()}
     return files
+
+
+def _indexed(entries: Iterator[tuple[tuple, tuple]], doc_files: dict[str, bytes],
+             titles: list[tuple[str, str, int]]) -> Iterator[tuple]:
+    """The field texts of each (texts, record) of `entries`, papers numbered from 0 in order; their
+    records go into `doc_files` as each document file fills, and (title's reading key, id, number)
+    into `titles`."""
+    chunk: list[tuple] = []
+    for number, (texts, record) in enumerate(entries):
+        titles.append((reading_key(record[1]), record[0], number))
+        chunk.append(record)
+        if len(chunk) == docstore.DOCS_PER_FILE:
+            path, data = docstore.doc_file(number // docstore.DOCS_PER_FILE, chunk)
+            doc_files[path] = data
+            chunk = []
+        yield texts
+    if chunk:
+        path, data = docstore.doc_file((len(titles) - 1) // docstore.DOCS_PER_FILE, chunk)
+        doc_files[path] = data
 
 
 def _names(catalog: Catalog) -> tuple:
