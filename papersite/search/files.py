@@ -140,14 +140,17 @@ def _index_anew(fields: _Fields, field_names: list[str], shard_bytes: int) -> tu
     catalog = _Catalog(SimpleNamespace(base_url=fields.base_url), fields.topics, fields.venues,
                        {slug: range(size) for slug, size in fields.venue_sizes.items()}, papers,
                        {row[0]: row[10] for row in fields.rows})
+    fields.rows.clear()  # the texts are the abstracts' now, which search_files lets go of as it indexes them
     cache = SearchCache(ShardedIndex([{"field_name": name} for name in field_names], shard_bytes))
-    files = search_files(catalog, abstracts, cache)  # type: ignore[arg-type]  # _Catalog reads as a Catalog here
+    files = search_files(catalog, abstracts, cache, consume=True)  # type: ignore[arg-type]  # _Catalog reads as a Catalog here
     return files, replace(cache, papers=[], abstracts=[], bylines=[])
 
 
 def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: SearchCache | None = None,
-                 store: Callable[[str, bytes], Any] | None = None) -> dict[str, Any]:
+                 store: Callable[[str, bytes], Any] | None = None, consume: bool = False) -> dict[str, Any]:
     """Every search file, output path -> bytes (or, with `store`, its receipt: see render_pages).
+    `consume`: when everything is indexed anew, each paper's abstract is taken out of `abstracts`
+    and the cache once indexed (a fresh process's, which needs them for nothing else).
 
     With a cache: if every paper kept its number (no paper came, went or
     changed venue, and no name changed), only the papers that are not the
@@ -190,7 +193,15 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
         cache.doc_files, titles = {}, []
         # One paper at a time: its texts are indexed, its record goes into its document file, and
         # neither is kept (every paper's at once would cost more than the index itself).
-        shards = cache.index.build(cache.keys, _indexed(map(made_of, range(len(papers))), cache.doc_files, titles))
+
+        def entries() -> Iterator[tuple[tuple, tuple]]:
+            for n, paper in enumerate(papers):
+                entry = made_of(n)
+                if consume:
+                    del abstracts[paper.id]
+                    cache.abstracts[n] = None
+                yield entry
+        shards = cache.index.build(cache.keys, _indexed(entries(), cache.doc_files, titles))
         cache.by_title = sorted(titles)
     else:
         old = {n: cache.papers[n] for n in changed}
