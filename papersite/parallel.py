@@ -32,6 +32,10 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 MIN_ITEMS = 400  # fewer items save less on other cores than forking costs
+# Items a fresh worker takes at most (parallel_map's `fresh`): each page it renders copies more of
+# the parent's memory, and 50,000 papers' pages in 8 slices grew the build by ~500 MB; a fork costs
+# milliseconds.
+FRESH_SLICE = 2_000
 STOP_WAIT = 5.0  # seconds end_pool gives a pool to stop (it takes milliseconds unless it never will)
 WAKE_EVERY = 0.05  # seconds: how often a wait for a forked process's result lets a signal handler run (see waited)
 _job: tuple[Callable, Sequence] | None = None  # set only while workers may be forked for it
@@ -74,8 +78,11 @@ class MapInBackground:
         if not self.forked:
             return
         count = workers()
-        # More slices than workers, so a slow slice does not leave a core idle.
+        # More slices than workers, so a slow slice does not leave a core idle; a fresh worker's
+        # copies grow with the items it takes, so its slices are short too.
         step = -(-len(items) // (count * 4))
+        if fresh:
+            step = min(step, FRESH_SLICE)
         bounds = [(start, min(start + step, len(items))) for start in range(0, len(items), step)]
         global _job
         _job = (func, items)  # until stop(): a fresh worker forks later, from the pool's thread

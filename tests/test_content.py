@@ -191,3 +191,15 @@ def test_a_conference_needs_a_year(site):
     site.write("site.yaml", (site.root / "site.yaml").read_text() + "  - {slug: c, name: C, kind: workshop}\n")
     with pytest.raises(SiteError, match="missing required field 'year'"):
         load_config(site.root / "site.yaml")
+
+
+def test_papers_share_each_person_they_name(site):
+    """A catalog names each person on many papers: one Person object (and one name string) for all
+    of them, and no __dict__ per paper or person, keep a large catalog's memory small."""
+    for n in range(3):
+        site.paper(f"paper-{n}", id=f"p{n}")
+    papers = load_papers(site.config)
+    assert [p.authors for p in papers] == [("Ada Lovelace",)] * 3
+    first = papers[0]
+    assert all(p.people[0] is first.people[0] and p.authors[0] is first.authors[0] for p in papers)
+    assert not hasattr(first, "__dict__") and not hasattr(first.people[0], "__dict__")

@@ -229,6 +229,29 @@ def test_an_empty_catalog_has_valid_search_files():
     assert index.build([], []) == [("", b'{"terms":[],"postings":[]}')]
 
 
+def test_the_index_is_fed_one_paper_at_a_time():
+    """build() takes an iterator, so that no caller holds every paper's texts at once."""
+    texts = [("Grokking", "Ada Lovelace", "", "ICML", "small networks generalize late"),
+             ("Sparse Attention", "Alan Turing", "", "ICML", "attention that is sparse")]
+    assert ShardedIndex(FIELDS).build(["0", "1"], iter(texts)) == ShardedIndex(FIELDS).build(["0", "1"], texts)
+    with pytest.raises(ValueError, match="one key per document"):
+        ShardedIndex(FIELDS).build(["0"], iter(texts))
+
+
+def test_the_index_made_in_a_fresh_process_is_the_one_made_here_and_lets_the_texts_go(built):
+    """The clean build's search index is made from its papers' fields sent to a fresh process
+    (SearchCache.job): the same files as made in the build's own process, and the texts sent
+    are let go as they are indexed, not held until the end."""
+    from papersite.search.files import _Fields, _index_anew, search_files
+    from papersite.text.abstracts import render_abstracts
+    catalog = built.catalog
+    abstracts = render_abstracts(catalog, {})
+    fields = _Fields.of(catalog, abstracts)
+    files, _ = _index_anew(fields, [f["field_name"] for f in FIELDS], SearchCache().index.shard_bytes)
+    assert files == search_files(catalog, abstracts) == {path: built.files[path] for path in files}
+    assert fields.rows == []
+
+
 # --- size and incremental builds -----------------------------------------------------------
 
 def test_what_a_visitor_loads_first_stays_small(built):

@@ -13,10 +13,12 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Sequence
 
 from .. import urls
 from ..catalog import Catalog
+from ..model import Paper
 from ..text.plain import plain_title
 from .layout import GRID
 from ..search.shards import inert
@@ -30,9 +32,31 @@ def search_order(catalog: Catalog) -> list:
     return sorted(catalog.papers, key=lambda p: (venue_rank[p.venue], p.id))
 
 
-def map_texts(catalog: Catalog, abstracts: dict[str, Abstract]) -> dict[str, str]:
+def map_texts(catalog: Catalog, abstracts: dict[str, Abstract]) -> Mapping[str, str]:
     """What the map lays out: paper id -> its map_text, in the search's numbering."""
-    return {p.id: map_text(p.title, abstracts[p.id].text) for p in search_order(catalog)}
+    return MapTexts(search_order(catalog), abstracts)
+
+
+class MapTexts(Mapping):
+    """Paper id -> map_text, each made when asked for: the layout cache keeps the texts of
+    the last layout, and a copy of every title and abstract would cost as much as the
+    abstracts themselves. Pickled as the dict it reads as."""
+
+    def __init__(self, papers: Sequence[Paper], abstracts: Mapping[str, Abstract]):
+        self._papers = {p.id: p for p in papers}
+        self._abstracts = abstracts
+
+    def __getitem__(self, key: str) -> str:
+        return map_text(self._papers[key].title, self._abstracts[key].text)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._papers)
+
+    def __len__(self) -> int:
+        return len(self._papers)
+
+    def __reduce__(self):
+        return dict, (dict(self.items()),)
 
 
 def map_text(title: str, abstract_text: str) -> str:

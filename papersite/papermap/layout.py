@@ -225,11 +225,14 @@ def arithmetic() -> str:
 def texts_digest(texts: Mapping[str, str]) -> str:
     """The keyed texts, in order, told apart by their lengths too (one join, cheaper than
     JSON). Keys count: they choose the landmarks. So does the machine's arithmetic."""
-    values, keys = list(texts.values()), list(texts)
+    keys = list(texts)
     digest = hashlib.sha256(f"{VERSION} {arithmetic()}".encode())
-    digest.update(",".join(map(str, map(len, values))).encode())
+    digest.update(",".join(str(len(texts[key])) for key in keys).encode())
     digest.update(",".join(map(str, map(len, keys))).encode())
-    digest.update("\0".join(chain(keys, values)).encode("utf-8", "surrogatepass"))
+    # What "\0".join(keys + values) encodes to, a piece at a time: no copy of every text at once
+    # (a NUL between pieces, so a surrogate pair is never cut in two)
+    for number, piece in enumerate(chain(keys, (texts[key] for key in keys))):
+        digest.update(("\0" + piece if number else piece).encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
 
 

@@ -13,7 +13,7 @@ import unicodedata
 from bisect import bisect_left, insort
 from dataclasses import dataclass, field, replace
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from .. import urls
 from ..catalog import Catalog
@@ -140,14 +140,17 @@ def _index_anew(fields: _Fields, field_names: list[str], shard_bytes: int) -> tu
     catalog = _Catalog(SimpleNamespace(base_url=fields.base_url), fields.topics, fields.venues,
                        {slug: range(size) for slug, size in fields.venue_sizes.items()}, papers,
                        {row[0]: row[10] for row in fields.rows})
+    fields.rows.clear()  # the texts are the abstracts' now, which search_files lets go of as it indexes them
     cache = SearchCache(ShardedIndex([{"field_name": name} for name in field_names], shard_bytes))
-    files = search_files(catalog, abstracts, cache)  # type: ignore[arg-type]  # _Catalog reads as a Catalog here
+    files = search_files(catalog, abstracts, cache, consume=True)  # type: ignore[arg-type]  # _Catalog reads as a Catalog here
     return files, replace(cache, papers=[], abstracts=[], bylines=[])
 
 
 def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: SearchCache | None = None,
-                 store: Callable[[str, bytes], Any] | None = None) -> dict[str, Any]:
+                 store: Callable[[str, bytes], Any] | None = None, consume: bool = False) -> dict[str, Any]:
     """Every search file, output path -> bytes (or, with `store`, its receipt: see render_pages).
+    `consume`: when everything is indexed anew, each paper's abstract is taken out of `abstracts`
+    and the cache once indexed (a fresh process's, which needs them for nothing else).
 
     With a cache: if every paper kept its number (no paper came, went or
     changed venue, and no name changed), only the papers that are not the
@@ -186,11 +189,20 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
         cache.numbers = {paper_id: n for n, paper_id in enumerate(cache.keys)}
         cache.abstracts = [abstracts[p.id] for p in papers]
         cache.bylines = [bylines[p.id] for p in papers]
-        texts, records = zip(*map(made_of, range(len(papers)))) if papers else ((), ())
         facets_changed = order_changed = True
-        cache.doc_files = {}
-        shards = cache.index.build(cache.keys, texts)
-        cache.by_title = sorted((reading_key(r[1]), r[0], n) for n, r in enumerate(records))
+        cache.doc_files, titles = {}, []
+        # One paper at a time: its texts are indexed, its record goes into its document file, and
+        # neither is kept (every paper's at once would cost more than the index itself).
+
+        def entries() -> Iterator[tuple[tuple, tuple]]:
+            for n, paper in enumerate(papers):
+                entry = made_of(n)
+                if consume:
+                    del abstracts[paper.id]
+                    cache.abstracts[n] = None
+                yield entry
+        shards = cache.index.build(cache.keys, _indexed(entries(), cache.doc_files, titles))
+        cache.by_title = sorted(titles)
     else:
         old = {n: cache.papers[n] for n in changed}
         was = {n: made_of(n) for n in changed}
@@ -231,11 +243,7 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
     files.update(cache.files)
     files[TERMS] = cache.index.terms_json()
     per_file = docstore.DOCS_PER_FILE
-    if changed is None:
-        for chunk in range(-(-count // per_file)):
-            path, data = docstore.doc_file(chunk, records[chunk * per_file:(chunk + 1) * per_file])
-            cache.doc_files[path] = data
-    else:
+    if changed is not None:
         for chunk in sorted({n // per_file for n in changed}):
             numbers = range(chunk * per_file, min((chunk + 1) * per_file, count))
             path, data = docstore.doc_file(chunk, [now[n][1] if n in now else made_of(n)[1] for n in numbers])
@@ -244,6 +252,25 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
     if store is not None:
         return {path: store(path, data) for path, data in files.items()}
     return files
+
+
+def _indexed(entries: Iterator[tuple[tuple, tuple]], doc_files: dict[str, bytes],
+             titles: list[tuple[str, str, int]]) -> Iterator[tuple]:
+    """The field texts of each (texts, record) of `entries`, papers numbered from 0 in order; their
+    records go into `doc_files` as each document file fills, and (title's reading key, id, number)
+    into `titles`."""
+    chunk: list[tuple] = []
+    for number, (texts, record) in enumerate(entries):
+        titles.append((reading_key(record[1]), record[0], number))
+        chunk.append(record)
+        if len(chunk) == docstore.DOCS_PER_FILE:
+            path, data = docstore.doc_file(number // docstore.DOCS_PER_FILE, chunk)
+            doc_files[path] = data
+            chunk = []
+        yield texts
+    if chunk:
+        path, data = docstore.doc_file((len(titles) - 1) // docstore.DOCS_PER_FILE, chunk)
+        doc_files[path] = data
 
 
 def _names(catalog: Catalog) -> tuple:

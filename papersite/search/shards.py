@@ -28,7 +28,7 @@ import json
 from array import array
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 
 from .lunr_text import field_terms, first_unit, js_order
@@ -98,13 +98,15 @@ class ShardedIndex:
         self._vocabulary: bytes | None = None  # terms_json(), until a term comes or goes
         self.rebuilt = 0  # shards encoded by the last build (tests and benchmarks read it)
 
-    def build(self, keys: Sequence[str], texts: Sequence[tuple[str, ...]]) -> list[tuple[str, bytes]]:
-        """[(boundary, shard file)] of these documents, in vocabulary order; the first boundary is ""."""
+    def build(self, keys: Sequence[str], texts: Iterable[tuple[str, ...]]) -> list[tuple[str, bytes]]:
+        """[(boundary, shard file)] of these documents, in vocabulary order; the first boundary is "".
+        `texts` may be an iterator: each document's texts are let go once indexed."""
         if len(set(keys)) != len(keys):
             raise ValueError("duplicate document keys")  # lunr would silently mis-score them
-        if len(keys) != len(texts):
+        self._postings, count = self._index_all(texts)
+        if count != len(keys):
+            self._postings = {}
             raise ValueError("one key per document")
-        self._postings = self._index_all(texts)
         return self._cut(None)
 
     def update(self, changed: Mapping[int, tuple[tuple[str, ...], tuple[str, ...]]]) -> list[tuple[str, bytes]]:
@@ -136,10 +138,11 @@ class ShardedIndex:
 
     # --- postings ------------------------------------------------------------
 
-    def _index_all(self, texts: list[tuple[str, ...]]) -> dict[str, array]:
-        """The postings of every document. (Not on all cores: the workers'
-        results cost more to send back and merge than they save.)"""
+    def _index_all(self, texts: Iterable[tuple[str, ...]]) -> tuple[dict[str, array], int]:
+        """The postings of every document, and how many documents there were. (Not on all
+        cores: the workers' results cost more to send back and merge than they save.)"""
         postings: defaultdict[str, array] = defaultdict(partial(array, "q"))
+        doc = -1
         for doc, fields in enumerate(texts):
             if len(fields) != len(self.fields):
                 raise ValueError(f"expected {len(self.fields)} field texts, got {len(fields)}")
@@ -148,7 +151,7 @@ class ShardedIndex:
                     base = doc << _DOC_SHIFT | field << _FIELD_SHIFT
                     for term, tf in _field_terms(text).items():
                         postings[term].append(base | tf)
-        return dict(postings)
+        return dict(postings), doc + 1
 
     def _update(self, changed: Mapping[int, tuple[tuple[str, ...], tuple[str, ...]]]) -> set[str]:
         """Apply the changed documents to the postings; returns the terms whose postings changed."""

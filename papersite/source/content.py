@@ -17,7 +17,7 @@ import difflib
 import os
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -277,6 +277,7 @@ class PaperCache:
         self._entries: dict[str, tuple[tuple[int, ...], Parsed]] = {}
         self.config_key: object = None
         self.warnings: tuple[str, ...] = ()  # of the last load_papers: folders not followed
+        self._people: dict[Person, Person] = {}  # each person as the papers share them (see _shared)
 
     def read_all(self, entries: list[tuple[str, os.DirEntry]], config: SiteConfig) -> list[Parsed]:
         """Every (path, directory entry) parsed, or its last parse while its stamp is unchanged: the
@@ -297,10 +298,20 @@ class PaperCache:
         parsed = parallel_map(lambda miss: read_paper(Path(miss[1]), config, _display(Path(miss[1]), config.root)),
                               missing)
         for (index, path, stamp), result in zip(missing, parsed):
+            result = self._shared(result)
             if stamp:
                 self._entries[path] = (stamp, result)
             found[index] = result
         return found
+
+    def _shared(self, parsed: Parsed) -> Parsed:
+        """The parse with its people and their names shared with every other paper's: a parse comes
+        back from a worker as copies of its own, and a catalog names each person on many papers."""
+        paper = parsed.paper
+        if paper is None or not paper.people:
+            return parsed
+        people = tuple(self._people.setdefault(person, person) for person in paper.people)
+        return Parsed(replace(paper, people=people, authors=tuple(person.name for person in people)), parsed.problems)
 
     def _check_config(self, config: SiteConfig) -> None:
         if self.config_key != (config.venues, config.topics):
