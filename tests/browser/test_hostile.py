@@ -20,7 +20,9 @@ PAGES = ["", "papers/", "venues/", "venues/icml-2024/", "topics/", "topics/learn
 
 # What a payload would leave behind, measured in the page itself.
 INSPECT = """base => {
+  // the page's own: its JSON-LD, its one download-data block, and scripts from its static/
   const own = s => s.type === 'application/ld+json' ||
+    (s.type === 'application/json' && s.id === 'cite-data' && document.querySelectorAll('script#cite-data').length === 1) ||
     (s.src && new URL(s.src).origin === location.origin && new URL(s.src).pathname.startsWith(base + 'static/'));
   const urlOf = el => el.getAttribute('href') ?? el.getAttribute('src') ?? el.getAttribute('action')
     ?? el.getAttribute('formaction') ?? el.getAttribute('xlink:href');
