@@ -16,6 +16,11 @@ from tests.test_same_site import in_git_checkout
 from tests.downloads import CITE_DATA
 from tests.visible import Site, differences, visible
 
+# The theme's compact listing entry, as it is now (put into REFERENCE's macros below).
+_THEME_MACROS = (ROOT / "templates" / "_macros.html").read_text(encoding="utf-8")
+COMPACT_MACRO = _THEME_MACROS[_THEME_MACROS.index("{% macro compact_items"):]
+COMPACT_MACRO = COMPACT_MACRO[:COMPACT_MACRO.index("{% endmacro %}") + len("{% endmacro %}\n")]
+
 # The last commit whose templates were indented and carried twitter:title and twitter:description.
 REFERENCE = "1ee365e"
 # What pages show that was changed on purpose since: (template, text at REFERENCE, text now), made in the
@@ -47,6 +52,16 @@ SINCE_REFERENCE = [
      """<button type="button" class="link-button" data-bib="{{ bib }}" data-name="papers.bib">Download BibTeX</button>"""),
     ("paper.html", "BibTeX of {{ venue.name }}</a></p>\n  </section>",
      'BibTeX of {{ venue.name }}</a></p>\n{% include "_cite_styles.html" %}\n  </section>'),
+    # issue 36: author, year and all-papers pages list papers compactly (title, byline, venue, year)
+    ("_macros.html", "{% macro status_badge(status) %}", COMPACT_MACRO + "{% macro status_badge(status) %}"),
+    ("author.html", "import paper_items, pagination", "import compact_items, pagination"),
+    ("author.html", "{{ paper_items(shown, True, bylines) }}", "{{ compact_items(shown, bylines, author_path) }}"),
+    ("year.html", "import paper_items, pagination", "import compact_items, pagination"),
+    ("year.html", "{{ paper_items([paper], False, bylines) }}", "{{ compact_items([paper], bylines, show_venue=False) }}"),
+    ("papers.html", "import paper_list, count", "import compact_items, pagination, count"),
+    ("papers.html", "{{ paper_list(papers, pager, bylines=bylines) }}",
+     '<ol class="paper-list compact"{% if pager.first > 1 %} start="{{ pager.first }}"{% endif %}>\n'
+     "{{ compact_items(papers, bylines, show_year=True) }}\n</ol>\n{{ pagination(pager) }}"),
 ]
 
 
