@@ -55,6 +55,13 @@
 
   // The rest needs the page's body.
   function ready() {
+    // The picker is made here, not repeated in every page (its room is kept by style.css).
+    var room = document.querySelector("label.theme-choice");
+    if (room && !document.getElementById("theme-choice")) {
+      room.title = "Colour scheme";
+      room.innerHTML = '<span class="visually-hidden">Colour scheme</span><select id="theme-choice" autocomplete="off">' +
+        '<option value="auto">Auto</option><option value="light">Light</option><option value="dark">Dark</option></select>';
+    }
     sync();
     var picker = document.getElementById("theme-choice");
     if (picker) {
