@@ -121,9 +121,10 @@
   }
 
   // A paper's RIS ("ris") or CSL-JSON ("json") from its page's #cite-data (citation_data): the
-  // RIS text comes cut where it holds the abstract, which the page carries once, in the item.
+  // RIS comes as text and, in turn, names of the item's fields whose values it holds (ris_parts).
   function citeText(data, format) {
-    return format === "json" ? pythonJson([data.csl]) + "\n" : data.ris.join(data.csl.abstract || "");
+    if (format === "json") return pythonJson([data.csl]) + "\n";
+    return data.ris.map(function (part, n) { return n % 2 ? data.csl[part] : part; }).join("");
   }
 
   var bibs = {}; // venue slug -> Promise of the entries of venues/<slug>/papers.bib
