@@ -51,6 +51,9 @@ SINCE_REFERENCE = [
      """<button type="button" class="link-button" data-bib="{{ bib }}" data-name="papers.bib">Download BibTeX</button>"""),
     ("paper.html", "BibTeX of {{ venue.name }}</a></p>\n  </section>",
      'BibTeX of {{ venue.name }}</a></p>\n{% include "_cite_styles.html" %}\n  </section>'),
+    # issue 36: the search box named by aria-label, not a hidden label element
+    ("base.html", '      <label for="site-search-input" class="visually-hidden">Search papers</label>\n', ""),
+    ("base.html", 'placeholder="Search papers" autocomplete', 'placeholder="Search papers" aria-label="Search papers" autocomplete'),
     # issue 36: author, year and all-papers pages list papers compactly (title, byline, venue, year)
     ("_macros.html", "{% macro status_badge(status) %}", COMPACT_MACRO + "{% macro status_badge(status) %}"),
     ("author.html", "import paper_items, pagination", "import compact_items, pagination"),

@@ -179,3 +179,12 @@ def test_the_picker_that_site_js_puts_in_takes_the_room_kept_for_it(open_page, s
     assert page.evaluate(HEADER_BOXES) == with_picker
     assert '<label class="theme-choice"></label>' in page.evaluate("fetch(location.href).then(r => r.text())")
     assert page.errors == []
+
+
+def test_the_search_box_is_named_without_a_hidden_label(open_page, served):
+    """The header's search box has its accessible name from aria-label, which every page carries in
+    fewer bytes than a visually hidden <label>."""
+    page = open_page("light")
+    page.goto(served.url + "papers/one/")
+    assert page.get_by_role("searchbox", name="Search papers").count() == 1
+    assert page.locator("label[for=site-search-input]").count() == 0
