@@ -55,6 +55,13 @@
 
   // The rest needs the page's body.
   function ready() {
+    // The picker is made here, not repeated in every page (its room is kept by style.css).
+    var room = document.querySelector("label.theme-choice");
+    if (room && !document.getElementById("theme-choice")) {
+      room.title = "Colour scheme";
+      room.innerHTML = '<span class="visually-hidden">Colour scheme</span><select id="theme-choice" autocomplete="off">' +
+        '<option value="auto">Auto</option><option value="light">Light</option><option value="dark">Dark</option></select>';
+    }
     sync();
     var picker = document.getElementById("theme-choice");
     if (picker) {
@@ -114,9 +121,10 @@
   }
 
   // A paper's RIS ("ris") or CSL-JSON ("json") from its page's #cite-data (citation_data): the
-  // RIS text comes cut where it holds the abstract, which the page carries once, in the item.
+  // RIS comes as text and, in turn, names of the item's fields whose values it holds (ris_parts).
   function citeText(data, format) {
-    return format === "json" ? pythonJson([data.csl]) + "\n" : data.ris.join(data.csl.abstract || "");
+    if (format === "json") return pythonJson([data.csl]) + "\n";
+    return data.ris.map(function (part, n) { return n % 2 ? data.csl[part] : part; }).join("");
   }
 
   var bibs = {}; // venue slug -> Promise of the entries of venues/<slug>/papers.bib

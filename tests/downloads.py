@@ -40,7 +40,8 @@ def paper_download(out: Path | dict, slug: str, fmt: str) -> bytes:
         raise FileNotFoundError(f"papers/{slug}/: no citation data")
     if fmt == "json":
         return (json.dumps([data["csl"]], ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
-    return data["csl"].get("abstract", "").join(data["ris"]).encode("utf-8")
+    # text and CSL field names in turn (citations.ris_parts)
+    return "".join(data["csl"][part] if n % 2 else part for n, part in enumerate(data["ris"])).encode("utf-8")
 
 
 def venue_entries(out: Path | dict, slug: str) -> list[str]:

@@ -19,7 +19,7 @@ from pylatexenc import latex2text
 from papersite.catalog.bibtex import bibtex_entry, bibtex_file
 from papersite.site.citations import csl_json, ris
 from tests.conftest import MINIMAL_CONFIG, TinySite
-from tests.downloads import listing_download, paper_download
+from tests.downloads import cite_data, listing_download, paper_download
 from tests.test_bad_input import build_fails, build_ok
 
 VENUES = """\
@@ -245,6 +245,11 @@ def test_downloads_are_the_bytes_of_the_reference_writers(built):
                   tuple(map(catalog.topic, paper.topics)), f"{link}papers/{paper.slug}/")
         assert paper_download(out, paper.slug, "ris") == ris(*inputs), paper.id
         assert paper_download(out, paper.slug, "json") == csl_json(*inputs), paper.id
+        # the page carries the title, abstract and URL once: the RIS names the item's fields holding them
+        data = cite_data(out, paper.slug)
+        held = "".join(data["ris"][::2])
+        assert data["csl"]["title"] not in held and data["csl"]["URL"] not in held, paper.id
+        assert {"title", "URL", "id"} <= set(data["ris"][1::2]), paper.id
     listings = [("papers/", "papers.bib", catalog.papers)]
     listings += [(f"topics/{t.slug}/", "papers.bib", catalog.topic_papers[t.slug]) for t in catalog.topics]
     listings += [(f"authors/{a.slug}/", "cite.bib" if len(a.papers) == 1 else "papers.bib", a.papers)

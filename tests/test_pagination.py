@@ -55,7 +55,7 @@ def test_pages_link_to_their_neighbours_and_say_where_they_are(paged):
     assert "Page 2 of 3" in text and 'rel="prev"' in text and 'rel="next"' in text
     assert "<title>All papers (page 2 of 3) · Test Catalog</title>" in text
     assert "7 papers" in text  # the lead counts the whole listing
-    assert '<ol class="paper-list" start="4">' in text  # numbering goes on
+    assert '<ol class="paper-list compact" start="4">' in text  # numbering goes on
 
 
 def test_a_single_page_listing_has_no_pagination(site, tmp_path):

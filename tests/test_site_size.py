@@ -16,6 +16,11 @@ from tests.test_same_site import in_git_checkout
 from tests.downloads import CITE_DATA
 from tests.visible import Site, differences, visible
 
+# The theme's compact listing entry, as it is now (put into REFERENCE's macros below).
+_THEME_MACROS = (ROOT / "templates" / "_macros.html").read_text(encoding="utf-8")
+COMPACT_MACRO = _THEME_MACROS[_THEME_MACROS.index("{% macro compact_items"):]
+COMPACT_MACRO = COMPACT_MACRO[:COMPACT_MACRO.index("{% endmacro %}") + len("{% endmacro %}\n")]
+
 # The last commit whose templates were indented and carried twitter:title and twitter:description.
 REFERENCE = "1ee365e"
 # What pages show that was changed on purpose since: (template, text at REFERENCE, text now), made in the
@@ -28,9 +33,8 @@ SINCE_REFERENCE = [
      "papers in it. Scroll or <kbd>+</kbd>/<kbd>−</kbd> zooms, dragging with <kbd>Shift</kbd> or the arrow keys pans. "
      "On a touch screen, drag to pan, pinch to zoom and tap a dot to open it.</p>\n  <ul id=\"map-legend\""),
     ("base.html", "    </form>\n  </div>\n</header>",
-     '    </form>\n    <label class="theme-choice" title="Colour scheme"><span class="visually-hidden">Colour scheme</span>\n'
-     '    <select id="theme-choice"><option value="auto">Auto</option><option value="light">Light</option>'
-     '<option value="dark">Dark</option></select></label>\n  </div>\n</header>'),
+     # the picker's room: site.js puts the picker in (issue 36)
+     '    </form>\n    <label class="theme-choice"></label>\n  </div>\n</header>'),
     ("reading-list.html", "<h1>Reading list</h1>", '<h1 id="reading-heading">Reading list</h1>'),
     ("reading-list.html", '<p class="reading-note">Saved', '<p id="reading-own-note" class="reading-note">Saved'),
     ("reading-list.html", '  <div id="reading-shared" class="reading-shared" hidden>\n',
@@ -47,6 +51,19 @@ SINCE_REFERENCE = [
      """<button type="button" class="link-button" data-bib="{{ bib }}" data-name="papers.bib">Download BibTeX</button>"""),
     ("paper.html", "BibTeX of {{ venue.name }}</a></p>\n  </section>",
      'BibTeX of {{ venue.name }}</a></p>\n{% include "_cite_styles.html" %}\n  </section>'),
+    # issue 36: the search box named by aria-label, not a hidden label element
+    ("base.html", '      <label for="site-search-input" class="visually-hidden">Search papers</label>\n', ""),
+    ("base.html", 'placeholder="Search papers" autocomplete', 'placeholder="Search papers" aria-label="Search papers" autocomplete'),
+    # issue 36: author, year and all-papers pages list papers compactly (title, byline, venue, year)
+    ("_macros.html", "{% macro status_badge(status) %}", COMPACT_MACRO + "{% macro status_badge(status) %}"),
+    ("author.html", "import paper_items, pagination", "import compact_items, pagination"),
+    ("author.html", "{{ paper_items(shown, True, bylines) }}", "{{ compact_items(shown, bylines, author_path) }}"),
+    ("year.html", "import paper_items, pagination", "import compact_items, pagination"),
+    ("year.html", "{{ paper_items([paper], False, bylines) }}", "{{ compact_items([paper], bylines, show_venue=False) }}"),
+    ("papers.html", "import paper_list, count", "import compact_items, pagination, count"),
+    ("papers.html", "{{ paper_list(papers, pager, bylines=bylines) }}",
+     '<ol class="paper-list compact"{% if pager.first > 1 %} start="{{ pager.first }}"{% endif %}>\n'
+     "{{ compact_items(papers, bylines, show_year=True) }}\n</ol>\n{{ pagination(pager) }}"),
 ]
 
 

@@ -154,14 +154,35 @@ def csl_json(paper: Paper, venue: Venue, key: str, abstract: str, topics: Iterab
 def citation_data(paper: Paper, venue: Venue, key: str, abstract: str, topics: Iterable[Topic],
                   page_url: str) -> dict[str, Any]:
     """What a paper page carries for its RIS and CSL-JSON downloads, made in the browser
-    (static/site.js: citeText): the CSL-JSON item, and the RIS text cut where it holds the
-    abstract, which the page then carries once (the item's). The downloads are byte for byte
-    csl_json's and ris'."""
+    (static/site.js: citeText): the CSL-JSON item, and the RIS text with the values it shares
+    with the item (abstract, title, URL...) left out, which the page then carries once (the
+    item's). The downloads are byte for byte csl_json's and ris'."""
     topics = tuple(topics)
     item = csl_item(paper, venue, key, abstract, topics, page_url)
     text = ris(paper, venue, key, abstract, topics, page_url).decode("utf-8")
-    parts = text.split(abstract) if abstract and text.count(abstract) == 1 else [text]
-    return {"csl": item, "ris": parts}
+    return {"csl": item, "ris": ris_parts(text, item)}
+
+
+# The CSL-JSON fields whose values a RIS reference may hold whole, as a line's value
+RIS_FROM_CSL = ("abstract", "title", "container-title", "publisher", "URL", "DOI", "id")
+
+
+def ris_parts(text: str, item: dict[str, Any]) -> list[str]:
+    """RIS text as text and CSL field names in turn: where a line's value is the value of one
+    of the item's RIS_FROM_CSL fields, the field's name stands for it. ["TY  - JOUR\\nTI  - ",
+    "title", "\\nAU  - Lovelace, Ada\\n..."]: the text is the parts joined, each name replaced."""
+    names = {item[name]: name for name in RIS_FROM_CSL if isinstance(item.get(name), str) and item[name]}
+    lines = text.split("\n")
+    parts = [""]
+    for number, line in enumerate(lines):
+        end = "\n" if number < len(lines) - 1 else ""
+        tag, separator, value = line.partition("  - ")
+        if separator and value in names:
+            parts[-1] += tag + separator
+            parts += [names[value], end]
+        else:
+            parts[-1] += line + end
+    return parts
 
 
 def bibtex_entries(catalog: Catalog, cache: dict[str, tuple[tuple, bytes]] | None = None) -> dict[str, bytes]:

@@ -178,8 +178,9 @@ def _author_links(link: Callable[[str], str], byline, limit: int | None, et_al: 
                   keep: str | None = None, members: frozenset[str] = frozenset()) -> Markup:
     """(name, author page path) pairs as linked names, comma-separated; past `limit`
     names, "and N more"; "et al." after them where the paper names some of its authors
-    (et_al). The author whose page path is `keep` (on their own page) is always shown:
-    past the limit, after an ellipsis in place of the last name shown. In Python: listings
+    (et_al). The author whose page path is `keep` (on their own page) is always shown, as
+    text, not a link to the page it is on (as DBLP does): past the limit, after an ellipsis
+    in place of the last name shown. In Python: listings
     show it for every paper, and a macro call costs as much as the rest of the paper's entry.
     The lab's members (site.yaml `people: members:`) are marked, as few as they are."""
     shown = list(byline if limit is None else byline[:limit])
@@ -188,7 +189,7 @@ def _author_links(link: Callable[[str], str], byline, limit: int | None, et_al: 
         if own:
             shown[-1:] = [("…", None), own[0]]
     # no class but a member's: the stylesheet finds the names by their paragraph, and a listing holds thousands
-    html = ", ".join(name if path is None else
+    html = ", ".join(name if path is None else escape(name) if path == keep else
                      f'<a class="member" href="{escape(link(path))}">{escape(name)}</a>' if path in members else
                      f'<a href="{escape(link(path))}">{escape(name)}</a>'
                      for name, path in shown)

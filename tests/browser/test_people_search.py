@@ -144,7 +144,7 @@ def test_author_links_on_pages_lead_to_author_pages(page, served_people):
     page.wait_for_url("**/catalog/authors/tim-rocktaschel/")
     assert page.text_content("h1") == "Tim Rocktäschel"
     assert page.locator("h2#year-2024").count() == 1 and page.locator("h2#year-2023").count() == 1
-    byline = page.locator(".paper-item-authors").first
+    byline = page.locator(".compact p").first
     assert byline.locator("a").first.evaluate(color) == byline.evaluate(color)
     page.goto(served_people.url + urls.ALL_AUTHORS)
     assert page.locator("nav.site-nav a[aria-current=page]").text_content() == "Authors"

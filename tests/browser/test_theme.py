@@ -156,3 +156,35 @@ def test_no_serious_axe_violations_in_a_chosen_scheme(open_page, served, chosen,
         if path.startswith("search"):
             page.wait_for_selector("#search-results mark")
         assert serious(Axe().run(page)) == [], path
+
+
+# The boxes of the header's parts, as drawn.
+HEADER_BOXES = """() => ['.brand', '.site-nav', '.site-search', '.theme-choice'].map(selector => {
+  const box = document.querySelector(selector).getBoundingClientRect();
+  return [selector, box.x, box.y, box.width, box.height];
+})"""
+
+
+@pytest.mark.parametrize("width", [1200, 390])
+def test_the_picker_that_site_js_puts_in_takes_the_room_kept_for_it(open_page, served, width):
+    """Pages carry only the picker's room, site.js makes the picker: the header is drawn the same
+    before (the room empty, as when the page is first drawn) and after, at desktop and phone width."""
+    page = open_page("light", viewport={"width": width, "height": 800})
+    page.goto(served.url + "papers/one/")
+    assert page.eval_on_selector_all("#theme-choice option", "os => os.map(o => o.textContent)") == \
+        ["Auto", "Light", "Dark"]
+    assert page.get_attribute("label.theme-choice", "title") == "Colour scheme"
+    with_picker = page.evaluate(HEADER_BOXES)
+    page.evaluate("document.querySelector('label.theme-choice').replaceChildren()")
+    assert page.evaluate(HEADER_BOXES) == with_picker
+    assert '<label class="theme-choice"></label>' in page.evaluate("fetch(location.href).then(r => r.text())")
+    assert page.errors == []
+
+
+def test_the_search_box_is_named_without_a_hidden_label(open_page, served):
+    """The header's search box has its accessible name from aria-label, which every page carries in
+    fewer bytes than a visually hidden <label>."""
+    page = open_page("light")
+    page.goto(served.url + "papers/one/")
+    assert page.get_by_role("searchbox", name="Search papers").count() == 1
+    assert page.locator("label[for=site-search-input]").count() == 0
