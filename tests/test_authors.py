@@ -377,3 +377,14 @@ def test_an_author_page_offers_the_bibtex_of_their_papers(tmp_path):
     assert bib_titles("ada-lovelace") == ("cite.bib", ["{First Paper}"])
     assert bib_titles("grace-hopper") == ("cite.bib", ["{Second Paper}"])
     assert not list(out.glob("authors/*/*.bib")) and not list(out.glob("papers/*/cite.*"))
+
+
+def test_a_name_shown_without_a_link_is_escaped_too():
+    """A byline's name with no page to link (or on its own page) is text, escaped like a linked one."""
+    from papersite.site.render import _author_links
+    hostile = "<script>alert(1)</script> & Co"
+    html = _author_links(lambda path: "/" + path, [(hostile, None), ("Ada", "authors/ada/"), (hostile, "authors/x/")],
+                         None, keep="authors/x/")
+    assert "<script>" not in html
+    assert html == ("&lt;script&gt;alert(1)&lt;/script&gt; &amp; Co, <a href=\"/authors/ada/\">Ada</a>, "
+                    "&lt;script&gt;alert(1)&lt;/script&gt; &amp; Co")

@@ -189,7 +189,7 @@ def _author_links(link: Callable[[str], str], byline, limit: int | None, et_al: 
         if own:
             shown[-1:] = [("…", None), own[0]]
     # no class but a member's: the stylesheet finds the names by their paragraph, and a listing holds thousands
-    html = ", ".join(name if path is None else escape(name) if path == keep else
+    html = ", ".join(escape(name) if path is None or path == keep else
                      f'<a class="member" href="{escape(link(path))}">{escape(name)}</a>' if path in members else
                      f'<a href="{escape(link(path))}">{escape(name)}</a>'
                      for name, path in shown)
