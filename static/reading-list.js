@@ -165,8 +165,7 @@
         var entry = doc && doc.getElementById("bibtex");
         return entry ? entry.textContent : null;
       }
-      var data = doc && doc.getElementById("cite-data");
-      return data ? window.papersiteCite.text(JSON.parse(data.textContent), format) : null;
+      return doc && doc.getElementById("cite-data") ? window.papersiteCite.text(doc, format) : null;
     });
   }
 

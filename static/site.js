@@ -120,11 +120,40 @@
     return JSON.stringify(value);
   }
 
-  // A paper's RIS ("ris") or CSL-JSON ("json") from its page's #cite-data (citation_data): the
-  // RIS comes as text and, in turn, names of the item's fields whose values it holds (ris_parts).
-  function citeText(data, format) {
-    if (format === "json") return pythonJson([data.csl]) + "\n";
-    return data.ris.map(function (part, n) { return n % 2 ? data.csl[part] : part; }).join("");
+  // RIS types by CSL type (citations.py: RIS_TYPES, CSL_TYPES)
+  var RIS_TYPES = {"paper-conference": "CPAPER", "article-journal": "JOUR", "article": "UNPB", "thesis": "THES",
+                   "report": "RPRT", "book": "BOOK", "chapter": "CHAP"};
+
+  // The RIS of a CSL item alone: the twin of citations.ris_from_csl (a page carries its RIS
+  // itself, as "ris", wherever the two would not give the bytes of citations.ris).
+  function risFromCsl(item) {
+    var lines = [["TY", RIS_TYPES[item.type] || ""], ["TI", item.title]];
+    (item.author || []).forEach(function (name) {
+      lines.push(["AU", name.literal || [[name["non-dropping-particle"], name.family].filter(Boolean).join(" "),
+                                         name.given, name.suffix].filter(Boolean).join(", ")]);
+    });
+    lines.push(["PY", String(item.issued["date-parts"][0][0])]);
+    if ("container-title" in item) lines.push(["T2", item["container-title"]]);
+    if ("abstract" in item) lines.push(["AB", item.abstract]);
+    if ("keyword" in item) item.keyword.split(", ").forEach(function (word) { lines.push(["KW", word]); });
+    if ("DOI" in item) lines.push(["DO", item.DOI]);
+    lines.push(["UR", item.URL], ["ID", item.id]);
+    return lines.map(function (line) { return line[0] + "  - " + line[1] + "\n"; }).join("") + "ER  - \n";
+  }
+
+  // A paper's RIS ("ris") or CSL-JSON ("json") from its page `doc` (citations.citation_data):
+  // #cite-data's item, with its citation-key (its id) and, where "page" says so, its abstract
+  // read from #abstract-text (citations.page_text); the RIS as "ris" says (text and, in turn,
+  // names of the item's fields whose values it holds: ris_parts), else risFromCsl's.
+  function citeText(doc, format) {
+    var data = JSON.parse(doc.getElementById("cite-data").textContent);
+    var item = Object.assign({"citation-key": data.csl.id}, data.csl);
+    if ((data.page || []).indexOf("abstract") >= 0) {
+      item.abstract = doc.getElementById("abstract-text").textContent.replace(/\s+/g, " ").trim();
+    }
+    if (format === "json") return pythonJson([item]) + "\n";
+    if (!data.ris) return risFromCsl(item);
+    return data.ris.map(function (part, n) { return n % 2 ? item[part] : part; }).join("");
   }
 
   var bibs = {}; // venue slug -> Promise of the entries of venues/<slug>/papers.bib
@@ -184,7 +213,7 @@
     if (!button) return;
     var format = button.getAttribute("data-cite");
     var made = format ? Promise.resolve().then(function () {
-      return citeText(JSON.parse(document.getElementById("cite-data").textContent), format);
+      return citeText(document, format);
     }) : listingBib(button.getAttribute("data-bib"), button.getAttribute("data-keys"));
     made.then(function (text) {
       save(text, format ? "cite." + format : button.getAttribute("data-name") || "papers.bib");

@@ -10,9 +10,14 @@ import json
 import re
 from pathlib import Path
 
+import html5lib
+
+from papersite.site.citations import ris_from_csl
+
 CITE_DATA = re.compile(r'<script type="application/json" id="cite-data">(.*?)</script>', re.S)
 BIB_BUTTON = re.compile(r'<button type="button" class="link-button" data-bib="([^"]*)"(?: data-keys="([^"]*)")? '
                         r'data-name="([^"]*)">')
+JS_SPACE = re.compile("[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+")  # JS's \s
 ENTRY_KEY = re.compile(r"@[^{]*\{([^,]*),")
 ENTRY_GAP = re.compile(r"(?<=\n\})\n\n(?=@)")  # between two entries of a .bib (bibtex_file)
 
@@ -34,14 +39,23 @@ def cite_data(out: Path | dict, slug: str) -> dict | None:
 
 
 def paper_download(out: Path | dict, slug: str, fmt: str) -> bytes:
-    """A paper's download: 'ris' (cite.ris) or 'json' (cite.json, CSL-JSON)."""
+    """A paper's download: 'ris' (cite.ris) or 'json' (cite.json, CSL-JSON), made from its page as
+    site.js makes it: #cite-data's item with its citation-key (its id) and, where "page" says so,
+    the abstract as a browser reads #abstract-text (html5lib parses as browsers do)."""
     data = cite_data(out, slug)
     if data is None:
         raise FileNotFoundError(f"papers/{slug}/: no citation data")
+    item = {"citation-key": data["csl"]["id"], **data["csl"]}
+    if "abstract" in data.get("page", ()):
+        page = html5lib.parse(page_html(out, f"papers/{slug}/"), namespaceHTMLElements=False)
+        holder = page.find(".//*[@id='abstract-text']")
+        item["abstract"] = JS_SPACE.sub(" ", "".join(holder.itertext())).strip(" ")
     if fmt == "json":
-        return (json.dumps([data["csl"]], ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+        return (json.dumps([item], ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+    if "ris" not in data:
+        return ris_from_csl(item).encode("utf-8")
     # text and CSL field names in turn (citations.ris_parts)
-    return "".join(data["csl"][part] if n % 2 else part for n, part in enumerate(data["ris"])).encode("utf-8")
+    return "".join(item[part] if n % 2 else part for n, part in enumerate(data["ris"])).encode("utf-8")
 
 
 def venue_entries(out: Path | dict, slug: str) -> list[str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 
 import bibtexparser
 import html5lib
@@ -55,7 +56,9 @@ PAPERS = {
         "extra": {"primary_class": "cs.LG"}},
     "workshop": {
         "id": "workshop", "title": "A Workshop Paper on $x^2$ Costs", "authors": ["Grace Hopper"],
-        "venue": "tml-2024"},
+        "venue": "tml-2024",
+        # a formula, whose text on the page is not the abstract's: the page's #cite-data carries it
+        "abstract": "Costs grow as $x^2$ with *n* &lt; 3."},
     "hostile": {
         "id": "hostile", "venue": "icml-2024",
         "title": 'Evil </script> "} @comment{ \\input{/etc/passwd} $\\input{/etc/passwd}$ %',
@@ -83,8 +86,10 @@ def write_site(root, papers=PAPERS, config=MINIMAL_CONFIG + VENUES) -> TinySite:
     site = TinySite(root)
     site.write("site.yaml", config)
     for name, data in papers.items():
+        data = dict(data)
+        abstract = data.pop("abstract", "An abstract.")
         site.write(f"content/{data['venue']}/{name}.md", "---\n" + yaml.safe_dump(
-            {"topics": ["learning-theory"], **data}, allow_unicode=True, sort_keys=False) + "---\nAn abstract.\n")
+            {"topics": ["learning-theory"], **data}, allow_unicode=True, sort_keys=False) + f"---\n{abstract}\n")
     return site
 
 
@@ -240,22 +245,42 @@ def test_downloads_are_the_bytes_of_the_reference_writers(built):
     venues = {venue.slug: venue for venue in catalog.config.venues}
     entry = {p.id: bibtex_entry(p, venues[p.venue], f"{link}papers/{p.slug}/", catalog.citation_keys[p.id]).encode()
              for p in catalog.papers}
+    forms = Counter()
     for paper in catalog.papers:
         inputs = (paper, venues[paper.venue], catalog.citation_keys[paper.id], abstract_text(out, paper),
                   tuple(map(catalog.topic, paper.topics)), f"{link}papers/{paper.slug}/")
         assert paper_download(out, paper.slug, "ris") == ris(*inputs), paper.id
         assert paper_download(out, paper.slug, "json") == csl_json(*inputs), paper.id
-        # the page carries the title, abstract and URL once: the RIS names the item's fields holding them
+        # the page carries the title and URL once (a RIS of its own names the item's fields holding
+        # them), the abstract at most once, and not at all where #abstract-text gives it
         data = cite_data(out, paper.slug)
-        held = "".join(data["ris"][::2])
-        assert data["csl"]["title"] not in held and data["csl"]["URL"] not in held, paper.id
-        assert {"title", "URL", "id"} <= set(data["ris"][1::2]), paper.id
+        held = list(strings(data))
+        abstract = inputs[3]
+        assert sum(data["csl"]["title"] in text for text in held) == 1, paper.id
+        assert sum(data["csl"]["URL"] in text for text in held) == 1, paper.id
+        if abstract:
+            assert sum(abstract in text for text in held) == (0 if "page" in data else 1), paper.id
+        forms[bool(data.get("ris")), "page" in data] += 1
+    # each way a download is made is exercised: RIS carried or written from the item, abstract read from the page or not
+    assert all(forms[form] for form in ((True, True), (False, True), (False, False))), forms
     listings = [("papers/", "papers.bib", catalog.papers)]
     listings += [(f"topics/{t.slug}/", "papers.bib", catalog.topic_papers[t.slug]) for t in catalog.topics]
     listings += [(f"authors/{a.slug}/", "cite.bib" if len(a.papers) == 1 else "papers.bib", a.papers)
                  for a in catalog.authors]
     for path, name, papers in listings:
         assert listing_download(out, path) == (name, bibtex_file([entry[p.id] for p in papers])), path
+
+
+def strings(value):
+    """Every string in a JSON value."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings(item)
 
 
 def abstract_text(out, paper) -> str:
@@ -325,7 +350,7 @@ def test_ris_round_trips_through_rispy(built):
         assert reference["title"] == data["title"]
         assert reference["year"] == str(paper.year)
         assert reference["id"] == build.catalog.citation_keys[paper_id]
-        assert reference["abstract"] == "An abstract."
+        assert reference["abstract"] == ("Costs grow as x^2 with n < 3." if paper_id == "workshop" else "An abstract.")
         assert reference["keywords"] == ["Learning Theory"]
         assert len(reference["authors"]) == len(data["authors"])
     specials = rispy.loads(ris_text(out, "specials"))[0]

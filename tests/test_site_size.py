@@ -64,6 +64,9 @@ SINCE_REFERENCE = [
     ("papers.html", "{{ paper_list(papers, pager, bylines=bylines) }}",
      '<ol class="paper-list compact"{% if pager.first > 1 %} start="{{ pager.first }}"{% endif %}>\n'
      "{{ compact_items(papers, bylines, show_year=True) }}\n</ol>\n{{ pagination(pager) }}"),
+    # issue 36: the abstract in an element of its own, which the downloads read
+    ("paper.html", "{% if paper.abstract %}{{ abstract.html|safe }}{% else %}",
+     '{% if paper.abstract %}<div id="abstract-text">{{ abstract.html|safe }}</div>{% else %}'),
 ]
 
 

@@ -8,7 +8,9 @@ the bytes that ris, csl_json and bibtex_file give, which stay as the reference.
 """
 from __future__ import annotations
 
+import html
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -92,7 +94,7 @@ def ris(paper: Paper, venue: Venue, key: str, abstract: str, topics: Iterable[To
     reference["urls"] = [_url(paper, page_url)]
     pdf = dict(paper.links).get("pdf")
     if pdf:
-        reference["file_attachments1"] = [pdf]
+        reference["file_attachments1"] = pdf  # one link: rispy writes a list's repr here
     reference["id"] = key
     clean = {name: [_one_line(v) for v in value] if isinstance(value, list) else _one_line(value)
              for name, value in reference.items()}
@@ -152,15 +154,66 @@ def csl_json(paper: Paper, venue: Venue, key: str, abstract: str, topics: Iterab
 
 
 def citation_data(paper: Paper, venue: Venue, key: str, abstract: str, topics: Iterable[Topic],
-                  page_url: str) -> dict[str, Any]:
+                  page_url: str, abstract_html: str | None = None) -> dict[str, Any]:
     """What a paper page carries for its RIS and CSL-JSON downloads, made in the browser
-    (static/site.js: citeText): the CSL-JSON item, and the RIS text with the values it shares
-    with the item (abstract, title, URL...) left out, which the page then carries once (the
-    item's). The downloads are byte for byte csl_json's and ris'."""
+    (static/site.js: citeText); the downloads are byte for byte csl_json's and ris'.
+
+    Without `abstract_html`, the whole CSL-JSON item and the RIS as ris_parts (the form of
+    themes older than #abstract-text). With it (what the page's #abstract-text holds), less
+    what site.js makes from the page: the item's citation-key (its id), its abstract where
+    #abstract-text reads as it ("page": ["abstract"] then), and the RIS where ris_from_csl,
+    which site.js mirrors, writes it."""
     topics = tuple(topics)
     item = csl_item(paper, venue, key, abstract, topics, page_url)
     text = ris(paper, venue, key, abstract, topics, page_url).decode("utf-8")
-    return {"csl": item, "ris": ris_parts(text, item)}
+    if abstract_html is None:
+        return {"csl": item, "ris": ris_parts(text, item)}
+    data: dict[str, Any] = {"csl": {name: value for name, value in item.items() if name != "citation-key"}}
+    if abstract and page_text(abstract_html) == abstract:
+        del data["csl"]["abstract"]
+        data["page"] = ["abstract"]
+    if ris_from_csl(item) != text:
+        data["ris"] = ris_parts(text, item)
+    return data
+
+
+# What a browser reads as whitespace in String.prototype.trim and /\s/ (not quite str.split's)
+_JS_SPACE = re.compile("[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+")
+_TAG = re.compile(r"<[^>]*>")
+# where a browser's parser may not keep an HTML fragment's text as written (a newline after <pre>...)
+_REPARSED = re.compile(r"<(pre|textarea|table|math|svg|template|script|style)\b", re.I)
+
+
+def page_text(fragment: str) -> str | None:
+    """What site.js reads as the text of an element holding `fragment` (its textContent, each run
+    of whitespace one space, trimmed), for papersite's own HTML (the allow-list writer's: every
+    "<" and ">" outside a tag escaped); None where a browser may read it otherwise."""
+    if _REPARSED.search(fragment):
+        return None
+    return _JS_SPACE.sub(" ", html.unescape(_TAG.sub("", fragment))).strip(" ")
+
+
+RIS_OF_CSL_TYPE = {CSL_TYPES[kind]: ris_type for kind, ris_type in RIS_TYPES.items()}
+
+
+def ris_from_csl(item: dict[str, Any]) -> str:
+    """The RIS that site.js (risFromCsl) writes from a CSL item alone: its twin, for the common
+    shape of a reference (no date, pages, publisher or PDF). Where it differs from ris(), the
+    page carries the RIS itself (citation_data)."""
+    lines = [("TY", RIS_OF_CSL_TYPE.get(item["type"], "")), ("TI", item["title"])]
+    lines += [("AU", name.get("literal") or ", ".join(filter(None, (
+        " ".join(filter(None, (name.get("non-dropping-particle"), name.get("family")))),
+        name.get("given"), name.get("suffix"))))) for name in item.get("author", ())]
+    lines.append(("PY", str(item["issued"]["date-parts"][0][0])))
+    for tag, name in (("T2", "container-title"), ("AB", "abstract")):
+        if name in item:
+            lines.append((tag, item[name]))
+    if "keyword" in item:
+        lines += [("KW", word) for word in item["keyword"].split(", ")]
+    if "DOI" in item:
+        lines.append(("DO", item["DOI"]))
+    lines += [("UR", item["URL"]), ("ID", item["id"])]
+    return "".join(f"{tag}  - {value}\n" for tag, value in lines) + "ER  - \n"
 
 
 # The CSL-JSON fields whose values a RIS reference may hold whole, as a line's value

@@ -146,8 +146,9 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
         scholarly_article=lambda paper, venue, topics_, abstract=None: scholarly_article(
             paper, venue, topics_, plain_title(paper.title), link.absolute(paper)),
         # the data of a paper page's RIS and CSL-JSON downloads, for |json_ld
-        citation_data=lambda paper, venue, topics_, abstract, key: citation_data(
-            paper, venue, key, abstract.text, topics_, link.absolute(paper)),
+        # (`from_page`: the page holds abstract.html in #abstract-text, which the downloads then read)
+        citation_data=lambda paper, venue, topics_, abstract, key, from_page=False: citation_data(
+            paper, venue, key, abstract.text, topics_, link.absolute(paper), abstract.html if from_page else None),
     )
     return env
 

@@ -36,6 +36,10 @@ PAPERS = {  # venue/file: front matter (YAML) and abstract
                           ABSTRACT),
     "icml-2024/plain": ("id: p\ntitle: A Plain Paper\nauthors: [José Ñúñez, Ada Lovelace]\nyear: 2024\n"
                         "topics: [learning-theory]\n", "One line."),
+    # no formula: the downloads read the abstract from the page (#abstract-text), escapes and all
+    "icml-2024/escaped": ("id: e\ntitle: Escaped\nauthors: [Ada Lovelace]\nyear: 2024\n",
+                          "Quotes \"here\" & <b>tags</b> </script><script>window.__pwned=1</script>\u00a0Ünïcödé\u2028"
+                          "line\n\nA *second*   paragraph &amp; more."),
     "jmlr/journal": ("id: j\ntitle: 'Kernels, \"Quoted\"'\nauthors: [Ada Lovelace, José Ñúñez]\nyear: 2023\n"
                      "topics: [learning-theory]\nlinks: {arxiv: '2402.07207'}\nextra: {volume: 24, number: 3}\n", ""),
 }
@@ -111,10 +115,15 @@ def test_a_paper_page_downloads_its_ris_csl_json_and_its_venues_bibtex(page, ser
     assert [entry.key for entry in entries] == [catalog.citation_keys[p.id] for p in catalog.venue_papers["icml-2024"]]
     assert page.evaluate("typeof window.__pwned") == "undefined"
 
-    page.goto(served.url + "papers/plain/")  # an abstract of one line: the page carries it once
-    assert download(page, "button[data-cite=ris]") == ("cite.ris", made["p"]["ris"])
-    page.goto(served.url + "papers/journal/")  # no abstract
-    assert download(page, "button[data-cite=json]") == ("cite.json", made["j"]["json"])
+    # one line; escapes and odd whitespace; no abstract. The first two read it from the page
+    for slug, paper_id in (("plain", "p"), ("escaped", "e"), ("journal", "j")):
+        page.goto(served.url + f"papers/{slug}/")
+        assert download(page, "button[data-cite=ris]") == ("cite.ris", made[paper_id]["ris"]), slug
+        assert download(page, "button[data-cite=json]") == ("cite.json", made[paper_id]["json"]), slug
+    cited = [json.loads(html5lib.parse(build.files[f"papers/{slug}/index.html"], namespaceHTMLElements=False)
+                        .find(".//script[@id='cite-data']").text) for slug in ("plain", "escaped", "hostile")]
+    assert [data.get("page") for data in cited] == [["abstract"], ["abstract"], None]
+    assert page.evaluate("typeof window.__pwned") == "undefined"
     assert page.console_errors == []
 
 
