@@ -181,7 +181,7 @@ def citation_data(paper: Paper, venue: Venue, key: str, abstract: str, topics: I
 _JS_SPACE = re.compile("[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+")
 _TAG = re.compile(r"<[^>]*>")
 # where a browser's parser may not keep an HTML fragment's text as written (a newline after <pre>...)
-_REPARSED = re.compile(r"<(pre|textarea|table|math|svg|template|script|style)\b", re.I)
+_REPARSED = re.compile(r"<(pre|textarea|table|svg|template|script|style)\b", re.I)
 
 
 def page_text(fragment: str) -> str | None:
@@ -381,9 +381,9 @@ def scholar_tags(paper: Paper, venue: Venue, title: str) -> list[tuple[str, str]
     return tags
 
 
-def scholarly_article(paper: Paper, venue: Venue, topics: list[Topic], title: str, url: str) -> dict[str, Any]:
-    """schema.org ScholarlyArticle for a paper page (the title as plain text). Not the abstract:
-    the page shows it, and search engines read it there."""
+def scholarly_article(paper: Paper, venue: Venue, title: str) -> dict[str, Any]:
+    """schema.org ScholarlyArticle for a paper page (the title as plain text). Not what the page
+    says otherwise: its abstract and topics (shown), its URL (the canonical link)."""
     people = {person.name: person for person in paper.people}
     authors = []
     for name in paper.authors:
@@ -402,13 +402,10 @@ def scholarly_article(paper: Paper, venue: Venue, topics: list[Topic], title: st
     article: dict[str, Any] = {
         "@context": "https://schema.org",
         "@type": SCHEMA_TYPES.get(venue.kind, "ScholarlyArticle"),
-        "headline": title,
-        "name": title,
-        "url": url,
+        "headline": title,  # not "name" too: the same title
         "datePublished": paper.date or str(paper.year),
         "author": authors,
         where[0]: where[1],
-        "keywords": [topic.name for topic in topics],
         "sameAs": [link for kind, link in paper.links if kind in _IDENTIFYING_LINKS],
     }
     return {key: value for key, value in article.items() if value != []}

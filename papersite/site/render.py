@@ -142,9 +142,9 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
         printed=printed,  # (paper, venue) -> volume, issue, pages and publisher, from its extra:
         work_label=work_label,  # (paper, venue) -> "PhD thesis", "Technical report", or "" for a paper
         number=number_format(config.language),  # 2596 -> '2,596'
-        # `abstract` is no longer read (the page shows it); templates of older themes still pass it
-        scholarly_article=lambda paper, venue, topics_, abstract=None: scholarly_article(
-            paper, venue, topics_, plain_title(paper.title), link.absolute(paper)),
+        # topics and `abstract` are no longer read (the page shows them); templates of older themes pass them
+        scholarly_article=lambda paper, venue, topics_=None, abstract=None: scholarly_article(
+            paper, venue, plain_title(paper.title)),
         # the data of a paper page's RIS and CSL-JSON downloads, for |json_ld
         # (`from_page`: the page holds abstract.html in #abstract-text, which the downloads then read)
         citation_data=lambda paper, venue, topics_, abstract, key, from_page=False: citation_data(

@@ -39,7 +39,7 @@ PAPERS = {  # venue/file: front matter (YAML) and abstract
     # no formula: the downloads read the abstract from the page (#abstract-text), escapes and all
     "icml-2024/escaped": ("id: e\ntitle: Escaped\nauthors: [Ada Lovelace]\nyear: 2024\n",
                           "Quotes \"here\" & <b>tags</b> </script><script>window.__pwned=1</script>\u00a0Ünïcödé\u2028"
-                          "line\n\nA *second*   paragraph &amp; more."),
+                          "line\n\nA *second*   paragraph &amp; more, of $W$ (a formula whose text is its TeX's)."),
     "jmlr/journal": ("id: j\ntitle: 'Kernels, \"Quoted\"'\nauthors: [Ada Lovelace, José Ñúñez]\nyear: 2023\n"
                      "topics: [learning-theory]\nlinks: {arxiv: '2402.07207'}\nextra: {volume: 24, number: 3}\n", ""),
 }
