@@ -141,16 +141,55 @@
     return lines.map(function (line) { return line[0] + "  - " + line[1] + "\n"; }).join("") + "ER  - \n";
   }
 
+  // CSL types by BibTeX entry type (citations.py: CSL_OF_ENTRY), CSL fields by BibTeX field
+  var CSL_OF_ENTRY = {inproceedings: "paper-conference", article: "article-journal", misc: "article",
+                      phdthesis: "thesis", mastersthesis: "thesis", techreport: "report", book: "book",
+                      incollection: "chapter"};
+  var CSL_OF_FIELD = {booktitle: "container-title", journal: "container-title", url: "URL", doi: "DOI"};
+
+  // The CSL-JSON fields a paper page shows: the twin of citations.page_item. The abstract is the
+  // text of #abstract-text, the rest read from the BibTeX entry of #bibtex, field by field.
+  function pageItem(doc) {
+    var item = {}, abstract = doc.getElementById("abstract-text"), shown = doc.getElementById("bibtex");
+    if (abstract) item.abstract = abstract.textContent.replace(/\s+/g, " ").trim();
+    var entry = shown ? shown.textContent : "", head = /^@(\w+)\{([^,\n]*),\n/.exec(entry);
+    if (!head || /[\0\r\u2028\u2029]/.test(entry)) return item;
+    item.id = head[2];
+    if (CSL_OF_ENTRY.hasOwnProperty(head[1])) item.type = CSL_OF_ENTRY[head[1]];
+    var field = /^ {2}(\w+) = \{(.*)\},?$/gm, found;
+    while ((found = field.exec(entry))) {
+      var name = found[1], value = found[2];
+      if (name === "title") {
+        item.title = /^\{.*\}$/.test(value) ? value.slice(1, -1) : value;
+      } else if (name === "author") {
+        item.author = value.split(" and ").map(function (person) {
+          var parts = person.split(", "), named = {};
+          (parts.length === 3 ? ["family", "suffix", "given"] : ["family", "given"]).forEach(function (key, n) {
+            if (n < parts.length) named[key] = parts[n];
+          });
+          return named;
+        });
+      } else if (name === "year") {
+        if (/^[0-9]+$/.test(value)) item.issued = {"date-parts": [[parseInt(value, 10)]]};
+      } else if (CSL_OF_FIELD.hasOwnProperty(name)) {
+        item[CSL_OF_FIELD[name]] = value;
+      }
+    }
+    return item;
+  }
+
   // A paper's RIS ("ris") or CSL-JSON ("json") from its page `doc` (citations.citation_data):
-  // #cite-data's item, with its citation-key (its id) and, where "page" says so, its abstract
-  // read from #abstract-text (citations.page_text); the RIS as "ris" says (text and, in turn,
-  // names of the item's fields whose values it holds: ris_parts), else risFromCsl's.
+  // #cite-data's item where it says "page": the fields pageItem reads, less those #cite-data gives
+  // (or nulls); the citation-key is the id. The RIS as "ris" says (text and, in turn, names of the
+  // item's fields whose values it holds: ris_parts), else risFromCsl's.
   function citeText(doc, format) {
     var data = JSON.parse(doc.getElementById("cite-data").textContent);
-    var item = Object.assign({"citation-key": data.csl.id}, data.csl);
-    if ((data.page || []).indexOf("abstract") >= 0) {
-      item.abstract = doc.getElementById("abstract-text").textContent.replace(/\s+/g, " ").trim();
-    }
+    var item = data.page ? pageItem(doc) : {};
+    Object.keys(data.csl).forEach(function (name) {
+      if (data.csl[name] === null) delete item[name];
+      else item[name] = data.csl[name];
+    });
+    item["citation-key"] = item.id;
     if (format === "json") return pythonJson([item]) + "\n";
     if (!data.ris) return risFromCsl(item);
     return data.ris.map(function (part, n) { return n % 2 ? item[part] : part; }).join("");

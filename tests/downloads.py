@@ -12,7 +12,7 @@ from pathlib import Path
 
 import html5lib
 
-from papersite.site.citations import ris_from_csl
+from papersite.site.citations import page_item, ris_from_csl
 
 CITE_DATA = re.compile(r'<script type="application/json" id="cite-data">(.*?)</script>', re.S)
 BIB_BUTTON = re.compile(r'<button type="button" class="link-button" data-bib="([^"]*)"(?: data-keys="([^"]*)")? '
@@ -40,16 +40,25 @@ def cite_data(out: Path | dict, slug: str) -> dict | None:
 
 def paper_download(out: Path | dict, slug: str, fmt: str) -> bytes:
     """A paper's download: 'ris' (cite.ris) or 'json' (cite.json, CSL-JSON), made from its page as
-    site.js makes it: #cite-data's item with its citation-key (its id) and, where "page" says so,
-    the abstract as a browser reads #abstract-text (html5lib parses as browsers do)."""
+    site.js makes it: where #cite-data says "page", the fields read from the page (the text of
+    #abstract-text, the entry of #bibtex, as html5lib parses them, which is as browsers do), less
+    those #cite-data gives or nulls; the citation-key is the id."""
     data = cite_data(out, slug)
     if data is None:
         raise FileNotFoundError(f"papers/{slug}/: no citation data")
-    item = {"citation-key": data["csl"]["id"], **data["csl"]}
-    if "abstract" in data.get("page", ()):
+    item = {}
+    if data.get("page"):
         page = html5lib.parse(page_html(out, f"papers/{slug}/"), namespaceHTMLElements=False)
-        holder = page.find(".//*[@id='abstract-text']")
-        item["abstract"] = JS_SPACE.sub(" ", "".join(holder.itertext())).strip(" ")
+        entry, abstract = (page.find(f".//*[@id='{id}']") for id in ("bibtex", "abstract-text"))
+        item = page_item("".join(entry.itertext()) if entry is not None else "", None)
+        if abstract is not None:
+            item["abstract"] = JS_SPACE.sub(" ", "".join(abstract.itertext())).strip(" ")
+    for name, value in data["csl"].items():
+        if value is None:
+            item.pop(name, None)
+        else:
+            item[name] = value
+    item["citation-key"] = item["id"]
     if fmt == "json":
         return (json.dumps([item], ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
     if "ris" not in data:

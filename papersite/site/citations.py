@@ -154,24 +154,24 @@ def csl_json(paper: Paper, venue: Venue, key: str, abstract: str, topics: Iterab
 
 
 def citation_data(paper: Paper, venue: Venue, key: str, abstract: str, topics: Iterable[Topic],
-                  page_url: str, abstract_html: str | None = None) -> dict[str, Any]:
+                  page_url: str, abstract_html: str | None = None, entry: str = "") -> dict[str, Any]:
     """What a paper page carries for its RIS and CSL-JSON downloads, made in the browser
     (static/site.js: citeText); the downloads are byte for byte csl_json's and ris'.
 
     Without `abstract_html`, the whole CSL-JSON item and the RIS as ris_parts (the form of
-    themes older than #abstract-text). With it (what the page's #abstract-text holds), less
-    what site.js makes from the page: the item's citation-key (its id), its abstract where
-    #abstract-text reads as it ("page": ["abstract"] then), and the RIS where ris_from_csl,
-    which site.js mirrors, writes it."""
+    themes older than #abstract-text). With it (what the page's #abstract-text holds) and the
+    BibTeX `entry` the page shows (#bibtex), "page": true and only what site.js does not read
+    from the page as page_item does: the item's fields that differ from page_item's (null for
+    one the item lacks), and the RIS where ris_from_csl, which site.js mirrors, does not write it."""
     topics = tuple(topics)
     item = csl_item(paper, venue, key, abstract, topics, page_url)
     text = ris(paper, venue, key, abstract, topics, page_url).decode("utf-8")
     if abstract_html is None:
         return {"csl": item, "ris": ris_parts(text, item)}
-    data: dict[str, Any] = {"csl": {name: value for name, value in item.items() if name != "citation-key"}}
-    if abstract and page_text(abstract_html) == abstract:
-        del data["csl"]["abstract"]
-        data["page"] = ["abstract"]
+    read = page_item(entry, abstract_html if paper.abstract else None)  # the page shows #abstract-text
+    csl = {name: value for name, value in item.items() if read.get(name) != value and name != "citation-key"}
+    csl.update((name, None) for name in read if name not in item)
+    data: dict[str, Any] = {"csl": csl, "page": True}
     if ris_from_csl(item) != text:
         data["ris"] = ris_parts(text, item)
     return data
@@ -180,6 +180,8 @@ def citation_data(paper: Paper, venue: Venue, key: str, abstract: str, topics: I
 # What a browser reads as whitespace in String.prototype.trim and /\s/ (not quite str.split's)
 _JS_SPACE = re.compile("[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+")
 _TAG = re.compile(r"<[^>]*>")
+# what a browser's parser or JavaScript's lines read otherwise than Python's: then not read at all
+_ODD_LINES = re.compile("[\0\r\u2028\u2029]")
 # where a browser's parser may not keep an HTML fragment's text as written (a newline after <pre>...)
 _REPARSED = re.compile(r"<(pre|textarea|table|svg|template|script|style)\b", re.I)
 
@@ -188,9 +190,53 @@ def page_text(fragment: str) -> str | None:
     """What site.js reads as the text of an element holding `fragment` (its textContent, each run
     of whitespace one space, trimmed), for papersite's own HTML (the allow-list writer's: every
     "<" and ">" outside a tag escaped); None where a browser may read it otherwise."""
-    if _REPARSED.search(fragment):
+    if _REPARSED.search(fragment) or "\0" in fragment:  # a parser drops NUL
         return None
     return _JS_SPACE.sub(" ", html.unescape(_TAG.sub("", fragment))).strip(" ")
+
+
+# CSL types by BibTeX entry type (catalog/bibtex.py ENTRY_FORMS; CSL_TYPES)
+CSL_OF_ENTRY = {"inproceedings": "paper-conference", "article": "article-journal", "misc": "article",
+                "phdthesis": "thesis", "mastersthesis": "thesis", "techreport": "report", "book": "book",
+                "incollection": "chapter"}
+_ENTRY_HEAD = re.compile(r"@([A-Za-z0-9_]+)\{([^,\n]*),\n")
+_ENTRY_FIELD = re.compile(r"^  ([A-Za-z0-9_]+) = \{(.*)\},?$", re.M)
+_CSL_OF_FIELD = {"booktitle": "container-title", "journal": "container-title", "url": "URL", "doi": "DOI"}
+
+
+# every field page_item may read from a BibTeX entry
+ENTRY_READS = ("id", "type", "title", "author", "issued", "container-title", "URL", "DOI")
+
+
+def page_item(entry: str, abstract_html: str | None) -> dict[str, Any]:
+    """The CSL-JSON fields site.js (pageItem) reads from a paper page: its twin. The abstract is
+    the text of #abstract-text (`abstract_html`; None: the page has none), the rest the BibTeX entry
+    of #bibtex (`entry`) as written, field by field, the way its simple values read: a paper's
+    fields that read otherwise (escapes, particles, an organisation) differ from the item's and
+    the page carries them. None for a field site.js may read otherwise than this function can say."""
+    read: dict[str, Any] = {}
+    if abstract_html is not None:
+        read["abstract"] = page_text(abstract_html)
+    head = _ENTRY_HEAD.match(entry)
+    if head is None:
+        return read
+    if _ODD_LINES.search(entry):  # lines a browser reads otherwise
+        return read | dict.fromkeys(ENTRY_READS)
+    read["id"] = head.group(2)
+    if head.group(1) in CSL_OF_ENTRY:
+        read["type"] = CSL_OF_ENTRY[head.group(1)]
+    for name, value in _ENTRY_FIELD.findall(entry):
+        if name == "title":
+            read["title"] = value[1:-1] if value.startswith("{") and value.endswith("}") else value
+        elif name == "author":
+            read["author"] = [dict(zip(("family", "suffix", "given") if len(parts) == 3 else ("family", "given"), parts))
+                              for parts in (person.split(", ") for person in value.split(" and "))]
+        elif name == "year":
+            if value.isascii() and value.isdigit():
+                read["issued"] = {"date-parts": [[int(value)]]}
+        elif name in _CSL_OF_FIELD:
+            read[_CSL_OF_FIELD[name]] = value
+    return read
 
 
 RIS_OF_CSL_TYPE = {CSL_TYPES[kind]: ris_type for kind, ris_type in RIS_TYPES.items()}

@@ -146,9 +146,11 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
         scholarly_article=lambda paper, venue, topics_=None, abstract=None: scholarly_article(
             paper, venue, plain_title(paper.title)),
         # the data of a paper page's RIS and CSL-JSON downloads, for |json_ld
-        # (`from_page`: the page holds abstract.html in #abstract-text, which the downloads then read)
+        # (`from_page`: the page holds abstract.html in #abstract-text and |bibtex in #bibtex, which the
+        # downloads then read)
         citation_data=lambda paper, venue, topics_, abstract, key, from_page=False: citation_data(
-            paper, venue, key, abstract.text, topics_, link.absolute(paper), abstract.html if from_page else None),
+            paper, venue, key, abstract.text, topics_, link.absolute(paper), abstract.html if from_page else None,
+            bibtex_entry(paper, venue, link.absolute(paper), key) if from_page else ""),
     )
     return env
 
