@@ -46,7 +46,7 @@
   // The paper's CSL-JSON item: the page's own #cite-data when it carries one, else its cite.json.
   function citationItem() {
     var data = document.getElementById("cite-data");
-    if (data) return Promise.resolve(JSON.parse(data.textContent).csl);
+    if (data) return Promise.resolve(window.papersiteCite.item(document)); // site.js reads it with the page
     var link = document.querySelector('section.cite a[href$="/cite.json"]');
     return text(link.href).then(function (json) { return JSON.parse(json)[0]; });
   }
@@ -68,7 +68,7 @@
 
   function ready() {
     var section = document.querySelector("section.cite");
-    if (!section || !window.fetch || !window.Promise) return;
+    if (!section || !window.fetch || !window.Promise || document.getElementById("cite-styles")) return; // once a page
     if (!document.getElementById("cite-data") && !section.querySelector('a[href$="/cite.json"]')) return;
     var button = document.createElement("button");
     button.type = "button";

@@ -1,6 +1,7 @@
 // Small enhancements for every page: the colour scheme chosen, "/" focuses search, the
 // BibTeX copy button, the current section kept in view in the phone's scrolling navigation,
-// and the citation downloads (RIS, CSL-JSON, a listing's .bib), made in the browser.
+// and the citation downloads (RIS, CSL-JSON, a listing's .bib) and formatted citations, made
+// in the browser.
 (function () {
   "use strict";
 
@@ -90,6 +91,28 @@
       var current = nav.querySelector('[aria-current="page"]');
       if (current) reveal(current, true);
       nav.addEventListener("focusin", function (event) { reveal(event.target, false); });
+    }
+
+    // A paper page's controls that need script are made here, not carried by every page: the
+    // BibTeX's Copy button, the RIS and CSL-JSON downloads (from #cite-data) and the "Formatted
+    // citation" panel (static/cite-styles.js). A theme's own (older) buttons are used as they are.
+    var entry = document.getElementById("bibtex");
+    if (entry && !document.querySelector('button[data-copy="bibtex"]')) {
+      entry.insertAdjacentHTML("afterend", '<button type="button" class="copy-button" data-copy="bibtex" hidden>Copy BibTeX</button>');
+    }
+    var downloads = document.querySelector(".cite-downloads");
+    if (document.getElementById("cite-data")) {
+      if (downloads && !downloads.querySelector("button[data-cite]")) {
+        var buttons = document.createElement("span");
+        buttons.innerHTML = '<button type="button" class="link-button" data-cite="ris">RIS</button> · ' +
+          '<button type="button" class="link-button" data-cite="json">CSL-JSON</button> · ';
+        downloads.insertBefore(buttons, downloads.querySelector("a"));
+      }
+      if (!document.querySelector('script[src$="static/cite-styles.js"]')) {
+        var styles = document.createElement("script");
+        styles.src = base + "static/cite-styles.js";
+        document.head.appendChild(styles);
+      }
     }
 
     document.querySelectorAll("button[data-copy]").forEach(function (button) {
@@ -182,7 +205,7 @@
   // #cite-data's item where it says "page": the fields pageItem reads, less those #cite-data gives
   // (or nulls); the citation-key is the id. The RIS as "ris" says (text and, in turn, names of the
   // item's fields whose values it holds: ris_parts), else risFromCsl's.
-  function citeText(doc, format) {
+  function citeItem(doc) {
     var data = JSON.parse(doc.getElementById("cite-data").textContent);
     var item = data.page ? pageItem(doc) : {};
     Object.keys(data.csl).forEach(function (name) {
@@ -190,9 +213,14 @@
       else item[name] = data.csl[name];
     });
     item["citation-key"] = item.id;
+    return { item: item, ris: data.ris };
+  }
+
+  function citeText(doc, format) {
+    var cited = citeItem(doc), item = cited.item;
     if (format === "json") return pythonJson([item]) + "\n";
-    if (!data.ris) return risFromCsl(item);
-    return data.ris.map(function (part, n) { return n % 2 ? item[part] : part; }).join("");
+    if (!cited.ris) return risFromCsl(item);
+    return cited.ris.map(function (part, n) { return n % 2 ? item[part] : part; }).join("");
   }
 
   var bibs = {}; // venue slug -> Promise of the entries of venues/<slug>/papers.bib
@@ -264,7 +292,8 @@
     });
   });
 
-  window.papersiteCite = { text: citeText };
+  // for reading-list.js (another page's citation) and cite-styles.js (the CSL-JSON item)
+  window.papersiteCite = { text: citeText, item: function (doc) { return citeItem(doc).item; } };
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
   else ready();

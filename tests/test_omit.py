@@ -17,8 +17,8 @@ from tests.test_build_cache import assert_same_as_clean
 OFFERS = {  # what each name leaves out: (the pages, by path, and what marks it in them)
     "author-feeds": [],
     "author-bibtex": [(r"authors/[^/]+/index\.html", "data-bib=")],
-    "citation-files": [(r"papers/[^/]+/index\.html", 'id="cite-data"'), (r"papers/[^/]+/index\.html", 'data-cite="ris"'),
-                       (r"papers/[^/]+/index\.html", 'data-cite="json"'),
+    # (the RIS and CSL-JSON buttons: site.js makes them on a page with #cite-data)
+    "citation-files": [(r"papers/[^/]+/index\.html", 'id="cite-data"'),
                        (r"reading-list/index\.html", 'data-export="ris"')],
 }
 

@@ -41,16 +41,16 @@ SINCE_REFERENCE = [
      '  <div id="reading-shared" class="reading-shared" hidden>\n    <p id="reading-shared-note" class="reading-note">A list shared with you '
      "by a link, not saved in this browser: add these papers to your own reading list to keep them.</p>\n"),
     # issue 36: downloads made in the browser (buttons where links to files were), no author feeds
-    ("paper.html", """<a href="{{ urls.cite_of(paper, 'ris')|link }}" download>RIS</a> · <a href="{{ urls.cite_of(paper, 'json')|link }}" type="application/json" download>CSL-JSON</a>""",
-     """<span class="needs-js"><button type="button" class="link-button" data-cite="ris">RIS</button> · <button type="button" class="link-button" data-cite="json">CSL-JSON</button></span>"""),
+    # (the RIS and CSL-JSON buttons and the BibTeX's Copy button: made by site.js)
+    ("paper.html", """<a href="{{ urls.cite_of(paper, 'ris')|link }}" download>RIS</a> · <a href="{{ urls.cite_of(paper, 'json')|link }}" type="application/json" download>CSL-JSON</a> · """,
+     ""),
+    ("paper.html", """    <button type="button" class="copy-button" data-copy="bibtex" hidden>Copy BibTeX</button>\n""", ""),
     ("author.html", """<a href="{{ bib|link }}" download>Download BibTeX</a>""",
      """<button type="button" class="link-button" data-bib="{{ bib }}" data-keys="{{ bib_keys }}" data-name="{{ bib_name }}">Download BibTeX</button>"""),
     ("topic.html", """<a href="{{ urls.bibtex_of(topic)|link }}" download>Download BibTeX</a>""",
      """<button type="button" class="link-button" data-bib="{{ bib }}" data-name="papers.bib">Download BibTeX</button>"""),
     ("papers.html", """<a href="{{ urls.bibtex_of()|link }}" download>Download BibTeX</a>""",
      """<button type="button" class="link-button" data-bib="{{ bib }}" data-name="papers.bib">Download BibTeX</button>"""),
-    ("paper.html", "BibTeX of {{ venue.name }}</a></p>\n  </section>",
-     'BibTeX of {{ venue.name }}</a></p>\n{% include "_cite_styles.html" %}\n  </section>'),
     # issue 36: the search box named by aria-label, not a hidden label element
     ("base.html", '      <label for="site-search-input" class="visually-hidden">Search papers</label>\n', ""),
     ("base.html", 'placeholder="Search papers" autocomplete', 'placeholder="Search papers" aria-label="Search papers" autocomplete'),
