@@ -185,7 +185,7 @@ def test_the_paper_page_shows_content_as_text(hostile):
     assert ("citation_title", TITLE) in metas and ("og:title", TITLE) in metas
     assert [c for n, c in metas if n == "citation_author"] == AUTHORS
     assert ("citation_pdf_url", LINKS["pdf"]) in metas
-    assert ("description", snippet(ABSTRACT)) in metas
+    assert ("description", snippet(ABSTRACT, 160)) in metas
     links = {a.get("href") for a in page.iter("a")}
     assert set(LINKS.values()) <= links  # http(s) URLs with odd characters stay one attribute value
     abstract = text(page.find(".//section[@class='abstract']"))

@@ -22,7 +22,7 @@ from ..source.config import SiteConfig
 from ..source.files import unreadable
 from ..errors import Problem, SiteError
 from ..text.markdown_html import render_title
-from ..text.plain import plain_title
+from ..text.plain import cut_snippet, plain_title
 from .pages import Page
 from ..parallel import parallel_map
 
@@ -133,6 +133,8 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
         plain=plain_title,  # for <title>, meta tags
         json_ld=json_ld,  # schema.org data in a <script>, escaped so content cannot close it
         snippet=lambda paper: abstracts[paper.id].snippet,  # a function of paper.abstract
+        # a page's description: search engines show about 155 characters of it, link previews fewer
+        description=lambda abstract: cut_snippet(abstract.text, 160),
         author_links=_cached_author_links(link.link, catalog.members if catalog is not None else frozenset()),
         venue=venues.__getitem__,  # 'icml-2024' -> Venue
         topic=topics.__getitem__,  # 'learning-theory' -> Topic
