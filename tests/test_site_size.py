@@ -54,6 +54,7 @@ SINCE_REFERENCE = [
     # issue 36: the search box named by aria-label, not a hidden label element
     ("base.html", '      <label for="site-search-input" class="visually-hidden">Search papers</label>\n', ""),
     ("base.html", 'placeholder="Search papers" autocomplete', 'placeholder="Search papers" aria-label="Search papers" autocomplete'),
+    ("base.html", '      <kbd class="search-key" aria-hidden="true">/</kbd>\n', ""),  # drawn by style.css
     # issue 36: author, year and all-papers pages list papers compactly (title, byline, venue, year)
     ("_macros.html", "{% macro status_badge(status) %}", COMPACT_MACRO + "{% macro status_badge(status) %}"),
     ("author.html", "import paper_items, pagination", "import compact_items, pagination"),
