@@ -176,7 +176,7 @@
     var item = {}, abstract = doc.getElementById("abstract-text"), shown = doc.getElementById("bibtex");
     if (abstract) item.abstract = abstract.textContent.replace(/\s+/g, " ").trim();
     var entry = shown ? shown.textContent : "", head = /^@(\w+)\{([^,\n]*),\n/.exec(entry);
-    if (!head || /[\0\r\u2028\u2029]/.test(entry)) return item;
+    if (!head) return item; // (an entry with odd line breaks: #cite-data gives every field, citations.page_item)
     item.id = head[2];
     if (CSL_OF_ENTRY.hasOwnProperty(head[1])) item.type = CSL_OF_ENTRY[head[1]];
     var field = /^ {2}(\w+) = \{(.*)\},?$/gm, found;

@@ -126,6 +126,13 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
 
     def _key(paper):
         return catalog.citation_keys.get(paper.id) if catalog is not None else base_key(paper)
+    def _citation_data(paper, venue, key, abstract, topics_, from_page):
+        url = link.absolute(paper)
+        if not from_page:
+            return citation_data(paper, venue, key, abstract.text, topics_, url)
+        return citation_data(paper, venue, key, abstract.text, topics_, url, abstract.html,
+                             bibtex_entry(paper, venue, url, key))  # as |bibtex shows it
+
     env.filters.update(
         link=link.link,
         absolute=link.absolute,
@@ -150,9 +157,8 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
         # the data of a paper page's RIS and CSL-JSON downloads, for |json_ld
         # (`from_page`: the page holds abstract.html in #abstract-text and |bibtex in #bibtex, which the
         # downloads then read)
-        citation_data=lambda paper, venue, topics_, abstract, key, from_page=False: citation_data(
-            paper, venue, key, abstract.text, topics_, link.absolute(paper), abstract.html if from_page else None,
-            bibtex_entry(paper, venue, link.absolute(paper), key) if from_page else ""),
+        citation_data=lambda paper, venue, topics_, abstract, key, from_page=False: _citation_data(
+            paper, venue, key or _key(paper), abstract, topics_, from_page),
     )
     return env
 
