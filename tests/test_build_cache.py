@@ -485,6 +485,39 @@ def test_a_page_an_edit_keeps_is_loaded_without_its_context_and_never_makes_it(s
     assert kept._context is None and kept.context["person"].name == "Xavier Kernel"
 
 
+def test_a_page_whose_context_matched_is_kept_by_identity_from_then_on(site, monkeypatch):
+    """An author-list edit makes every Author anew, so every author page is compared by its
+    context once; the pages that matched are kept as this build's, so the next edit finds them
+    by identity and makes no untouched author's context (nor keeps two copies of every author)."""
+    import papersite.site.pages
+    site.write("site.yaml", MINIMAL_CONFIG)
+
+    def write(name, title, authors):
+        site.write(f"content/icml-2024/{name}.md", f"---\nid: {name}\ntitle: {title}\nauthors: [{authors}]\n"
+                                                   f"venue: icml-2024\nyear: 2024\n---\nAbout {name}.\n")
+    write("kernels", "Kernel Bounds", "Xavier Kernel")
+    write("diffusion", "Diffusion", "Yara Noise")
+    config, out = site.root / "site.yaml", site.root / "_site"
+    run("build", "--config", config, "-o", out)
+    write("diffusion", "Diffusion", "Yara Noise, Zoe Sampler")  # who is who may change: every Author anew
+    run("build", "--config", config, "-o", out)
+    made = []
+    real = papersite.site.pages.author_context
+
+    @functools.wraps(real)  # pickled by name, as the real one is
+    def recorded(author, *inputs):
+        made.append(author.name)
+        return real(author, *inputs)
+    monkeypatch.setattr(papersite.site.pages, "author_context", recorded)
+    write("diffusion", "Diffusion Again", "Yara Noise, Zoe Sampler")
+    run("build", "--config", config, "-o", out)
+    assert "Yara Noise" in made and "Xavier Kernel" not in made, made
+    session = pickle.loads(papersite.engine.store.read_entry(papersite.engine.store.session_path(site.root)))[1]
+    planned = session["plans"][("author", "xavier-kernel")][1][0]
+    assert session["pages"].pages["authors/xavier-kernel/"][1] is planned
+    assert b"Diffusion Again" in (out / "authors" / "zoe-sampler" / "index.html").read_bytes()
+
+
 def test_the_cache_reads_what_the_build_reads():
     """The store finds the theme without importing the modules that use it."""
     from papersite.site import render
