@@ -485,6 +485,65 @@ def test_a_page_an_edit_keeps_is_loaded_without_its_context_and_never_makes_it(s
     assert kept._context is None and kept.context["person"].name == "Xavier Kernel"
 
 
+def author_contexts_made(monkeypatch) -> list[str]:
+    """The names of the authors whose page contexts the builds from now on make (in this process)."""
+    import papersite.site.pages
+    made = []
+    real = papersite.site.pages.author_context
+
+    @functools.wraps(real)  # pickled by name, as the real one is
+    def recorded(author, *inputs):
+        made.append(author.name)
+        return real(author, *inputs)
+    monkeypatch.setattr(papersite.site.pages, "author_context", recorded)
+    return made
+
+
+def test_a_page_whose_context_matched_is_kept_by_identity_from_then_on(site, monkeypatch):
+    """A file saved again with nothing shown changed (a comment added) gives a new Paper, so its
+    author's page is planned anew and compared by its context once; the page is then kept as
+    this build's, so later builds find it by identity and never make that context again."""
+    site.write("site.yaml", MINIMAL_CONFIG)
+
+    def write(name, title, author, comment=""):
+        site.write(f"content/icml-2024/{name}.md", f"---\nid: {name}\ntitle: {title}\nauthors: [{author}]\n"
+                                                   f"venue: icml-2024\nyear: 2024\n{comment}---\nAbout {name}.\n")
+    write("kernels", "Kernel Bounds", "Xavier Kernel")
+    write("diffusion", "Diffusion", "Yara Noise")
+    config, out = site.root / "site.yaml", site.root / "_site"
+    run("build", "--config", config, "-o", out)
+    write("diffusion", "Diffusion", "Yara Noise", "# checked by hand\n")
+    run("build", "--config", config, "-o", out)
+    made = author_contexts_made(monkeypatch)
+    write("kernels", "Kernel Bounds Again", "Xavier Kernel")
+    run("build", "--config", config, "-o", out)
+    assert "Xavier Kernel" in made and "Yara Noise" not in made, made
+    session = pickle.loads(papersite.engine.store.read_entry(papersite.engine.store.session_path(site.root)))[1]
+    planned = session["plans"][("author", "yara-noise")][1][0]
+    assert session["pages"].pages["authors/yara-noise/"][1] is planned
+    assert b"Kernel Bounds Again" in (out / "authors" / "xavier-kernel" / "index.html").read_bytes()
+
+
+def test_an_author_list_edit_re_plans_only_the_people_it_touched(site, tmp_path, monkeypatch):
+    """Who is who is worked out afresh after an author-list edit, but the people who come out the
+    same are the same Author objects: their pages are kept without making their contexts."""
+    site.write("site.yaml", MINIMAL_CONFIG)
+
+    def write(name, authors):
+        site.write(f"content/icml-2024/{name}.md", f"---\nid: {name}\ntitle: {name.title()}\nauthors: [{authors}]\n"
+                                                   f"venue: icml-2024\nyear: 2024\n---\nAbout {name}.\n")
+    write("kernels", "Xavier Kernel, Wei Chen")
+    write("diffusion", "Yara Noise, Wei Chen")
+    config, out = site.root / "site.yaml", site.root / "_site"
+    run("build", "--config", config, "-o", out)
+    made = author_contexts_made(monkeypatch)
+    write("diffusion", "Yara Noise, Wei Chen, Zoe Sampler")
+    run("build", "--config", config, "-o", out)
+    assert "Zoe Sampler" in made and "Xavier Kernel" not in made, made
+    assert b"Zoe Sampler" in (out / "authors" / "wei-chen" / "index.html").read_bytes()
+    assert_same_as_clean(site, tmp_path, "an author added")
+
+
 def test_the_cache_reads_what_the_build_reads():
     """The store finds the theme without importing the modules that use it."""
     from papersite.site import render

@@ -30,6 +30,7 @@ from __future__ import annotations
 import difflib
 import functools
 import hashlib
+import operator
 import re
 import unicodedata
 from collections import Counter, defaultdict
@@ -129,7 +130,7 @@ def collect_people(papers: tuple[Paper, ...] | list[Paper], declared: tuple[Pers
     if cache is not None and cache.people is not None and cache.declared == declared:
         people = _refreshed(cache, papers)
     if people is None:
-        people = _collect(papers, declared)
+        people = _collect(papers, declared, cache.people if cache is not None else None)
     if cache is not None:
         cache.declared, cache.people = declared, people
         cache.papers = {paper.id: paper for paper in papers}
@@ -177,7 +178,10 @@ def _refreshed(cache: PeopleCache, papers) -> People | None:
     return People(tuple(renewed.get(id(a), a) for a in last.authors), bylines, last.paths)
 
 
-def _collect(papers, declared: tuple[Person, ...]) -> People:
+def _collect(papers, declared: tuple[Person, ...], last: People | None = None) -> People:
+    """Everyone, merged afresh. An Author of `last` that comes out the same (its very papers, the
+    same name, details and spellings) is kept rather than made again: pages are kept while they
+    show the same objects, so an author-list edit then re-plans only the people it touched."""
     # A group is a person in the making: site.yaml's are ("site", i), others ("name", key, orcid).
     site_orcid = {p.orcid: ("site", i) for i, p in enumerate(declared) if p.orcid}
     site_names: dict[tuple, tuple] = {}
@@ -260,7 +264,8 @@ def _collect(papers, declared: tuple[Person, ...]) -> People:
         key = name_key(shown) or (shown,)
         made.append((group, shown, (key[-1], " ".join(key[:-1])), details, spellings, papers_of))
     slugs = _slugs(made)
-    built = {m[0]: Author(slugs[m[0]], *m[1:]) for m in made}
+    kept = {author.slug: author for author in last.authors} if last is not None else {}
+    built = {m[0]: _same_or_new(kept.get(slugs[m[0]]), slugs[m[0]], *m[1:]) for m in made}
 
     bylines: dict[str, list[tuple[str, Author]]] = defaultdict(list)
     for (paper, person, _), group in zip(mentions, resolved):  # in each paper's order
@@ -269,6 +274,15 @@ def _collect(papers, declared: tuple[Person, ...]) -> People:
     lines = {paper.id: tuple(bylines.get(paper.id, ())) for paper in papers}  # every paper, authors or not
     paths = {paper_id: tuple((name, urls.path_of(author)) for name, author in line) for paper_id, line in lines.items()}
     return People(authors, lines, paths)
+
+
+def _same_or_new(old: Author | None, slug: str, name: str, sort_key: tuple[str, str], person: Person,
+                 spellings: tuple[str, ...], papers: tuple[Paper, ...]) -> Author:
+    if old is not None and old.name == name and old.sort_key == sort_key and old.person == person and \
+            old.spellings == spellings and len(old.papers) == len(papers) and \
+            all(map(operator.is_, old.papers, papers)):
+        return old
+    return Author(slug, name, sort_key, person, spellings, papers)
 
 
 def _newest_first(date: str) -> tuple:

@@ -166,13 +166,14 @@ def people_pages(catalog: Catalog, bylines: dict, last: dict, fresh: dict) -> li
     fresh[("authors",)] = (catalog.authors, entries, tuple(pages))
     with_bib, keys, kept_for = catalog.config.writes("author-bibtex"), catalog.citation_keys, last.get
     for author in catalog.authors:
-        # An Author is made again whenever who is who or one of its papers changed (people.py),
-        # so the same object stands for the same papers and co-authors' pages.
+        # An Author is made again whenever one of its papers changed, and kept while who is who
+        # leaves it as it was (people.py); its co-authors' pages may have moved meanwhile.
         key = ("author", author.slug)  # beside paper ids, which are strings
         kept = kept_for(key)
         bib = (bib_name(author), *bib_keys(author.papers, keys)) if with_bib else None
-        if kept is None or kept[0][0] is not author or kept[0][1] != bib:
-            inputs = (author, bib, tuple(bylines[p.id] for p in author.papers))
+        shown_bylines = tuple(bylines[p.id] for p in author.papers)
+        if kept is None or kept[0][0] is not author or kept[0][1] != bib or kept[0][2] != shown_bylines:
+            inputs = (author, bib, shown_bylines)
             path = urls.path_of(author)
             kept = (inputs, [Page(urls.page_of(path, number), "author.html",
                                   made_from=(author_context, inputs if number == 1 else (*inputs, number)))

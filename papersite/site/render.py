@@ -306,7 +306,9 @@ def render_pages(env: jinja2.Environment, pages: list[Page], cache: RenderCache 
                 (output := reuse(entry[3], entry[2])) is None:
             todo.append(page)
         else:
-            kept[page.path] = entry if output is entry[2] else (*entry[:2], output, entry[3])
+            # This build's Page, even when only its context matched: the plan keeps it, so the next
+            # build finds it here by identity instead of making both contexts again
+            kept[page.path] = entry if output is entry[2] and entry[1] is page else (entry[0], page, output, entry[3])
             out[entry[3]] = output
     for template in sorted({page.template for page in todo}):
         _load(env, template)  # compiled once here, before workers fork
