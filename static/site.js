@@ -176,7 +176,9 @@
     var item = {}, abstract = doc.getElementById("abstract-text"), shown = doc.getElementById("bibtex");
     if (abstract) item.abstract = abstract.textContent.replace(/\s+/g, " ").trim();
     var entry = shown ? shown.textContent : "", head = /^@(\w+)\{([^,\n]*),\n/.exec(entry);
-    if (!head) return item; // (an entry with odd line breaks: #cite-data gives every field, citations.page_item)
+    if (!head) return item;
+    // (an entry holding a CR, NUL or line separator may read otherwise here: #cite-data then gives
+    // every field, citations.page_item)
     item.id = head[2];
     if (CSL_OF_ENTRY.hasOwnProperty(head[1])) item.type = CSL_OF_ENTRY[head[1]];
     var field = /^ {2}(\w+) = \{(.*)\},?$/gm, found;
