@@ -201,6 +201,21 @@ def test_a_fresh_worker_takes_at_most_fresh_slice_items(forked, monkeypatch):
     assert all(len(set(s)) == 1 for s in slices) and len({s[0] for s in slices}) == 14
 
 
+def test_a_fresh_worker_takes_at_most_fresh_weight(forked, monkeypatch):
+    """Items weigh what they read (a listing reads its 200 papers): a fresh worker takes at most
+    FRESH_WEIGHT of them, so the worker rendering the listings that read every paper of 50,000
+    copies a slice's worth of them, not ~200 MB. An item heavier than that goes alone."""
+    monkeypatch.setattr(parallel, "FRESH_WEIGHT", 10)
+    weights = [1] * 100 + [4] * 20 + [25, 25]  # 122 items: 16 a slice by count alone
+    fresh = parallel.parallel_map(pid_of, list(range(len(weights))), fresh=True, weights=weights)
+    light, heavy = fresh[:100], fresh[100:120]
+    assert all(len(set(light[i:i + 10])) == 1 for i in range(0, 100, 10))  # ten of weight 1 a worker
+    assert all(len(set(heavy[i:i + 2])) == 1 for i in range(0, 20, 2))  # two of weight 4: 8, a third would be 12
+    assert len(set(light)) == 10 and len(set(heavy)) == 10 and fresh[120] != fresh[121] and len(set(fresh)) == 22
+    assert parallel.parallel_map(square_or_fail, list(range(12)), fresh=True, weights=[30] * 12) == \
+        [n * n for n in range(12)]
+
+
 def test_a_background_process_ends_with_its_job(forked):
     """Its memory is freed when its job is done, not when the block ends."""
     def ended(pid: int) -> bool:  # gone, or a zombie: its memory is freed either way
