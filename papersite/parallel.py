@@ -9,12 +9,14 @@ rebuild cannot afford it.
 `in_background` runs one serial job (the search index) in a forked process
 while the parent goes on with other stages, so neither core waits for it; a
 `Detachable` job goes to a fresh interpreter instead, which starts small (a forked
-one copies every page of the parent's memory its work reads). `Background`
-runs one that nobody waits for (the preview's map layout).
+one copies every page of the parent's memory its work reads), and may wait for
+another to end first. `Background` runs one that nobody waits for (the preview's
+map layout). `give_back_freed_memory` returns what a stage freed to the system.
 """
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import gc
 import multiprocessing
 import os
@@ -33,12 +35,12 @@ R = TypeVar("R")
 
 MIN_ITEMS = 400  # fewer items save less on other cores than forking costs
 # Items a fresh worker takes at most (parallel_map's `fresh`): each page it renders copies more of
-# the parent's memory, and 50,000 papers' pages in 8 slices grew the build by ~500 MB; a fork costs
-# milliseconds.
-FRESH_SLICE = 2_000
+# the parent's memory (2,000 paper pages of 50,000 papers: ~150 MB, as a page reads six papers spread
+# over the catalog); a fork costs milliseconds.
+FRESH_SLICE = 1_000
 # Weight a fresh worker takes at most, where items weigh what they read (parallel_map's `weights`): a
 # listing reads 200 papers, and 2,000 of them read every paper of 50,000, ~200 MB copied by each worker.
-FRESH_WEIGHT = 20_000
+FRESH_WEIGHT = 10_000
 STOP_WAIT = 5.0  # seconds end_pool gives a pool to stop (it takes milliseconds unless it never will)
 WAKE_EVERY = 0.05  # seconds: how often a wait for a forked process's result lets a signal handler run (see waited)
 _job: tuple[Callable, Sequence] | None = None  # set only while workers may be forked for it
@@ -359,6 +361,24 @@ def _fresh_bounds(step: int, weights: Sequence[int]) -> list[tuple[int, int]]:
             start, weight = index, 0
         weight += item_weight
     return [*bounds, (start, len(weights))]
+
+
+def _libc_trim() -> Callable[[int], int] | None:
+    try:
+        return ctypes.CDLL(None).malloc_trim  # glibc's
+    except (AttributeError, OSError):  # another C library, another system
+        return None
+
+
+_TRIM = _libc_trim()
+
+
+def give_back_freed_memory() -> None:
+    """Return the memory that a stage's garbage leaves free inside the heap to the system. glibc
+    keeps it otherwise (numpy's temporaries and millions of small objects at 50,000 papers), and
+    the workers forked next would each count it as the build's."""
+    if _TRIM is not None:
+        _TRIM(0)
 
 
 def worth_forking(size: int) -> bool:
