@@ -9,9 +9,9 @@ rebuild cannot afford it.
 `in_background` runs one serial job (the search index) in a forked process
 while the parent goes on with other stages, so neither core waits for it; a
 `Detachable` job goes to a fresh interpreter instead, which starts small (a forked
-one copies every page of the parent's memory its work reads), and may wait for
-another to end first. `Background` runs one that nobody waits for (the preview's
-map layout). `give_back_freed_memory` returns what a stage freed to the system.
+one copies every page of the parent's memory its work reads). `Background` runs
+one that nobody waits for (the preview's map layout). `give_back_freed_memory`
+returns what a stage freed to the system.
 """
 from __future__ import annotations
 
@@ -140,8 +140,7 @@ class Detachable:
 
 
 @contextlib.contextmanager
-def in_background(func: Callable[[], R], size: int, after: threading.Event | None = None,
-                  ended: threading.Event | None = None) -> Iterator[Callable[[], R]]:
+def in_background(func: Callable[[], R], size: int) -> Iterator[Callable[[], R]]:
     """Start func() in a forked process (a Detachable, in a fresh one); inside the
     block, the function given waits for its result (and raises what func raised).
     Leaving the block early stops the process.
@@ -149,25 +148,19 @@ def in_background(func: Callable[[], R], size: int, after: threading.Event | Non
     For a job of `size` items worth a process; a smaller one runs inline,
     when waited for. What func changes in memory stays in its process: use
     it for pure work whose caches nobody keeps.
-
-    A fresh process starts once `after` is set (the one before it has ended), and sets
-    `ended` when it is over; a job run otherwise sets `ended` at once.
     """
-    ended = ended or threading.Event()
     if not worth_forking(size):
-        ended.set()
         yield func  # inline, when waited for
         return
     if isinstance(func, Detachable):
         try:
-            fresh = _Fresh(func.detach, after, ended)
+            fresh = _Fresh(*func.detach())
         except OSError:  # no interpreter to start (sys.executable is empty in an embedded Python): forked
             pass
         else:
             with fresh:
                 yield fresh.result
             return
-    ended.set()
     global _job
     previous, _job = _job, (func, ())
     try:
@@ -211,29 +204,9 @@ def run_fresh(job: tuple[Callable[..., R], tuple]) -> tuple[str, object]:
 
 
 class _Fresh:
-    """The job detach() gives, (func, args), run as func(*args) in a fresh interpreter once `after`
-    is set (at once without it); `ended` is set when that process is over (or will never start).
-    result() waits for it (waking as waited() does) and raises what the job raised, or detach()."""
+    """func(*args) in a fresh interpreter; result() waits for it (waking as waited() does)."""
 
-    def __init__(self, detach: Callable[[], tuple[Callable[..., R], tuple]], after: threading.Event | None = None,
-                 ended: threading.Event | None = None):
-        if not sys.executable or not os.access(sys.executable, os.X_OK):
-            raise OSError(f"no interpreter to start: {sys.executable!r}")
-        self.answer: list[bytes] = []
-        self.process: subprocess.Popen | None = None
-        self.failure: BaseException | None = None  # raised by detach(), or starting the process
-        self.stopped = False  # a process not started by then never will be
-        self.lock = threading.Lock()
-        self.ended = ended or threading.Event()
-        job = self._started(detach) if after is None else None
-        # The job and its answer are tens of megabytes, more than a pipe holds: a thread writes one
-        # and reads the other (the job is read whole before the answer is written), while the caller goes on.
-        self.thread = threading.Thread(target=self._run, args=(job, detach, after), name="fresh", daemon=True)
-        self.thread.start()
-
-    def _started(self, detach: Callable[[], tuple[Callable[..., R], tuple]]) -> bytes:
-        """The job pickled, and the process that will run it started."""
-        job = pickle.dumps(detach(), protocol=pickle.HIGHEST_PROTOCOL)
+    def __init__(self, func: Callable[..., R], args: tuple):
         package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         path = os.environ.get("PYTHONPATH")
         env = {**os.environ, "PYTHONPATH": package_root + (os.pathsep + path if path else "")}
@@ -241,37 +214,29 @@ class _Fresh:
         # checkout) never stands in for this one
         self.process = subprocess.Popen([sys.executable, "-P", "-c", _FRESH], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, env=env)
-        return job
+        self.answer: list[bytes] = []
+        job = pickle.dumps((func, args), protocol=pickle.HIGHEST_PROTOCOL)
+        # Written and read by threads: the job and its answer are tens of megabytes, more than a
+        # pipe holds, and the caller goes on meanwhile.
+        self.sender = threading.Thread(target=self._send, args=(job,), name="fresh-send", daemon=True)
+        self.reader = threading.Thread(target=self._read, name="fresh-read", daemon=True)
+        self.sender.start()
+        self.reader.start()
 
-    def _run(self, job: bytes | None, detach: Callable[[], tuple], after: threading.Event | None) -> None:
-        try:
-            if job is None:
-                while not after.wait(WAKE_EVERY):
-                    if self.stopped:
-                        return
-                with self.lock:
-                    if self.stopped:
-                        return
-                    job = self._started(detach)  # made now: the job's bytes are not held while waiting
-            with contextlib.suppress(OSError):  # the process is gone: result() says why
-                self.process.stdin.write(job)
-                self.process.stdin.close()
-            del job
-            self.answer.append(self.process.stdout.read())
-            self.process.wait()
-        except BaseException as error:  # noqa: BLE001  raised by result(), in the caller's thread
-            self.failure = error
-        finally:
-            self.ended.set()
+    def _send(self, job: bytes) -> None:
+        with contextlib.suppress(OSError):  # the process is gone: result() says why
+            self.process.stdin.write(job)
+            self.process.stdin.close()
+
+    def _read(self) -> None:
+        self.answer.append(self.process.stdout.read())
+        self.process.wait()
 
     def result(self) -> R:
-        while not self.ended.wait(WAKE_EVERY):
-            pass
-        if self.failure is not None:
-            raise self.failure
-        if self.process is None or self.process.returncode != 0 or not self.answer[0]:
-            status = self.process.returncode if self.process is not None else None
-            raise RuntimeError(f"the background process ended with exit status {status}")
+        while self.reader.is_alive():
+            self.reader.join(WAKE_EVERY)
+        if self.process.returncode != 0 or not self.answer[0]:
+            raise RuntimeError(f"the background process ended with exit status {self.process.returncode}")
         outcome, value = pickle.loads(self.answer[0])
         if outcome == "error":
             raise value
@@ -281,11 +246,10 @@ class _Fresh:
         return self
 
     def __exit__(self, *exc) -> None:
-        with self.lock:
-            self.stopped = True
-            if self.process is not None and self.process.poll() is None:
-                self.process.kill()
-        self.thread.join(STOP_WAIT)
+        if self.process.poll() is None:
+            self.process.kill()
+        self.reader.join(STOP_WAIT)
+        self.sender.join(STOP_WAIT)
         self.answer.clear()
 
 

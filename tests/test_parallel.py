@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -17,7 +16,6 @@ from papersite.search import files as search_module
 from papersite.source.config import load_config
 from papersite.errors import Problem, SiteError
 from papersite.engine.command import build_and_write
-from papersite.engine.runner import InMemory
 from papersite.pipeline import build_site
 
 
@@ -128,41 +126,6 @@ def test_a_detachable_job_runs_in_a_fresh_interpreter_and_gives_its_result_its_e
     # left without waiting: the process was stopped by a signal, not waited for (it would end by itself
     # in 600 s, with status 0); 60 s: a hang guard
     assert process.wait(timeout=60) < 0
-
-
-def _detached(func, *args):
-    return parallel.Detachable(lambda: func(*args), lambda: (func, args))
-
-
-def test_a_build_runs_its_fresh_processes_alongside_one_after_the_other(forked, tmp_path):
-    """The search index's process and the map's each hold ~200 MB at 50,000 papers: the second
-    starts once the first has ended, never beside it. Stdlib calls stand for the two jobs: the
-    first makes a file as it ends, the second says whether it is there as it starts."""
-    mark = tmp_path / "first-ended"
-    with InMemory().stages() as stage:
-        first = stage.alongside("first", (_detached(subprocess.call, ["sh", "-c", f"sleep 1; touch '{mark}'"]), 1))
-        second = stage.alongside("second", (_detached(os.path.exists, str(mark)), 1))
-        assert second() is True
-        assert first() == 0
-
-
-def test_a_fresh_process_after_another_gives_its_error_or_none_if_stopped_first(forked, tmp_path):
-    """What its job, or making its job, raises comes back from result(); left before the one it
-    waits for has ended, it never starts."""
-    def unpicklable():
-        raise KeyError("no such venue")
-
-    before = threading.Event()
-    with parallel.in_background(parallel.Detachable(lambda: 0, unpicklable), size=1, after=before) as result:
-        before.set()
-        with pytest.raises(KeyError, match="no such venue"):
-            result()
-    mark = tmp_path / "started"
-    ended, never = threading.Event(), threading.Event()
-    with parallel.in_background(_detached(subprocess.call, ["touch", str(mark)]), size=1, after=never,
-                                ended=ended):
-        pass
-    assert ended.wait(60) and not mark.exists()  # 60 s: a hang guard
 
 
 def test_a_fresh_interpreter_runs_this_papersite_whatever_folder_it_starts_in(forked, tmp_path, monkeypatch):

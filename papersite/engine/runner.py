@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, TypeVar
@@ -158,7 +157,6 @@ class Stages:
         self.made: dict[str, bytes] = {}  # output path -> bytes
         self.stored: dict[str, Receipt] = {}  # output path -> receipt of the bytes put into the staging folder
         self.clock = time.perf_counter()
-        self.fresh_ended: threading.Event | None = None  # the last job alongside is over
 
     def __call__(self, name: str, func: Callable[..., R], *args: Any, **kwargs: Any) -> R:
         if name not in self.timings:
@@ -183,15 +181,9 @@ class Stages:
 
     def alongside(self, name: str, job: tuple[Callable[[], R], int]) -> Callable[[], R]:
         """job: (func, size), a serial job of `size` items, started now (in a process of its
-        own when the runner runs jobs alongside and it is worth one, else inline when waited for).
-        A job in a fresh process starts once the one before it has ended: two at once held ~450 MB
-        beside the build's peak at 50,000 papers (the search index's and the map's), and the
-        cores are busy with related papers and pages meanwhile."""
+        own when the runner runs jobs alongside and it is worth one, else inline when waited for)."""
         func, size = job
-        ended = threading.Event()
-        waiting = self.jobs.enter_context(in_background(_timed(func), size if self.runner.alongside_jobs else 0,
-                                                        after=self.fresh_ended, ended=ended))
-        self.fresh_ended = ended
+        waiting = self.jobs.enter_context(in_background(_timed(func), size if self.runner.alongside_jobs else 0))
 
         def result() -> R:
             value, self.timings[f"{name}_work"] = waiting()
