@@ -289,8 +289,14 @@ class TreeMemory:
         self.pid, self.peak_mb = pid, 0.0
 
     def sample(self) -> None:
-        total = sum(self._pss_kb(pid) for pid in self._tree())
-        self.peak_mb = max(self.peak_mb, total / 1024)
+        """One sample, kept only if no process started or ended while it was read: a worker
+        forked (or gone) between two reads changes how many share the pages read before it,
+        and the sum then counts a share twice (up to a third of the build again, once render
+        workers fork every second or two at 50,000 papers)."""
+        tree = self._tree()
+        total = sum(self._pss_kb(pid) for pid in tree)
+        if self._tree() == tree:
+            self.peak_mb = max(self.peak_mb, total / 1024)
 
     def _tree(self) -> list[int]:
         found, todo = [], [self.pid]

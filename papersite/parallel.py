@@ -9,12 +9,14 @@ rebuild cannot afford it.
 `in_background` runs one serial job (the search index) in a forked process
 while the parent goes on with other stages, so neither core waits for it; a
 `Detachable` job goes to a fresh interpreter instead, which starts small (a forked
-one copies every page of the parent's memory its work reads). `Background`
-runs one that nobody waits for (the preview's map layout).
+one copies every page of the parent's memory its work reads). `Background` runs
+one that nobody waits for (the preview's map layout). `give_back_freed_memory`
+returns what a stage freed to the system.
 """
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import gc
 import multiprocessing
 import os
@@ -33,9 +35,12 @@ R = TypeVar("R")
 
 MIN_ITEMS = 400  # fewer items save less on other cores than forking costs
 # Items a fresh worker takes at most (parallel_map's `fresh`): each page it renders copies more of
-# the parent's memory, and 50,000 papers' pages in 8 slices grew the build by ~500 MB; a fork costs
-# milliseconds.
-FRESH_SLICE = 2_000
+# the parent's memory (2,000 paper pages of 50,000 papers: ~150 MB, as a page reads six papers spread
+# over the catalog); a fork costs milliseconds.
+FRESH_SLICE = 1_000
+# Weight a fresh worker takes at most, where items weigh what they read (parallel_map's `weights`): a
+# listing reads 200 papers, and 2,000 of them read every paper of 50,000, ~200 MB copied by each worker.
+FRESH_WEIGHT = 10_000
 STOP_WAIT = 5.0  # seconds end_pool gives a pool to stop (it takes milliseconds unless it never will)
 WAKE_EVERY = 0.05  # seconds: how often a wait for a forked process's result lets a signal handler run (see waited)
 _job: tuple[Callable, Sequence] | None = None  # set only while workers may be forked for it
@@ -51,7 +56,8 @@ def workers() -> int:
         return os.cpu_count() or 1
 
 
-def parallel_map(func: Callable[[T], R], items: Sequence[T], fresh: bool = False) -> list[R]:
+def parallel_map(func: Callable[[T], R], items: Sequence[T], fresh: bool = False,
+                 weights: Sequence[int] | None = None) -> list[R]:
     """[func(item) for item in items], on all cores when it pays.
 
     An exception raised by func (e.g. a SiteError from a template) is re-raised
@@ -59,11 +65,12 @@ def parallel_map(func: Callable[[T], R], items: Sequence[T], fresh: bool = False
     reading an object writes its reference count, so a worker slowly copies
     every page of the parent's memory it reads; rendering reads nearly all
     of it. A fresh worker per slice holds a slice's worth at most, for a
-    fork per slice.
+    fork per slice: FRESH_SLICE items, and FRESH_WEIGHT of `weights` (how much
+    each item reads, one by default).
     """
     if not worth_forking(len(items)):
         return [func(item) for item in items]
-    with MapInBackground(func, items, fresh) as job:
+    with MapInBackground(func, items, fresh, weights) as job:
         return job.result()
 
 
@@ -72,18 +79,20 @@ class MapInBackground:
     other work; result() waits for it. Leaving the `with` block stops the workers.
     A job too small to fork for runs inline, when result() is called. One at a time."""
 
-    def __init__(self, func: Callable[[T], R], items: Sequence[T], fresh: bool = False):
+    def __init__(self, func: Callable[[T], R], items: Sequence[T], fresh: bool = False,
+                 weights: Sequence[int] | None = None):
         self.func, self.items, self.pool = func, items, None
         self.forked = worth_forking(len(items))
         if not self.forked:
             return
         count = workers()
         # More slices than workers, so a slow slice does not leave a core idle; a fresh worker's
-        # copies grow with the items it takes, so its slices are short too.
+        # copies grow with what it reads, so its slices are short too.
         step = -(-len(items) // (count * 4))
         if fresh:
-            step = min(step, FRESH_SLICE)
-        bounds = [(start, min(start + step, len(items))) for start in range(0, len(items), step)]
+            bounds = _fresh_bounds(min(step, FRESH_SLICE), weights or [1] * len(items))
+        else:
+            bounds = [(start, min(start + step, len(items))) for start in range(0, len(items), step)]
         global _job
         _job = (func, items)  # until stop(): a fresh worker forks later, from the pool's thread
         try:
@@ -304,6 +313,36 @@ def end_pool(pool) -> None:
     ender.join(STOP_WAIT)
     if failed:
         raise failed[0]
+
+
+def _fresh_bounds(step: int, weights: Sequence[int]) -> list[tuple[int, int]]:
+    """Consecutive slices of at most `step` items and FRESH_WEIGHT weight (an item heavier than
+    that alone)."""
+    bounds, start, weight = [], 0, 0
+    for index, item_weight in enumerate(weights):
+        if index > start and (index - start == step or weight + item_weight > FRESH_WEIGHT):
+            bounds.append((start, index))
+            start, weight = index, 0
+        weight += item_weight
+    return [*bounds, (start, len(weights))]
+
+
+def _libc_trim() -> Callable[[int], int] | None:
+    try:
+        return ctypes.CDLL(None).malloc_trim  # glibc's
+    except (AttributeError, OSError):  # another C library, another system
+        return None
+
+
+_TRIM = _libc_trim()
+
+
+def give_back_freed_memory() -> None:
+    """Return the memory that a stage's garbage leaves free inside the heap to the system. glibc
+    keeps it otherwise (numpy's temporaries and millions of small objects at 50,000 papers), and
+    the workers forked next would each count it as the build's."""
+    if _TRIM is not None:
+        _TRIM(0)
 
 
 def worth_forking(size: int) -> bool:

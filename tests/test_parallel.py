@@ -4,6 +4,8 @@ from __future__ import annotations
 import dataclasses
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -199,6 +201,46 @@ def test_a_fresh_worker_takes_at_most_fresh_slice_items(forked, monkeypatch):
     fresh = parallel.parallel_map(pid_of, list(range(40)), fresh=True)
     slices = [fresh[i:i + 3] for i in range(0, 40, 3)]  # 14 slices, where 2 workers x 4 would make 8
     assert all(len(set(s)) == 1 for s in slices) and len({s[0] for s in slices}) == 14
+
+
+def test_a_fresh_worker_takes_at_most_fresh_weight(forked, monkeypatch):
+    """Items weigh what they read (a listing reads its 200 papers): a fresh worker takes at most
+    FRESH_WEIGHT of them, so the worker rendering the listings that read every paper of 50,000
+    copies a slice's worth of them, not ~200 MB. An item heavier than that goes alone."""
+    monkeypatch.setattr(parallel, "FRESH_WEIGHT", 10)
+    weights = [1] * 100 + [4] * 20 + [25, 25]  # 122 items: 16 a slice by count alone
+    fresh = parallel.parallel_map(pid_of, list(range(len(weights))), fresh=True, weights=weights)
+    light, heavy = fresh[:100], fresh[100:120]
+    assert all(len(set(light[i:i + 10])) == 1 for i in range(0, 100, 10))  # ten of weight 1 a worker
+    assert all(len(set(heavy[i:i + 2])) == 1 for i in range(0, 20, 2))  # two of weight 4: 8, a third would be 12
+    assert len(set(light)) == 10 and len(set(heavy)) == 10 and fresh[120] != fresh[121] and len(set(fresh)) == 22
+    assert parallel.parallel_map(square_or_fail, list(range(12)), fresh=True, weights=[30] * 12) == \
+        [n * n for n in range(12)]
+
+
+TRIMMED = """
+import sys
+from papersite import parallel
+def resident():
+    return int(open("/proc/self/statm").read().split()[1]) * 4096 // 2**20
+kept, freed = [], []
+for number in range(200_000):  # 2 KB strings, from the C library's heap; a kept one among 64
+    (kept if number % 64 == 0 else freed).append(str(number) * 400)
+del freed
+before = resident()
+parallel.give_back_freed_memory()
+print(before, resident())
+"""
+
+
+@pytest.mark.skipif(parallel._TRIM is None or not Path("/proc/self/statm").exists(), reason="glibc on Linux")
+def test_memory_a_stage_freed_goes_back_to_the_system():
+    """A stage's garbage freed among what it keeps stays the process's until given back; the
+    workers forked next would count it. Here ~400 MB of 2 KB strings, one in 64 kept."""
+    root = Path(parallel.__file__).parent.parent
+    before, after = map(int, subprocess.run([sys.executable, "-c", TRIMMED], cwd=root, capture_output=True,
+                                            text=True, check=True).stdout.split())
+    assert before > 300 and after < before - 300
 
 
 def test_a_background_process_ends_with_its_job(forked):

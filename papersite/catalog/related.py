@@ -30,6 +30,7 @@ TERMS_PER_PAPER = 40  # fewer found the topic less often; more cost far more sco
 COUNT = 5  # related papers per paper
 SCALE = 1 << 24  # weight resolution: a score is at most SCALE**2 = 2**48 (Cauchy-Schwarz)
 BLOCK_CELLS = 1 << 18  # scores held at once per block: 2 MB of float64, small enough to stay in cache
+VECTOR_BLOCK = 4_096  # papers whose vectors are made at once (their temporaries: ~20 MB)
 GROUPS = 64  # stretches of a row of scores whose maxima bound its top (see _BlockScorer._floor)
 _LOG1 = [0.0] + [1 + math.log(n) for n in range(1, 4096)]  # 1 + log(count)
 
@@ -204,19 +205,28 @@ class RelatedIndex:
         return vector, top[-1][:2] if len(top) == TERMS_PER_PAPER else None
 
     def _all_vectors(self) -> None:
-        """_vector_of for every paper at once, with numpy: the same top terms, the same integers."""
-        docs, idf, words = self.docs, self.idf, self.words
+        """_vector_of for every paper at once, with numpy: the same top terms, the same integers.
+        VECTOR_BLOCK papers at a time: every paper's temporaries at once took ~250 MB at 50,000."""
+        idf, words = self.idf, self.words
+        idf_of = np.full(len(words), np.nan)
+        idf_of[np.fromiter(idf, np.int64, len(idf))] = np.fromiter(idf.values(), np.float64, len(idf))
+        rank = np.empty(len(words), np.int64)
+        rank[sorted(range(len(words)), key=words.__getitem__)] = np.arange(len(words))
+        for first in range(0, len(self.docs), VECTOR_BLOCK):
+            self._block_vectors(first, self.docs[first:first + VECTOR_BLOCK], idf_of, rank)
+
+    def _block_vectors(self, first: int, docs: list[tuple[array, array]], idf_of: np.ndarray,
+                       rank: np.ndarray) -> None:
+        """The vectors of papers first, first + 1, ... whose term counts are `docs`. `idf_of` and
+        `rank`: each term's IDF (NaN for a term of one paper) and place in the order of the words."""
+        words = self.words
         lengths = np.fromiter((len(terms) for terms, _ in docs), np.int64, len(docs))
         terms = np.concatenate([np.frombuffer(t, np.int32) for t, _ in docs] or [np.zeros(0, np.int32)])
         counts = np.concatenate([np.frombuffer(c, np.int32) for _, c in docs] or [np.zeros(0, np.int32)])
-        idf_of = np.full(len(words), np.nan)
-        idf_of[np.fromiter(idf, np.int64, len(idf))] = np.fromiter(idf.values(), np.float64, len(idf))
         log1 = np.array([_log1(n) for n in range(int(counts.max(initial=0)) + 1)])  # math.log's values
         weight = log1[counts] * idf_of[terms]
         known = ~np.isnan(weight)  # terms of one paper have no IDF
         paper, weight, terms = np.repeat(np.arange(len(docs)), lengths)[known], weight[known], terms[known]
-        rank = np.empty(len(words), np.int64)
-        rank[sorted(range(len(words)), key=words.__getitem__)] = np.arange(len(words))
         order = np.lexsort((-rank[terms], -weight, paper))  # per paper, as heapq.nlargest((w, word, t))
         paper, weight, terms = paper[order], weight[order], terms[order]
         starts = np.searchsorted(paper, np.arange(len(docs) + 1))
@@ -224,11 +234,14 @@ class RelatedIndex:
         paper, weight, terms = paper[top], weight[top], terms[top]
         starts = np.searchsorted(paper, np.arange(len(docs) + 1)).tolist()
         norms = np.array([_norm(weight[a:b].tolist()) for a, b in zip(starts, starts[1:])])
-        integers = np.rint(weight / norms[paper] * SCALE).astype(np.int64).tolist()
-        terms, weights = terms.tolist(), weight.tolist()
-        for number, (a, b) in enumerate(zip(starts, starts[1:])):
-            self.vectors[number] = array("i", terms[a:b]), array("i", integers[a:b])
-            self.floors[number] = (weights[b - 1], words[terms[b - 1]]) if b - a == TERMS_PER_PAPER else None
+        # Each paper's arrays from bytes: no Python number per entry, whose millions would be freed
+        # among the arrays kept, leaving the memory they took held (~100 MB at 50,000 papers).
+        terms = terms.astype(np.int32).tobytes()
+        integers = np.rint(weight / norms[paper] * SCALE).astype(np.int32).tobytes()
+        for number, (a, b) in enumerate(zip(starts, starts[1:]), start=first):
+            self.vectors[number] = array("i", terms[4 * a:4 * b]), array("i", integers[4 * a:4 * b])
+            last = self.vectors[number][0][-1] if b > a else 0
+            self.floors[number] = (float(weight[b - 1]), words[last]) if b - a == TERMS_PER_PAPER else None
 
     def _scores(self, paper: int) -> dict[int, int]:
         """Similarity of `paper` with every paper sharing a top term with it."""

@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterator, TypeVar
 from ..catalog.people import PeopleCache
 from ..catalog.related import RelatedIndex
 from ..papermap.layout import LayoutCache
-from ..parallel import Detachable, in_background, timed_call
+from ..parallel import Detachable, give_back_freed_memory, in_background, timed_call
 from ..search import SearchCache
 from ..site.citations import CitationCache
 from ..site.render import RenderCache, TemplateCache
@@ -162,6 +162,7 @@ class Stages:
         if name not in self.timings:
             self.runner.progress(DOING.get(name, name))
         result = func(*args, **kwargs)
+        give_back_freed_memory()
         now = time.perf_counter()
         self.timings[name] = self.timings.get(name, 0.0) + now - self.clock
         self.clock = now

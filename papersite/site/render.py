@@ -317,14 +317,17 @@ def render_pages(env: jinja2.Environment, pages: list[Page], cache: RenderCache 
     # search process of a one-shot build, mostly done by then. A page
     # made from its inputs (a paper's, an author's) lists few, and its context is made by
     # the worker that renders it, not kept by this process (see Page).
-    order = sorted(range(len(todo)), key=lambda i: 0 if todo[i].made_from else len(todo[i].context.get("papers", ())))
+    reads = [1 if page.made_from else max(1, len(page.context.get("papers", ()))) for page in todo]  # papers
+    order = sorted(range(len(todo)), key=reads.__getitem__)
     if store is None:
         def job(page: Page) -> Any:
             return render_page(env, page)
     else:
         def job(page: Page) -> Any:
             return store(urls.output_file(page.path), render_page(env, page))
-    results = dict(zip(order, parallel_map(job, [todo[i] for i in order], fresh=len(todo) > FRESH_ABOVE)))
+    # weighed by the papers they read, a fresh worker's slices of listings are shorter (parallel_map)
+    results = dict(zip(order, parallel_map(job, [todo[i] for i in order], fresh=len(todo) > FRESH_ABOVE,
+                                           weights=[reads[i] for i in order])))
     for i, page in enumerate(todo):
         file = urls.output_file(page.path)
         out[file] = results[i]
