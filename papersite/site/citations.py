@@ -179,6 +179,7 @@ def citation_data(paper: Paper, venue: Venue, key: str, abstract: str, topics: I
 
 # What a browser reads as whitespace in String.prototype.trim and /\s/ (not quite str.split's)
 _JS_SPACE = re.compile("[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+")
+_SPACES_APART = re.compile("[\x1c-\x1f\x85\ufeff]")  # whitespace to one of str.split and /\s/ only
 _TAG = re.compile(r"<[^>]*>")
 # what a browser's parser or JavaScript's lines read otherwise than Python's: then not read at all
 _ODD_LINES = re.compile("[\0\r\u2028\u2029]")
@@ -192,7 +193,10 @@ def page_text(fragment: str) -> str | None:
     "<" and ">" outside a tag escaped); None where a browser may read it otherwise."""
     if _REPARSED.search(fragment) or "\0" in fragment:  # a parser drops NUL
         return None
-    return _JS_SPACE.sub(" ", html.unescape(_TAG.sub("", fragment))).strip(" ")
+    text = html.unescape(_TAG.sub("", fragment))
+    if not _SPACES_APART.search(text):
+        return " ".join(text.split())  # the same, and faster
+    return _JS_SPACE.sub(" ", text).strip(" ")
 
 
 # CSL types by BibTeX entry type (catalog/bibtex.py ENTRY_FORMS; CSL_TYPES)
