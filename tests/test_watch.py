@@ -378,16 +378,22 @@ def test_a_source_folder_created_later_or_recreated_is_watched(clock, tmp_path):
         assert take_once_put(queue, "templates") == ChangeSet(("templates",))
         time.sleep(0.1)
         (root / "templates/paper.html").write_text("x")
-        assert take_once_put(queue, "templates/paper.html") == ChangeSet(("templates/paper.html",))
+        assert seen_in(take_once_put(queue, "templates/paper.html"), "templates/paper.html")
         shutil.rmtree(root / "templates")  # e.g. a `git checkout` of a branch without it, and back
         assert "templates" in take_once_put(queue, "templates").paths
         (root / "templates").mkdir()
         assert take_once_put(queue, "templates") == ChangeSet(("templates",))
         time.sleep(0.1)
         (root / "templates/base.html").write_text("x")
-        assert take_once_put(queue, "templates/base.html") == ChangeSet(("templates/base.html",))
+        assert seen_in(take_once_put(queue, "templates/base.html"), "templates/base.html")
     finally:
         watcher.stop()
+
+
+def seen_in(changes: ChangeSet, path: str) -> bool:
+    """`path` is in the change set, with at most its folder beside it: a new folder's own events
+    can come late on a busy machine (its watch is set up as it appears), which is no miss."""
+    return path in changes.paths and set(changes.paths) <= {path, path.rsplit("/", 1)[0]}
 
 
 def test_a_symlinked_source_folder_is_watched_where_it_points(clock, tmp_path):
