@@ -728,3 +728,22 @@ def test_an_authors_page_is_kept_when_another_paper_moves_in_their_venue(tmp_pat
         entry = bibtex_entry(paper, again.catalog.venue("icml-2024"), f"https://example.org/catalog/papers/{paper.slug}/",
                              again.catalog.citation_keys[paper.id]).encode()
         assert download(again.files, f"authors/{author.slug}/") == ("cite.bib", bibtex_file([entry]))
+
+
+def test_a_theme_older_than_abstract_text_gets_the_whole_item_and_its_ris(tmp_path):
+    """A paper.html that does not pass `shown=` (copied from an older theme, whose site.js reads
+    #cite-data alone) gets the whole CSL-JSON item and the RIS, and its downloads stay the bytes."""
+    site = write_site(tmp_path / "site", papers={"specials": PAPERS["specials"]})
+    site.write("templates/paper.html", '{% extends "base.html" %}{% block main %}<script type="application/json" '
+               'id="cite-data">{{ paper|citation_data(venue, topics, abstract, bibtex_key)|json_ld }}</script>'
+               '{% endblock %}\n')
+    build, _ = site.build()
+    out = site.root / "_site"
+    paper = by_id(build)["specials"]
+    venues = {venue.slug: venue for venue in build.catalog.config.venues}
+    inputs = (paper, venues[paper.venue], build.catalog.citation_keys[paper.id], abstract_text(out, paper),
+              tuple(map(build.catalog.topic, paper.topics)), f"https://example.org/catalog/papers/{paper.slug}/")
+    data = cite_data(out, paper.slug)
+    assert "page" not in data and data["csl"] == csl_item(*inputs) and data["ris"]
+    assert paper_download(out, paper.slug, "ris") == ris(*inputs)
+    assert paper_download(out, paper.slug, "json") == csl_json(*inputs)

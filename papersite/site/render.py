@@ -126,13 +126,6 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
 
     def _key(paper):
         return catalog.citation_keys.get(paper.id) if catalog is not None else base_key(paper)
-    def _citation_data(paper, venue, key, abstract, topics_, from_page):
-        url = link.absolute(paper)
-        if not from_page:
-            return citation_data(paper, venue, key, abstract.text, topics_, url)
-        return citation_data(paper, venue, key, abstract.text, topics_, url, abstract.html,
-                             bibtex_entry(paper, venue, url, key))  # as |bibtex shows it
-
     env.filters.update(
         link=link.link,
         absolute=link.absolute,
@@ -155,10 +148,11 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
         scholarly_article=lambda paper, venue, topics_=None, abstract=None: scholarly_article(
             paper, venue, plain_title(paper.title)),
         # the data of a paper page's RIS and CSL-JSON downloads, for |json_ld
-        # (`from_page`: the page holds abstract.html in #abstract-text and |bibtex in #bibtex, which the
-        # downloads then read)
-        citation_data=lambda paper, venue, topics_, abstract, key, from_page=False: _citation_data(
-            paper, venue, key or _key(paper), abstract, topics_, from_page),
+        # (`shown`: the BibTeX entry the page shows in #bibtex, beside abstract.html in #abstract-text,
+        # which the downloads then read)
+        citation_data=lambda paper, venue, topics_, abstract, key, shown=None: citation_data(
+            paper, venue, key or _key(paper), abstract.text, topics_, link.absolute(paper),
+            None if shown is None else abstract.html, shown or ""),
     )
     return env
 
