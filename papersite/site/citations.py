@@ -221,11 +221,11 @@ def page_item(entry: str, abstract_html: str | None) -> dict[str, Any]:
     read: dict[str, Any] = {}
     if abstract_html is not None:
         read["abstract"] = page_text(abstract_html)
+    if _ODD_LINES.search(entry):  # lines a browser reads otherwise (a CR is a line break there)
+        return read | dict.fromkeys(ENTRY_READS)
     head = _ENTRY_HEAD.match(entry)
     if head is None:
         return read
-    if _ODD_LINES.search(entry):  # lines a browser reads otherwise
-        return read | dict.fromkeys(ENTRY_READS)
     read["id"] = head.group(2)
     if head.group(1) in CSL_OF_ENTRY:
         read["type"] = CSL_OF_ENTRY[head.group(1)]

@@ -10,7 +10,7 @@ import html
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from papersite.site.citations import CSL_TYPES, page_item, ris_from_csl
@@ -76,6 +76,7 @@ READ_IN_CHROMIUM = """cases => cases.map(([entry, abstract]) => {
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(cases=st.lists(st.tuples(entries(), st.one_of(st.none(), abstracts())), min_size=1, max_size=25))
+@example(cases=[("@article{key,\r,\n  title = {{T}}\n}", None)])  # a CR a browser reads as a line break
 def test_what_site_js_reads_from_a_page_is_what_page_item_says(page, paper_url, cases):
     if page.url != paper_url:
         page.goto(paper_url)
