@@ -668,7 +668,16 @@
     var yearOf = expand(data.years || [], "year"), statusOf = expand(data.statuses || [], "status");
     if (Object.keys(names.year).length < 2) names.year = {}; // one year: nothing to choose
     return { count: data.count, perFile: data.perFile, names: names, venue: venueOf, topic: topicsOf,
-             year: yearOf, status: statusOf };
+             year: yearOf, status: statusOf, pages: data.pages };
+  }
+
+  // A record of search/d/ ([title, page slug, year, snippet, [[name, author slug], ...], more,
+  // etal]: papersite/search/store.py) as the object a result is shown from.
+  function unpackRecord(record) {
+    var pages = catalog.pages;
+    return { title: record[0], url: pages[0] + record[1] + "/", year: record[2], snippet: record[3],
+             authors: record[4].map(function (author) { return [author[0], pages[1] + author[1] + "/"]; }),
+             more: record[5], etal: record[6] };
   }
 
   // A lunr index holding every term these groups may touch.
@@ -715,7 +724,7 @@
     });
     return Promise.all(files.map(function (n) {
       return fetchJson(base + "d/" + n + ".json").then(function (records) {
-        Object.keys(records).forEach(function (ref) { docs[ref] = records[ref]; });
+        Object.keys(records).forEach(function (ref) { docs[ref] = unpackRecord(records[ref]); });
         arrived();
       });
     }));

@@ -115,6 +115,15 @@
       }
     }
 
+    // A paper page's Save button is wired by static/reading-list.js, loaded here rather than
+    // linked from every paper page (pages that build Save buttons in script link it themselves).
+    if (document.querySelector("button[data-save]") &&
+        !document.querySelector('script[src$="static/reading-list.js"]')) {
+      var list = document.createElement("script");
+      list.src = base + "static/reading-list.js";
+      document.head.appendChild(list);
+    }
+
     document.querySelectorAll("button[data-copy]").forEach(function (button) {
       var source = document.getElementById(button.getAttribute("data-copy"));
       if (!source || !navigator.clipboard) return;

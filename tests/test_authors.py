@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from papersite import urls
+from papersite.search import read_record
 from papersite.site import pages
 from papersite.model import Paper, Person
 from papersite.catalog.people import collect_people, name_key
@@ -185,12 +186,13 @@ def test_author_page_lists_papers_by_year_with_details(built):
 
 
 def test_authors_have_no_feed_of_their_own(built):
-    """One feed per venue and topic and the catalog's: none per author (issue 36)."""
+    """One feed per venue and topic and the catalog's: none per author (issue 36), and an author
+    page links none (the catalog's is linked from the home page and listings)."""
     out, _ = built
     assert not list(out.glob("authors/**/feed.xml"))
-    head = (out / "authors/alan-m-turing/index.html").read_text(encoding="utf-8")
-    assert re.findall(r'<link rel="alternate" type="application/atom\+xml"[^>]* href="([^"]+)"', head) == \
-        ["/catalog/feed.xml"]
+    feeds = r'<link rel="alternate" type="application/atom\+xml"[^>]* href="([^"]+)"'
+    assert re.findall(feeds, (out / "authors/alan-m-turing/index.html").read_text(encoding="utf-8")) == []
+    assert re.findall(feeds, (out / "authors/index.html").read_text(encoding="utf-8")) == ["/catalog/feed.xml"]
 
 
 def test_authors_index_a_to_z_with_counts(built):
@@ -273,10 +275,11 @@ def test_search_finds_authors_and_results_carry_links(built):
     assert search(files, "jane") == ["gamma"]
     lunr = json.loads(files[urls.SEARCH_INDEX])["lunr"]
     assert dict(zip(lunr["fields"], lunr["boosts"]))["authors"] == 3
+    facets = json.loads(files[urls.SEARCH_DOCS])
     records = {}
     for name, data in files.items():
         if name.startswith("search/d/"):
-            records.update({r["id"]: r for r in json.loads(data).values()})
+            records.update({r[1]: read_record(r, facets) for r in json.loads(data).values()})
     assert records["beta"]["authors"] == [["Tim Rocktaschel", "/catalog/authors/tim-rocktaschel/"],
                                           ["Diederik P. Kingma", "/catalog/authors/diederik-p-kingma/"],
                                           ["Turing, A.", "/catalog/authors/alan-m-turing/"],
@@ -284,8 +287,7 @@ def test_search_finds_authors_and_results_carry_links(built):
     for record in records.values():
         for _, link in record["authors"]:
             assert resolve(out, "/catalog/", "http://site.test/catalog/search/", link).is_file()
-    facets = json.loads(files[urls.SEARCH_DOCS])
-    number = {r["id"]: int(ref) for name, data in files.items() if name.startswith("search/d/")
+    number = {r[1]: int(ref) for name, data in files.items() if name.startswith("search/d/")
               for ref, r in json.loads(data).items()}
     years = [y for y, n in facets["years"] for _ in range(n)]
     statuses = [s for s, n in facets["statuses"] for _ in range(n)]
@@ -311,7 +313,7 @@ def test_many_authors_are_shortened_in_listings_and_results(site, tmp_path):
     listing = main_text(out / "papers/index.html")
     assert listing.count('<a href="/catalog/authors/') == 10 and " and 4 more" in listing
     assert main_text(out / "papers/big/index.html").count('<a href="/catalog/authors/') == 14
-    record = json.loads(build.files["search/d/0.json"])["0"]
+    record = read_record(json.loads(build.files["search/d/0.json"])["0"], json.loads(build.files[urls.SEARCH_DOCS]))
     assert len(record["authors"]) == 10 and record["more"] == 4
 
 

@@ -21,6 +21,7 @@ from papersite.catalog.bibtex import bibtex_entry, bibtex_file
 from papersite.site.citations import csl_item, csl_json, ris
 from tests.conftest import MINIMAL_CONFIG, TinySite
 from tests.downloads import cite_data, listing_download, paper_download
+from tests.json_ld_theme import add_json_ld
 from tests.test_bad_input import build_fails, build_ok
 
 VENUES = """\
@@ -96,6 +97,7 @@ def write_site(root, papers=PAPERS, config=MINIMAL_CONFIG + VENUES) -> TinySite:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     site = write_site(tmp_path_factory.mktemp("citations") / "site")
+    add_json_ld(site.root)
     build, _ = site.build()
     return site.root / "_site", build
 
@@ -514,6 +516,7 @@ def test_author_details_reach_scholar_tags_and_json_ld(tmp_path):
     site = write_site(tmp_path / "site", {"p": {"id": "p", "title": "T", "venue": "icml-2024", "authors": [
         {"name": "Ada Lovelace", "orcid": "0000-0002-1825-0097", "affiliation": "Analytical Engines"},
         "Alan Turing"]}}, MINIMAL_CONFIG)
+    add_json_ld(site.root)
     site.build()
     out = site.root / "_site"
     assert meta_tags(out, "p")[1:5] == [
@@ -622,6 +625,7 @@ ISSUED = {
 @pytest.fixture(scope="module")
 def issued(tmp_path_factory):
     site = write_site(tmp_path_factory.mktemp("issued") / "site", ISSUED, MINIMAL_CONFIG + ISSUERS)
+    add_json_ld(site.root)
     build, _ = site.build()
     return site.root / "_site", build
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import textwrap
 import xml.etree.ElementTree as ET
 
 import html5lib
@@ -11,6 +13,8 @@ import pytest
 from papersite import urls
 from papersite.site.feeds import FEED_ENTRIES
 from papersite.text.plain import plain_text
+from tests.conftest import ROOT, TinySite
+from tests.json_ld_theme import PAPER_WITH_JSON_LD, add_json_ld
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
@@ -88,6 +92,11 @@ def test_pages_announce_their_feeds(bundled):
         assert feeds == [base + "feed.xml"] + ([base + own_feed] if own_feed else []), page
         for href in feeds:
             assert (out / href[len(base):]).is_file()
+    # a paper page has no feed of its own, and tens of thousands of them would each repeat the
+    # catalog's link (author pages: tests/test_authors.py)
+    for paper in build.catalog.papers:
+        _, links = head_tags(parse_html(out / urls.output_file(urls.path_of(paper))))
+        assert not [link for link in links if link.get("type") == "application/atom+xml"], paper.id
 
 
 @pytest.fixture(scope="module")
@@ -104,25 +113,44 @@ def test_every_page_has_open_graph_and_twitter_cards(bundled, html_pages):
         canonical = [link.get("href") for link in links if link.get("rel") == "canonical"]
         relative = page.relative_to(out).as_posix()
         assert len(canonical) == 1 and canonical[0].startswith(build.catalog.config.base_url)
-        for key in ("og:title", "og:description", "og:url", "og:type", "og:site_name", "twitter:card"):
+        for key in ("og:title", "og:description", "og:type", "og:site_name", "twitter:card"):
             assert len(meta.get(key, [])) == 1 and meta[key][0].strip(), f"{relative}: {key}"
-        # X reads og:title and og:description for its card: no copies of them under twitter:*
-        assert not {"twitter:title", "twitter:description"} & meta.keys(), relative
-        assert meta["og:url"] == canonical
+        # X reads og:title and og:description for its card: no copies of them under twitter:*;
+        # a preview without og:url takes the page's URL, the canonical one
+        assert not {"twitter:title", "twitter:description", "og:url"} & meta.keys(), relative
         assert meta["og:description"] == meta["description"]  # one tag: the page says it once
         assert len([el for el in parse_html(page).iter("meta") if el.get("content") == meta["description"][0]]) == 1
         assert meta["og:type"] == ["article" if relative in papers else "website"]
         assert meta["og:site_name"] == [build.catalog.config.title]
 
 
-def test_paper_pages_have_json_ld_and_scholar_tags(bundled):
+def test_paper_pages_have_scholar_tags_and_json_ld_only_if_the_theme_adds_it(bundled, tmp_path):
     _, out, build = bundled
     catalog = build.catalog
     for paper in catalog.papers:
         tree = parse_html(out / urls.output_file(urls.path_of(paper)))
-        scripts = [s.text for s in tree.iter("script") if s.get("type") == "application/ld+json"]
-        assert len(scripts) == 1
-        data = json.loads(scripts[0])
+        # the Scholar tags say what schema.org JSON-LD would: the default theme leaves it out
+        assert not [s for s in tree.iter("script") if s.get("type") == "application/ld+json"]
+        meta, _ = head_tags(tree)
+        venue = catalog.venue(paper.venue)
+        assert meta["citation_title"] == [plain_text(paper.title)]
+        assert meta.get("citation_author", []) == list(paper.authors)
+        assert meta["citation_publication_date"] == [str(paper.year)]
+        assert meta["citation_conference_title"] == [venue.full_name or venue.name]
+        assert meta.get("citation_pdf_url", []) == [u for kind, u in paper.links if kind == "pdf"]
+
+    # README's templates/paper.html that puts it back
+    site = TinySite(tmp_path / "site")
+    shutil.copytree(ROOT / "content", site.root / "content", dirs_exist_ok=True)
+    shutil.copy(ROOT / "site.yaml", site.root / "site.yaml")
+    add_json_ld(site.root)
+    site.build()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert textwrap.indent(PAPER_WITH_JSON_LD.strip(), "  ") in readme  # the template these tests use
+    for paper in catalog.papers:
+        tree = parse_html(site.root / "_site" / urls.output_file(urls.path_of(paper)))
+        [script] = [s.text for s in tree.iter("script") if s.get("type") == "application/ld+json"]
+        data = json.loads(script)
         url = catalog.config.base_url + urls.path_of(paper)
         assert data["@context"] == "https://schema.org" and data["@type"] == "ScholarlyArticle"
         assert data["headline"] == plain_text(paper.title) and data["datePublished"] == str(paper.year)
@@ -132,16 +160,9 @@ def test_paper_pages_have_json_ld_and_scholar_tags(bundled):
         assert [a["name"] for a in data.get("author", [])] == list(paper.authors)
         assert data["publication"]["name"] == catalog.venue(paper.venue).full_name
 
-        meta, _ = head_tags(tree)
-        venue = catalog.venue(paper.venue)
-        assert meta["citation_title"] == [plain_text(paper.title)]
-        assert meta.get("citation_author", []) == list(paper.authors)
-        assert meta["citation_publication_date"] == [str(paper.year)]
-        assert meta["citation_conference_title"] == [venue.full_name or venue.name]
-        assert meta.get("citation_pdf_url", []) == [u for kind, u in paper.links if kind == "pdf"]
-
 
 def test_json_ld_cannot_break_out_of_its_script(site):
+    add_json_ld(site.root)
     title = "Beyond </script><script>alert(1)</script> & <!-- Tricks"
     site.paper("tricky", title=json.dumps(title), body="Abstract with </script> inside & more.")
     build, _ = site.build()

@@ -20,6 +20,7 @@ import yaml
 
 from papersite.text.plain import snippet
 from tests.conftest import MINIMAL_CONFIG, TinySite
+from tests.json_ld_theme import add_json_ld
 from tests.test_search_files import read_store
 from tests.test_search_files import search as search_ids
 
@@ -98,6 +99,7 @@ def make_hostile_site(root: Path) -> TinySite:
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory):
     site = make_hostile_site(tmp_path_factory.mktemp("hostile") / "site")
+    add_json_ld(site.root)  # the JSON-LD a theme may add holds content as data too
     build, _ = site.build()
     return site.root / "_site", build
 
@@ -289,11 +291,11 @@ def test_search_files_hold_content_as_data_without_markup(hostile):
     for name in names:  # shard table, facets, term shards, document store, vocabulary
         raw = (out / name).read_bytes()
         assert b"<" not in raw and b">" not in raw, name  # no </script, no <!--, even as data
-    docs = read_store(build.files)
-    assert docs[PAPER_ID]["title"] == TITLE
-    assert docs[PAPER_ID]["url"] == "/catalog/papers/hostile/"
-    assert docs[PAPER_ID]["snippet"] == snippet(ABSTRACT)
-    assert PAPER_ID in search_ids(build.files, "hostile")  # indexed, and its id found again
+    doc = read_store(build.files)["hostile"]
+    assert doc["title"] == TITLE
+    assert doc["url"] == "/catalog/papers/hostile/"
+    assert doc["snippet"] == snippet(ABSTRACT)
+    assert "hostile" in search_ids(build.files, "hostile")  # indexed, and found again
 
 
 # --- Content-Security-Policy --------------------------------------------------

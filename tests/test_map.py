@@ -14,6 +14,7 @@ import pytest
 from papersite import parallel
 from papersite.papermap import layout as paper_map
 from papersite.preview.rebuild import Rebuilder
+from papersite.search import read_record
 from papersite.text.words import prose_term_counts as term_counts
 from papersite.papermap.files import browser_slug
 from tests.conftest import TinySite
@@ -250,9 +251,9 @@ def test_papers_are_numbered_as_the_search_numbers_them(built):
     """The search page sends its results to the map as paper numbers."""
     _, build = built
     data = points_of(build)
-    per_file = json.loads(build.files["search/docs.json"])["perFile"]
+    facets = json.loads(build.files["search/docs.json"])
     for n, title in enumerate(data["title"]):
-        record = json.loads(build.files[f"search/d/{n // per_file}.json"])[str(n)]
+        record = read_record(json.loads(build.files[f"search/d/{n // facets['perFile']}.json"])[str(n)], facets)
         assert record["title"] == title
         assert urls_of(data, build.catalog.config.base_path)[n] == record["url"]
 

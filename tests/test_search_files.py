@@ -14,7 +14,8 @@ from papersite import urls
 from papersite.text.plain import plain_text
 from papersite.engine.runner import BuildCache, Warm
 from papersite.pipeline import build_site
-from papersite.search import DOCS_PER_FILE, FIELDS, ORDER, SHARDS, TERMS, SearchCache, ShardedIndex, shard_name
+from papersite.search import (DOCS_PER_FILE, FIELDS, ORDER, SHARDS, TERMS, SearchCache, ShardedIndex, read_record,
+                              shard_name)
 from papersite.search.lunr_text import js_order
 from tests.lunr_reference import load_index, shards_as_lunr
 
@@ -31,8 +32,8 @@ def shards(files) -> list[tuple[str, dict]]:
 
 
 def read_store(files) -> dict[str, dict]:
-    """Paper id -> everything search.js knows about it: the document-store
-    record plus its number, venue and topic slugs (from docs.json)."""
+    """Paper slug -> everything search.js knows about it: the document-store
+    record as it unpacks it, plus its number, venue and topic slugs (from docs.json)."""
     facets = json.loads(files[urls.SEARCH_DOCS])
     venues = [slug for slug, _, count in facets["venues"] for _ in range(count)]
     topics = [[facets["topics"][int(n, 36)][0] for n in code.split(".")] if code else []
@@ -40,7 +41,8 @@ def read_store(files) -> dict[str, dict]:
     store = {}
     for n in range(0, facets["count"], facets["perFile"]):
         for ref, record in json.loads(files[f"search/d/{n // facets['perFile']}.json"]).items():
-            store[record["id"]] = {**record, "ref": ref, "venue": venues[int(ref)], "topics": topics[int(ref)]}
+            store[record[1]] = {**read_record(record, facets), "ref": ref, "venue": venues[int(ref)],
+                                "topics": topics[int(ref)]}
     return store
 
 
@@ -52,8 +54,8 @@ def whole_index(files) -> Index:
 
 
 def search(files, query: str) -> list[str]:
-    """Paper ids, best first."""
-    by_ref = {record["ref"]: paper_id for paper_id, record in read_store(files).items()}
+    """Paper slugs, best first."""
+    by_ref = {record["ref"]: slug for slug, record in read_store(files).items()}
     return [by_ref[r["ref"]] for r in whole_index(files).search(query)]
 
 
@@ -89,15 +91,15 @@ def test_settings_describe_the_lunr_index(built):
 
 
 def test_papers_are_numbered_and_the_store_maps_numbers_to_ids(built):
-    """ref = paper id, through the document store: lunr refs are paper numbers."""
+    """ref = paper, through the document store: lunr refs are paper numbers."""
     catalog = built.catalog
     store = read_store(built.files)
-    assert set(store) == {p.id for p in catalog.papers}
+    assert set(store) == {p.slug for p in catalog.papers}
     assert sorted(int(r["ref"]) for r in store.values()) == list(range(len(catalog.papers)))
     # numbered by venue in catalog order, then id: a venue is a run of numbers
     venue_rank = {v.slug: i for i, v in enumerate(catalog.venues)}
-    by_number = sorted(store, key=lambda paper_id: int(store[paper_id]["ref"]))
-    assert by_number == [p.id for p in sorted(catalog.papers, key=lambda p: (venue_rank[p.venue], p.id))]
+    by_number = sorted(store, key=lambda slug: int(store[slug]["ref"]))
+    assert by_number == [p.slug for p in sorted(catalog.papers, key=lambda p: (venue_rank[p.venue], p.id))]
     assert all(len(json.loads(built.files[f"search/d/{n}.json"])) <= DOCS_PER_FILE
                for n in range(-(-len(store) // DOCS_PER_FILE)))
 
@@ -110,8 +112,8 @@ def test_doc_store_describes_every_paper(built):
     assert facets["topics"] == [[t.slug, t.name] for t in catalog.topics]
     store = read_store(built.files)
     for paper in catalog.papers:
-        doc = store[paper.id]
-        assert set(doc) == {"id", "title", "url", "year", "snippet", "authors", "ref", "venue", "topics"}
+        doc = store[paper.slug]
+        assert set(doc) == {"title", "url", "year", "snippet", "authors", "ref", "venue", "topics"}
         assert doc["authors"] == [[name, link.link(path)] for name, path in catalog.author_paths[paper.id]]
         assert doc["title"] == (plain_text(paper.title) if "$" in paper.title else paper.title)
         assert doc["year"] == paper.year
@@ -160,8 +162,8 @@ def test_shard_names_are_safe_file_names():
 def test_python_search_of_the_built_index(built):
     """lunr.py over the decoded shards (searching with lunr.js's stemmer) answers like the browser."""
     paper = grokking(built.catalog)
-    assert search(built.files, "delayed")[:1] == [paper.id]
-    assert search(built.files, "grokking")[0] == paper.id
+    assert search(built.files, "delayed")[:1] == [paper.slug]
+    assert search(built.files, "grokking")[0] == paper.slug
 
 
 def test_math_is_indexed_as_text_not_tex(site):

@@ -19,7 +19,7 @@ that needs it (see static/search.js).
 from .files import FIELDS, SHARDS, TERMS, SearchCache, search_files
 from .lunr_text import clear_caches
 from .shards import ShardedIndex, shard_name
-from .store import DOC_FILES, DOCS_PER_FILE, ORDER
+from .store import DOC_FILES, DOCS_PER_FILE, ORDER, read_record
 
 __all__ = ["DOCS_PER_FILE", "DOC_FILES", "FIELDS", "ORDER", "SHARDS", "TERMS", "SearchCache", "ShardedIndex",
-           "clear_caches", "search_files", "shard_name"]
+           "clear_caches", "read_record", "search_files", "shard_name"]

@@ -60,7 +60,7 @@ class SearchCache:
     doc_files: dict[str, bytes] = field(default_factory=dict)  # path -> bytes
     shard_names: dict[str, str] = field(default_factory=dict)
     shard_table: list = field(default_factory=list)  # index.json's, as last written
-    by_title: list[tuple[str, str, int]] = field(default_factory=list)  # (title, id, number), sorted
+    by_title: list[tuple[str, str, int]] = field(default_factory=list)  # (title, slug, number), sorted
     files: dict[str, bytes] = field(default_factory=dict)  # index.json, docs.json, order.json
 
     def job(self, catalog: Catalog, abstracts: dict[str, Abstract],
@@ -169,8 +169,8 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
         """(field texts to index, document-store record)"""
         # math in a title becomes readable text, as in <title>: results are rendered as text
         title = plain_title(paper.title)
-        record = docstore.record(paper.id, title, link.link(paper), paper.year, abstract.snippet,
-                                 [[name, link.link(path)] for name, path in byline[:docstore.RESULT_AUTHORS]],
+        record = docstore.record(title, paper.slug, paper.year, abstract.snippet,
+                                 [[name, path[len(urls.ALL_AUTHORS):-1]] for name, path in byline[:docstore.RESULT_AUTHORS]],
                                  len(byline), paper.et_al)
         # every field folded as search.js folds a query, so that a query's words are indexed words
         return ((searchable(title), searchable(_author_text(paper.authors)),
@@ -212,12 +212,12 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
         now = {n: made_of(n) for n in changed}
         facets_changed = any((old[n].topics, old[n].year, old[n].status) != (paper.topics, paper.year, paper.status)
                              for n, paper in changed.items())
-        order_changed = any(old[n].title != paper.title for n, paper in changed.items())
+        moved = {n for n, paper in changed.items() if (old[n].title, old[n].slug) != (paper.title, paper.slug)}
+        order_changed = bool(moved)
         shards = cache.index.update({n: (was[n][0], now[n][0]) for n in changed})
-        for n, paper in changed.items():  # move the retitled papers (cheaper than a re-sort)
-            if old[n].title != paper.title:
-                del cache.by_title[bisect_left(cache.by_title, (reading_key(was[n][1][1]), paper.id, n))]
-                insort(cache.by_title, (reading_key(now[n][1][1]), paper.id, n))
+        for n in moved:  # move the retitled (or renamed: slugs break ties) papers, cheaper than a re-sort
+            del cache.by_title[bisect_left(cache.by_title, (reading_key(was[n][1][0]), was[n][1][1], n))]
+            insort(cache.by_title, (reading_key(now[n][1][0]), now[n][1][1], n))
     count = len(cache.papers)
     files = {}
     table = []
@@ -237,7 +237,8 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
             [[v.slug, v.name, len(catalog.venue_papers[v.slug])] for v in catalog.venues],
             [[t.slug, t.name] for t in catalog.topics],
             ([topics[t][0] for t in p.topics] for p in cache.papers),
-            (p.year for p in cache.papers), (p.status for p in cache.papers), count)
+            (p.year for p in cache.papers), (p.status for p in cache.papers), count,
+            (link.link(urls.ALL_PAPERS), link.link(urls.ALL_AUTHORS)))
     if order_changed:
         cache.files[docstore.ORDER] = docstore.title_order(n for _, _, n in cache.by_title)
     files.update(cache.files)
@@ -257,11 +258,11 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
 def _indexed(entries: Iterator[tuple[tuple, tuple]], doc_files: dict[str, bytes],
              titles: list[tuple[str, str, int]]) -> Iterator[tuple]:
     """The field texts of each (texts, record) of `entries`, papers numbered from 0 in order; their
-    records go into `doc_files` as each document file fills, and (title's reading key, id, number)
+    records go into `doc_files` as each document file fills, and (title's reading key, slug, number)
     into `titles`."""
     chunk: list[tuple] = []
     for number, (texts, record) in enumerate(entries):
-        titles.append((reading_key(record[1]), record[0], number))
+        titles.append((reading_key(record[0]), record[1], number))
         chunk.append(record)
         if len(chunk) == docstore.DOCS_PER_FILE:
             path, data = docstore.doc_file(number // docstore.DOCS_PER_FILE, chunk)
