@@ -95,7 +95,7 @@ SLOW_TESTS = {
         "test_a_missing_stylesheet_fails_the_build_with_its_line_and_leaves_the_site",
         "test_every_page_links_the_stylesheets_after_the_theme",
     },
-    "test_feeds.py": {"test_every_page_has_open_graph_and_twitter_cards"},
+    "test_feeds.py": {"test_every_page_has_open_graph_tags_for_link_previews"},
     "test_hostile.py": {"test_every_page_of_the_bundled_catalog_carries_the_csp"},
     "test_import.py": {
         "test_a_second_import_changes_no_byte",

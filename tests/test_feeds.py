@@ -105,7 +105,7 @@ def html_pages(bundled):
     return sorted(out.rglob("*.html"))
 
 
-def test_every_page_has_open_graph_and_twitter_cards(bundled, html_pages):
+def test_every_page_has_open_graph_tags_for_link_previews(bundled, html_pages):
     _, out, build = bundled
     papers = {urls.output_file(urls.path_of(p)) for p in build.catalog.papers}
     for page in html_pages:
@@ -113,11 +113,11 @@ def test_every_page_has_open_graph_and_twitter_cards(bundled, html_pages):
         canonical = [link.get("href") for link in links if link.get("rel") == "canonical"]
         relative = page.relative_to(out).as_posix()
         assert len(canonical) == 1 and canonical[0].startswith(build.catalog.config.base_url)
-        for key in ("og:title", "og:description", "og:type", "og:site_name", "twitter:card"):
+        for key in ("og:title", "og:description", "og:type", "og:site_name"):
             assert len(meta.get(key, [])) == 1 and meta[key][0].strip(), f"{relative}: {key}"
-        # X reads og:title and og:description for its card: no copies of them under twitter:*;
+        # X makes a summary card of og:type, og:title and og:description: no copies under twitter:*;
         # a preview without og:url takes the page's URL, the canonical one
-        assert not {"twitter:title", "twitter:description", "og:url"} & meta.keys(), relative
+        assert not {"twitter:card", "twitter:title", "twitter:description", "og:url"} & meta.keys(), relative
         assert meta["og:description"] == meta["description"]  # one tag: the page says it once
         assert len([el for el in parse_html(page).iter("meta") if el.get("content") == meta["description"][0]]) == 1
         assert meta["og:type"] == ["article" if relative in papers else "website"]

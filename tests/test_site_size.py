@@ -68,6 +68,8 @@ SINCE_REFERENCE = [
     # issue 36: the abstract in an element of its own, which the downloads read
     ("paper.html", "{% if paper.abstract %}{{ abstract.html|safe }}{% else %}",
      '{% if paper.abstract %}<div id="abstract-text">{{ abstract.html|safe }}</div>{% else %}'),
+    # issue 36: no footer link to sitemap.xml (robots.txt names it for crawlers)
+    ("base.html", """ papers · <a href="{{ 'sitemap.xml'|link }}">Sitemap</a></p>""", " papers</p>"),
 ]
 
 
