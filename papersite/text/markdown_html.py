@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import html
+import re
 import threading
 from html.entities import codepoint2name
 from xml.etree.ElementTree import Element
@@ -163,11 +164,30 @@ def _markdown(text: str) -> markdown.Markdown:
     return md.reset()
 
 
+# One line of ordinary text, as most abstracts are, is one paragraph to Markdown: it starts
+# no block (a list item starts - + * or a number and . or ); a rule - * or _) and holds no
+# inline pattern (each needs \ ` * _ [ < & $ or a line break); printable, it holds nothing
+# clean() drops, and without & < > nothing to escape. Its HTML and text are then known
+# without Markdown; tests/test_plain_paragraph.py holds them to Markdown's.
+_NOT_PLAIN_PARAGRAPH = re.compile(r"[\\`*_\[\]<>&$]|^(?:[-+]|[0-9]+[.)])")
+
+
+def _plain_paragraph(text: str) -> tuple[str, str] | None:
+    """render_abstract(text) when `text` is one line of ordinary text, else None."""
+    if text[:1] in ("", " ") or not text.isprintable() or _NOT_PLAIN_PARAGRAPH.search(text):
+        return None
+    return f"<p>{text}</p>", " ".join(text.split())
+
+
 def render_abstract(text: str) -> tuple[str, str]:
     """Abstract Markdown (with TeX math) -> (safe HTML fragment, plain text), in one pass.
 
     Raises MarkupError for input past a limit (MAX_NESTING, MAX_TEX_LENGTH...).
     """
+    return _plain_paragraph(text) or _render_with_markdown(text)
+
+
+def _render_with_markdown(text: str) -> tuple[str, str]:
     text = clean(text)
     md = _markdown(text)
     writer = md.treeprocessors["allow_list"]
