@@ -246,6 +246,7 @@ def _collect(papers, declared: tuple[Person, ...], last: People | None = None) -
         resolved.append(group)
 
     made = []  # (group, shown name, sort key, details, spellings, papers)
+    order: dict[str, tuple] = {}  # paper id -> its _paper_order, made once: a paper is among each author's
     for group, entries in members.items():
         declared_person = declared[group[1]] if group[0] == "site" else None
         if len(entries) == 1 and declared_person is None:  # most people: one paper, one spelling
@@ -254,8 +255,13 @@ def _collect(papers, declared: tuple[Person, ...], last: People | None = None) -
             details = Person(shown, person.orcid, person.affiliation, person.url)
         else:
             uses = Counter(person.name for _, person in entries)
-            shown = declared_person.name if declared_person else max(uses, key=lambda s: _completeness(s, uses[s]))
-            papers_of = tuple(sorted({paper.id: paper for paper, _ in entries}.values(), key=_paper_order))
+            shown = declared_person.name if declared_person else next(iter(uses)) if len(uses) == 1 else \
+                max(uses, key=lambda s: _completeness(s, uses[s]))
+            papers_of = {paper.id: paper for paper, _ in entries}
+            for paper_id, paper in papers_of.items():
+                if paper_id not in order:
+                    order[paper_id] = _paper_order(paper)
+            papers_of = tuple(sorted(papers_of.values(), key=lambda paper: order[paper.id]))
             sources = ([declared_person] if declared_person else []) + \
                 [person for _, person in sorted(entries, key=lambda e: (-e[0].year, e[0].id))]
             details = Person(shown, *(next((v for source in sources if (v := getattr(source, name))), "")
