@@ -169,14 +169,18 @@ def _markdown(text: str) -> markdown.Markdown:
 # inline pattern (each needs \ ` * _ [ < & $ or a line break); printable, it holds nothing
 # clean() drops, and without & < > nothing to escape. Its HTML and text are then known
 # without Markdown; tests/test_plain_paragraph.py holds them to Markdown's.
-_NOT_PLAIN_PARAGRAPH = re.compile(r"[\\`*_\[\]<>&$]|^(?:[-+]|[0-9]+[.)])")
+# Two expressions: one alternation tried at every character is slower than both together.
+_MARKUP_CHARACTER = re.compile(r"[\\`*_\[\]<>&$]")
+_BLOCK_START = re.compile(r"[-+]|[0-9]+[.)]")
 
 
 def _plain_paragraph(text: str) -> tuple[str, str] | None:
     """render_abstract(text) when `text` is one line of ordinary text, else None."""
-    if text[:1] in ("", " ") or not text.isprintable() or _NOT_PLAIN_PARAGRAPH.search(text):
+    if text[:1] in ("", " ") or not text.isprintable() or _BLOCK_START.match(text) or \
+            _MARKUP_CHARACTER.search(text):
         return None
-    return f"<p>{text}</p>", " ".join(text.split())
+    # Printable text has no whitespace but spaces: single ones inside leave nothing to join.
+    return f"<p>{text}</p>", text if "  " not in text and text[-1] != " " else " ".join(text.split())
 
 
 def render_abstract(text: str) -> tuple[str, str]:
