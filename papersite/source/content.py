@@ -99,10 +99,12 @@ class Parsed:
     problems: list[Problem]
 
 
-def read_paper(path: Path, config: SiteConfig, display_path: Path | str | None = None) -> Parsed:
-    """Parse and validate one content file against the site's venues and topics."""
+def read_paper(path: Path, config: SiteConfig, display_path: Path | str | None = None,
+               allowed: tuple[str, ...] | None = None) -> Parsed:
+    """Parse and validate one content file against the site's venues and topics. `allowed`:
+    allowed_roots for the config, when the caller reads many files (it resolves links: not cheap)."""
     shown = display_path or path
-    raw = read_source(path, shown, allowed_roots(config.content_dir, config.root), MAX_FILE_BYTES,
+    raw = read_source(path, shown, allowed or allowed_roots(config.content_dir, config.root), MAX_FILE_BYTES,
                       "is this an abstract?")
     if isinstance(raw, Problem):
         return Parsed(None, [raw])
@@ -295,8 +297,13 @@ class PaperCache:
             else:
                 missing.append((len(found), path, stamp))
                 found.append(None)
-        parsed = parallel_map(lambda miss: read_paper(Path(miss[1]), config, _display(Path(miss[1]), config.root)),
-                              missing)
+        allowed = allowed_roots(config.content_dir, config.root)
+
+        def read(miss: tuple[int, str, tuple | None]) -> Parsed:
+            path = Path(miss[1])
+            return read_paper(path, config, _display(path, config.root), allowed)
+
+        parsed = parallel_map(read, missing)
         for (index, path, stamp), result in zip(missing, parsed):
             result = self._shared(result)
             if stamp:
