@@ -23,15 +23,15 @@ from itertools import chain
 
 from ..numeric import np
 
-from ..parallel import parallel_map
-from ..text.words import TermNumbers, prose_term_counts as term_counts
+from ..parallel import in_background, parallel_map
+from ..text.words import TermNumbers, prose_stem, prose_term_counts as term_counts, prose_words
 
 TERMS_PER_PAPER = 40  # fewer found the topic less often; more cost far more scoring (docs/performance.md)
 COUNT = 5  # related papers per paper
 SCALE = 1 << 24  # weight resolution: a score is at most SCALE**2 = 2**48 (Cauchy-Schwarz)
 BLOCK_CELLS = 1 << 18  # scores held at once per block: 2 MB of float64, small enough to stay in cache
 VECTOR_BLOCK = 4_096  # papers whose vectors are made at once (their temporaries: ~20 MB)
-GROUPS = 64  # stretches of a row of scores whose maxima bound its top (see _BlockScorer._floor)
+GROUPS = 64  # stretches of a row of scores whose maxima bound its top (see _BlockScorer.best)
 _LOG1 = [0.0] + [1 + math.log(n) for n in range(1, 4096)]  # 1 + log(count)
 
 
@@ -140,6 +140,28 @@ class RelatedIndex:
 
     def _counts(self, text: tuple[str, ...]) -> tuple[array, array]:
         return self._numbered(term_counts(". ".join(text)))
+
+    def _counts_of_all(self, texts: list[tuple[str, ...]]) -> list[tuple[array, array]]:
+        """[self._counts(text) for text in texts], the same arrays and term numbers: each word looked
+        up once per text in one dict, the counting in numpy (a Counter per text cost most of it).
+        The second half's words are read in a process of their own, on a core idle at this point
+        of a build (the search index and the map start after it)."""
+        half = len(texts) // 2
+        with in_background(lambda: _numbered_words(texts[half:]), len(texts) - half) as second_half:
+            halves = [_numbered_words(texts[:half]), second_half()]
+        numbers = _WordNumbers(self)  # the first half's words first: terms numbered as _numbered would
+        terms = np.concatenate([np.fromiter(map(numbers.__getitem__, words), np.int64, len(words))[tokens]
+                                for words, tokens, _ in halves])
+        paper = np.repeat(np.arange(len(texts), dtype=np.int64), np.concatenate([n for _, _, n in halves]))
+        kept = terms >= 0  # not a stop word
+        width = max(len(self.words), 1)
+        keys, first, counts = np.unique(paper[kept] * width + terms[kept], return_index=True, return_counts=True)
+        order = np.argsort(first)  # by paper, then by each term's first occurrence, as a Counter is
+        keys, counts = keys[order], counts[order]
+        starts = np.searchsorted(keys // width, np.arange(len(texts) + 1)).tolist()
+        # Arrays from bytes, as _block_vectors makes them: no Python number per entry.
+        terms, counts = (keys % width).astype(np.int32).tobytes(), counts.astype(np.int32).tobytes()
+        return [(array("i", terms[4 * a:4 * b]), array("i", counts[4 * a:4 * b])) for a, b in zip(starts, starts[1:])]
 
     def _numbered(self, counts: Counter) -> tuple[array, array]:
         """Term counts as arrays of term numbers and counts (a tenth of a Counter's memory)."""
@@ -289,14 +311,18 @@ class RelatedIndex:
         """The first half of starting over: every text's term counts (for _score_all)."""
         self.ids, self.id_set, self.texts = ids, set(ids), [texts[pid] for pid in ids]
         # Counted here, not in workers: sending the Counters back costs as much as it saves.
-        self.docs = [self._counts(text) for text in self.texts]
+        self.docs = self._counts_of_all(self.texts)
         self.counted_for = texts
 
     def _score_all(self) -> None:
         """Everything else from scratch, the per-paper steps on all cores."""
         ids = self.ids
-        self.df = Counter(chain.from_iterable(terms for terms, _ in self.docs))
-        self.idf = {term: _idf(n, len(ids)) for term, n in self.df.items() if n > 1}
+        df = np.bincount(np.concatenate([np.frombuffer(terms, np.int32) for terms, _ in self.docs]
+                                        or [np.zeros(0, np.int32)]), minlength=len(self.words))
+        held = np.flatnonzero(df)
+        self.df = Counter(dict(zip(held.tolist(), df[held].tolist())))
+        idf = {n: _idf(n, len(ids)) for n in set(self.df.values()) if n > 1}  # a few hundred frequencies
+        self.idf = {term: idf[n] for term, n in self.df.items() if n > 1}
         self.vectors, self.floors = [(array("i"), array("i"))] * len(ids), [None] * len(ids)
         self.postings, self.best, self.related = None, [[]] * len(ids), {}
         self.holders = self.listers = None
@@ -388,6 +414,36 @@ class RelatedIndex:
                 self._rank(paper, {o: s for s, o in best} | gained)
 
 
+def _numbered_words(texts: list[tuple[str, ...]]) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The words of the texts (prose_words of each one's parts joined by '. '), all in one row: the
+    distinct words in the order they first occur, each word's place among them, each text's count
+    of words. Small to send back from another process: a few strings and two arrays."""
+    words = [prose_words(". ".join(text)) for text in texts]
+    distinct = list(dict.fromkeys(chain.from_iterable(words)))
+    place = {word: n for n, word in enumerate(distinct)}
+    lengths = np.fromiter(map(len, words), np.int64, len(words))
+    return distinct, np.fromiter(map(place.__getitem__, chain.from_iterable(words)), np.int32, int(lengths.sum())), lengths
+
+
+class _WordNumbers(dict):
+    """word -> its term's number in `index`'s vocabulary (a new term numbered as _numbered would
+    number it, words being met in the order _numbered meets their terms), -1 for a stop word."""
+
+    def __init__(self, index: RelatedIndex):
+        super().__init__()
+        self.vocabulary, self.words = index.vocabulary, index.words
+
+    def __missing__(self, word: str) -> int:
+        term = prose_stem(word)
+        if not term:
+            number = -1
+        elif (number := self.vocabulary.get(term)) is None:
+            number = self.vocabulary[term] = len(self.words)
+            self.words.append(term)
+        self[word] = number
+        return number
+
+
 class _BlockScorer:
     """Every paper's best `count` (score, paper) pairs, as `RelatedIndex._best_of(_scores(...))`
     gives them, for a block of papers at once.
@@ -400,10 +456,13 @@ class _BlockScorer:
 
     def __init__(self, vectors: list[tuple[array, array]], count: int):
         self.count, self.size = count, len(vectors)
+        # A row of scores, padded with zeros to GROUPS stretches of one length (see best).
+        self.width = -(-self.size // GROUPS) * GROUPS
         lengths = np.fromiter((len(terms) for terms, _ in vectors), np.int64, len(vectors))
         self.starts = np.concatenate(([0], np.cumsum(lengths)))  # a paper's entries, CSR
-        self.terms = np.fromiter(chain.from_iterable(t for t, _ in vectors), np.int64, int(self.starts[-1]))
-        self.weights = np.fromiter(chain.from_iterable(w for _, w in vectors), np.float64, int(self.starts[-1]))
+        empty = [np.zeros(0, np.int32)]
+        self.terms = np.concatenate([np.frombuffer(t, np.int32) for t, _ in vectors] or empty).astype(np.int64)
+        self.weights = np.concatenate([np.frombuffer(w, np.int32) for _, w in vectors] or empty).astype(np.float64)
         # Postings: entries ordered by term, then paper.
         order = np.argsort(self.terms, kind="stable")
         self.posted_papers = np.repeat(np.arange(len(vectors)), lengths)[order]
@@ -412,17 +471,13 @@ class _BlockScorer:
         self.posting_starts = np.searchsorted(self.terms[order], np.arange(width))
         self.posting_lengths = np.bincount(self.terms, minlength=width)
 
-    def _floor(self, scores: np.ndarray) -> np.ndarray:
-        """Per row, a score that at least `count` scores of the row reach (and at least 1).
-
-        The `count`-th largest of the maxima of GROUPS stretches of the row:
-        each maximum is another score, so `count` scores reach it. Far cheaper
-        than partitioning whole rows, and it leaves few others above it."""
-        size = scores.shape[1]
-        groups = min(size, GROUPS)
-        maxima = np.maximum.reduceat(scores, np.arange(groups) * size // groups, axis=1)
-        count = min(self.count, groups)
-        return np.maximum(np.partition(maxima, groups - count, axis=1)[:, groups - count], 1)
+    def _floor(self, maxima: np.ndarray) -> np.ndarray:
+        """Per row, a score that at least `count` scores of the row reach (and at least 1), of
+        the maxima of its GROUPS stretches: the `count`-th largest of them, each maximum being
+        another score. Far cheaper than partitioning whole rows, and it leaves few others above it."""
+        if self.count > GROUPS:  # fewer maxima than scores wanted: every positive score may be
+            return np.ones(len(maxima))
+        return np.maximum(np.partition(maxima, GROUPS - self.count, axis=1)[:, GROUPS - self.count], 1)
 
     def blocks(self, cells: int = BLOCK_CELLS) -> list[tuple[int, int]]:
         step = max(1, cells // max(self.size, 1))
@@ -430,7 +485,7 @@ class _BlockScorer:
 
     def best(self, block: tuple[int, int]) -> list[list[tuple[int, int]]]:
         first, stop = block
-        size, rows = self.size, stop - first
+        rows, width = stop - first, self.width
         entries = slice(self.starts[first], self.starts[stop])
         terms = self.terms[entries]
         lengths = self.posting_lengths[terms]
@@ -438,19 +493,26 @@ class _BlockScorer:
         total = int(lengths.sum())
         offsets = np.cumsum(lengths) - lengths
         positions = np.arange(total) + np.repeat(self.posting_starts[terms] - offsets, lengths)
-        owners = np.repeat(np.repeat(np.arange(rows), np.diff(self.starts[first:stop + 1])), lengths)
+        rows_at = np.repeat(np.arange(rows) * width, np.diff(self.starts[first:stop + 1]))  # each entry's row
         products = np.repeat(self.weights[entries], lengths) * self.posted_weights[positions]
-        scores = np.bincount(owners * size + self.posted_papers[positions], weights=products,
-                             minlength=rows * size).reshape(rows, size)
+        scores = np.bincount(np.repeat(rows_at, lengths) + self.posted_papers[positions], weights=products,
+                             minlength=rows * width).reshape(rows, width)
         scores[np.arange(rows), np.arange(first, stop)] = 0  # a paper is not related to itself
-        row, other = np.nonzero(scores >= self._floor(scores)[:, None])  # the best and more, few
+        # A row's scores that reach its floor (the best and a few more) are in the stretches whose
+        # maximum does: only those are compared, a few of GROUPS.
+        stretches = scores.reshape(rows, GROUPS, width // GROUPS)
+        maxima = stretches.max(axis=2)
+        floor = self._floor(maxima)
+        row, stretch = np.nonzero(maxima >= floor[:, None])
+        at, column = np.nonzero(stretches[row, stretch] >= floor[row, None])
+        row, other = row[at], stretch[at] * (width // GROUPS) + column
         value = scores[row, other]
         order = np.lexsort((other, -value, row))  # by paper, then best score, then lowest number
-        best: list[list[tuple[int, int]]] = [[] for _ in range(rows)]
-        for r, o, v in zip(row[order].tolist(), other[order].tolist(), value[order].tolist()):
-            if len(best[r]) < self.count:
-                best[r].append((int(v), o))
-        return best
+        row, other, value = row[order], other[order], value[order]
+        kept = np.arange(len(row)) - np.searchsorted(row, row) < self.count  # each row's first `count`
+        ends = np.searchsorted(row[kept], np.arange(rows + 1)).tolist()
+        pairs = list(zip(value[kept].astype(np.int64).tolist(), other[kept].tolist()))
+        return [pairs[a:b] for a, b in zip(ends, ends[1:])]
 
 
 def counted_texts(papers, abstracts: dict, index: RelatedIndex) -> dict[str, tuple[str, str]]:
