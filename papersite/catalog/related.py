@@ -146,19 +146,22 @@ class RelatedIndex:
         up once per text in one dict, the counting in numpy (a Counter per text cost most of it).
         The second half's words are read in a process of their own, on a core idle at this point
         of a build (the search index and the map start after it)."""
-        half = len(texts) // 2
+        half, numbers = len(texts) // 2, _WordNumbers(self)
         with in_background(lambda: _numbered_words(texts[half:]), len(texts) - half) as second_half:
-            halves = [_numbered_words(texts[:half]), second_half()]
-        numbers = _WordNumbers(self)  # the first half's words first: terms numbered as _numbered would
-        terms = np.concatenate([np.fromiter(map(numbers.__getitem__, words), np.int64, len(words))[tokens]
-                                for words, tokens, _ in halves])
-        paper = np.repeat(np.arange(len(texts), dtype=np.int64), np.concatenate([n for _, _, n in halves]))
+            first = self._counted(numbers, *_numbered_words(texts[:half]))  # its new terms numbered first
+            return first + self._counted(numbers, *second_half())
+
+    def _counted(self, numbers: _WordNumbers, words: list[str], places: np.ndarray,
+                 lengths: np.ndarray) -> list[tuple[array, array]]:
+        """_counts_of_all's arrays of texts whose words are _numbered_words(texts)."""
+        terms = np.fromiter(map(numbers.__getitem__, words), np.int64, len(words))[places]
+        paper = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
         kept = terms >= 0  # not a stop word
         width = max(len(self.words), 1)
         keys, first, counts = np.unique(paper[kept] * width + terms[kept], return_index=True, return_counts=True)
         order = np.argsort(first)  # by paper, then by each term's first occurrence, as a Counter is
         keys, counts = keys[order], counts[order]
-        starts = np.searchsorted(keys // width, np.arange(len(texts) + 1)).tolist()
+        starts = np.searchsorted(keys // width, np.arange(len(lengths) + 1)).tolist()
         # Arrays from bytes, as _block_vectors makes them: no Python number per entry.
         terms, counts = (keys % width).astype(np.int32).tobytes(), counts.astype(np.int32).tobytes()
         return [(array("i", terms[4 * a:4 * b]), array("i", counts[4 * a:4 * b])) for a, b in zip(starts, starts[1:])]
