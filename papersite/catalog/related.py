@@ -252,7 +252,16 @@ class RelatedIndex:
         weight = log1[counts] * idf_of[terms]
         known = ~np.isnan(weight)  # terms of one paper have no IDF
         paper, weight, terms = np.repeat(np.arange(len(docs)), lengths)[known], weight[known], terms[known]
-        order = np.lexsort((-rank[terms], -weight, paper))  # per paper, as heapq.nlargest((w, word, t))
+        # Per paper, as heapq.nlargest((w, word, t)): by weight, then word, both descending. One sort
+        # of one integer key, not lexsort's three: a weight is a count's log times one of the few
+        # IDFs, so it is ranked among those products rather than among all the weights.
+        values = np.unique(np.multiply.outer(log1, np.unique(idf_of[terms])))
+        steps = np.array([len(docs), len(values), len(words)], dtype=object)
+        if steps.prod() < 1 << 62:
+            place = len(values) - 1 - np.searchsorted(values, weight)
+            order = np.argsort((paper * len(values) + place) * len(words) + (len(words) - 1 - rank[terms]))
+        else:
+            order = np.lexsort((-rank[terms], -weight, paper))
         paper, weight, terms = paper[order], weight[order], terms[order]
         starts = np.searchsorted(paper, np.arange(len(docs) + 1))
         top = np.arange(len(paper)) - starts[paper] < TERMS_PER_PAPER
