@@ -70,18 +70,17 @@ def score(related_lists: list[list[int]], peers: list[set[int]]) -> dict:
 
 def run(texts: list[tuple[str, str]], counter=None) -> tuple[list[list[int]], float]:
     ids = [f"p{n:05d}" for n in range(len(texts))]
-    saved, saved_terms = (related.RelatedIndex._counts, related.RelatedIndex._counts_of_all), related.TERMS_PER_PAPER
+    saved, saved_terms = related.RelatedIndex._counts, related.TERMS_PER_PAPER
     if isinstance(counter, int):  # a number of terms per paper
         related.TERMS_PER_PAPER, counter = counter, None
     if counter is not None:
         related.RelatedIndex._counts = lambda self, parts: self._numbered(counter(parts))
-        related.RelatedIndex._counts_of_all = lambda self, texts: [self._counts(parts) for parts in texts]
     try:
         start = time.perf_counter()
         lists = related.RelatedIndex().update(dict(zip(ids, texts)))
         seconds = time.perf_counter() - start
     finally:
-        (related.RelatedIndex._counts, related.RelatedIndex._counts_of_all), related.TERMS_PER_PAPER = saved, saved_terms
+        related.RelatedIndex._counts, related.TERMS_PER_PAPER = saved, saved_terms
     number = {pid: n for n, pid in enumerate(ids)}
     return [[number[o] for o in lists[pid]] for pid in ids], seconds
 

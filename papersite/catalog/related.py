@@ -23,8 +23,8 @@ from itertools import chain
 
 from ..numeric import np
 
-from ..parallel import in_background, parallel_map
-from ..text.words import TermNumbers, prose_stem, prose_term_counts as term_counts, prose_words
+from ..parallel import in_background, parallel_map, worth_forking
+from ..text.words import TermNumbers, prose_term_counts as term_counts
 
 TERMS_PER_PAPER = 40  # fewer found the topic less often; more cost far more scoring (docs/performance.md)
 COUNT = 5  # related papers per paper
@@ -142,29 +142,25 @@ class RelatedIndex:
         return self._numbered(term_counts(". ".join(text)))
 
     def _counts_of_all(self, texts: list[tuple[str, ...]]) -> list[tuple[array, array]]:
-        """[self._counts(text) for text in texts], the same arrays and term numbers: each word looked
-        up once per text in one dict, the counting in numpy (a Counter per text cost most of it).
-        The second half's words are read in a process of their own, on a core idle at this point
-        of a build (the search index and the map start after it)."""
-        half, numbers = len(texts) // 2, _WordNumbers(self)
-        with in_background(lambda: _numbered_words(texts[half:]), len(texts) - half) as second_half:
-            first = self._counted(numbers, *_numbered_words(texts[:half]))  # its new terms numbered first
-            return first + self._counted(numbers, *second_half())
-
-    def _counted(self, numbers: _WordNumbers, words: list[str], places: np.ndarray,
-                 lengths: np.ndarray) -> list[tuple[array, array]]:
-        """_counts_of_all's arrays of texts whose words are _numbered_words(texts)."""
-        terms = np.fromiter(map(numbers.__getitem__, words), np.int64, len(words))[places]
-        paper = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
-        kept = terms >= 0  # not a stop word
-        width = max(len(self.words), 1)
-        keys, first, counts = np.unique(paper[kept] * width + terms[kept], return_index=True, return_counts=True)
-        order = np.argsort(first)  # by paper, then by each term's first occurrence, as a Counter is
-        keys, counts = keys[order], counts[order]
-        starts = np.searchsorted(keys // width, np.arange(len(lengths) + 1)).tolist()
-        # Arrays from bytes, as _block_vectors makes them: no Python number per entry.
-        terms, counts = (keys % width).astype(np.int32).tobytes(), counts.astype(np.int32).tobytes()
-        return [(array("i", terms[4 * a:4 * b]), array("i", counts[4 * a:4 * b])) for a, b in zip(starts, starts[1:])]
+        """[self._counts(text) for text in texts]. The second half is counted in a process of its own
+        where worth one: a core is idle at this point of a build (the search index and the map start
+        after it). It sends back compact arrays, numbered among its texts, that are numbered here."""
+        half = len(texts) // 2
+        if not worth_forking(len(texts) - half):
+            return [self._counts(text) for text in texts]
+        with in_background(lambda: _counted_apart(texts[half:]), len(texts) - half) as second_half:
+            first = [self._counts(text) for text in texts[:half]]
+            words, terms, counts, lengths = second_half()
+        vocabulary = self.vocabulary
+        for term in words:  # the new terms, numbered in the order _counts would meet them
+            if term not in vocabulary:
+                vocabulary[term] = len(self.words)
+                self.words.append(term)
+        number = np.fromiter(map(vocabulary.__getitem__, words), np.int32, len(words))
+        terms = number[np.frombuffer(terms, np.int32)].tobytes()
+        starts = np.concatenate(([0], np.cumsum(lengths))).tolist()
+        return first + [(array("i", terms[4 * a:4 * b]), array("i", counts[4 * a:4 * b]))
+                        for a, b in zip(starts, starts[1:])]
 
     def _numbered(self, counts: Counter) -> tuple[array, array]:
         """Term counts as arrays of term numbers and counts (a tenth of a Counter's memory)."""
@@ -229,21 +225,24 @@ class RelatedIndex:
         vector = array("i", [t for _, _, t in top]), array("i", [round(w / norm * SCALE) for w, _, _ in top])
         return vector, top[-1][:2] if len(top) == TERMS_PER_PAPER else None
 
-    def _all_vectors(self) -> None:
+    def _all_vectors(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """_vector_of for every paper at once, with numpy: the same top terms, the same integers.
-        VECTOR_BLOCK papers at a time: every paper's temporaries at once took ~250 MB at 50,000."""
+        VECTOR_BLOCK papers at a time: every paper's temporaries at once took ~250 MB at 50,000.
+        Returns the vectors end to end too, as _BlockScorer takes them: lengths, terms, weights."""
         idf, words = self.idf, self.words
         idf_of = np.full(len(words), np.nan)
         idf_of[np.fromiter(idf, np.int64, len(idf))] = np.fromiter(idf.values(), np.float64, len(idf))
         rank = np.empty(len(words), np.int64)
         rank[sorted(range(len(words)), key=words.__getitem__)] = np.arange(len(words))
-        for first in range(0, len(self.docs), VECTOR_BLOCK):
-            self._block_vectors(first, self.docs[first:first + VECTOR_BLOCK], idf_of, rank)
+        parts = [self._block_vectors(first, self.docs[first:first + VECTOR_BLOCK], idf_of, rank)
+                 for first in range(0, len(self.docs), VECTOR_BLOCK)]
+        return tuple(np.concatenate(part) for part in zip(*parts)) if parts else _packed([])
 
     def _block_vectors(self, first: int, docs: list[tuple[array, array]], idf_of: np.ndarray,
-                       rank: np.ndarray) -> None:
+                       rank: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The vectors of papers first, first + 1, ... whose term counts are `docs`. `idf_of` and
-        `rank`: each term's IDF (NaN for a term of one paper) and place in the order of the words."""
+        `rank`: each term's IDF (NaN for a term of one paper) and place in the order of the words.
+        Returns them end to end too (_packed)."""
         words = self.words
         lengths = np.fromiter((len(terms) for terms, _ in docs), np.int64, len(docs))
         terms = np.concatenate([np.frombuffer(t, np.int32) for t, _ in docs] or [np.zeros(0, np.int32)])
@@ -267,15 +266,17 @@ class RelatedIndex:
         top = np.arange(len(paper)) - starts[paper] < TERMS_PER_PAPER
         paper, weight, terms = paper[top], weight[top], terms[top]
         starts = np.searchsorted(paper, np.arange(len(docs) + 1)).tolist()
-        norms = np.array([_norm(weight[a:b].tolist()) for a, b in zip(starts, starts[1:])])
+        squares = (weight * weight).tolist()  # the products _norm makes, one list for the block
+        norms = np.array([math.sqrt(math.fsum(squares[a:b])) or 1.0 for a, b in zip(starts, starts[1:])])
         # Each paper's arrays from bytes: no Python number per entry, whose millions would be freed
         # among the arrays kept, leaving the memory they took held (~100 MB at 50,000 papers).
-        terms = terms.astype(np.int32).tobytes()
-        integers = np.rint(weight / norms[paper] * SCALE).astype(np.int32).tobytes()
+        packed = np.diff(starts), terms.astype(np.int32), np.rint(weight / norms[paper] * SCALE).astype(np.int32)
+        terms, integers = packed[1].tobytes(), packed[2].tobytes()
         for number, (a, b) in enumerate(zip(starts, starts[1:]), start=first):
             self.vectors[number] = array("i", terms[4 * a:4 * b]), array("i", integers[4 * a:4 * b])
             last = self.vectors[number][0][-1] if b > a else 0
             self.floors[number] = (float(weight[b - 1]), words[last]) if b - a == TERMS_PER_PAPER else None
+        return packed
 
     def _scores(self, paper: int) -> dict[int, int]:
         """Similarity of `paper` with every paper sharing a top term with it."""
@@ -338,9 +339,9 @@ class RelatedIndex:
         self.vectors, self.floors = [(array("i"), array("i"))] * len(ids), [None] * len(ids)
         self.postings, self.best, self.related = None, [[]] * len(ids), {}
         self.holders = self.listers = None
-        self._all_vectors()
+        packed = self._all_vectors()
         papers = range(len(ids))
-        scorer = _BlockScorer(self.vectors, self.count)
+        scorer = _BlockScorer(self.vectors, self.count, packed)
         for paper, best in zip(papers, chain.from_iterable(parallel_map(scorer.best, scorer.blocks()))):
             self._keep(paper, best)
 
@@ -426,34 +427,22 @@ class RelatedIndex:
                 self._rank(paper, {o: s for s, o in best} | gained)
 
 
-def _numbered_words(texts: list[tuple[str, ...]]) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """The words of the texts (prose_words of each one's parts joined by '. '), all in one row: the
-    distinct words in the order they first occur, each word's place among them, each text's count
-    of words. Small to send back from another process: a few strings and two arrays."""
-    words = [prose_words(". ".join(text)) for text in texts]
-    distinct = list(dict.fromkeys(chain.from_iterable(words)))
-    place = {word: n for n, word in enumerate(distinct)}
-    lengths = np.fromiter(map(len, words), np.int64, len(words))
-    return distinct, np.fromiter(map(place.__getitem__, chain.from_iterable(words)), np.int32, int(lengths.sum())), lengths
+def _counted_apart(texts: list[tuple[str, ...]]) -> tuple[list[str], bytes, bytes, list[int]]:
+    """RelatedIndex._counts of each text, numbered in an index of their own: its words, then, end to
+    end, each text's term numbers and counts, and each text's number of terms. Small to send back
+    from another process, unlike a Counter per text."""
+    apart = RelatedIndex()
+    counted = [apart._counts(text) for text in texts]
+    return (apart.words, b"".join(terms.tobytes() for terms, _ in counted),
+            b"".join(counts.tobytes() for _, counts in counted), [len(terms) for terms, _ in counted])
 
 
-class _WordNumbers(dict):
-    """word -> its term's number in `index`'s vocabulary (a new term numbered as _numbered would
-    number it, words being met in the order _numbered meets their terms), -1 for a stop word."""
-
-    def __init__(self, index: RelatedIndex):
-        super().__init__()
-        self.vocabulary, self.words = index.vocabulary, index.words
-
-    def __missing__(self, word: str) -> int:
-        term = prose_stem(word)
-        if not term:
-            number = -1
-        elif (number := self.vocabulary.get(term)) is None:
-            number = self.vocabulary[term] = len(self.words)
-            self.words.append(term)
-        self[word] = number
-        return number
+def _packed(vectors: list[tuple[array, array]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The vectors end to end: each one's length, then all their terms, then all their weights."""
+    empty = [np.zeros(0, np.int32)]
+    return (np.fromiter((len(terms) for terms, _ in vectors), np.int64, len(vectors)),
+            np.concatenate([np.frombuffer(t, np.int32) for t, _ in vectors] or empty),
+            np.concatenate([np.frombuffer(w, np.int32) for _, w in vectors] or empty))
 
 
 class _BlockScorer:
@@ -466,15 +455,15 @@ class _BlockScorer:
     holds integers up to 2**53 exactly, and no score exceeds 2**48).
     """
 
-    def __init__(self, vectors: list[tuple[array, array]], count: int):
+    def __init__(self, vectors: list[tuple[array, array]], count: int,
+                 packed: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None):
+        """`packed`: _packed(vectors), where the caller has it."""
         self.count, self.size = count, len(vectors)
         # A row of scores, padded with zeros to GROUPS stretches of one length (see best).
         self.width = -(-self.size // GROUPS) * GROUPS
-        lengths = np.fromiter((len(terms) for terms, _ in vectors), np.int64, len(vectors))
+        lengths, terms, weights = packed if packed is not None else _packed(vectors)
         self.starts = np.concatenate(([0], np.cumsum(lengths)))  # a paper's entries, CSR
-        empty = [np.zeros(0, np.int32)]
-        self.terms = np.concatenate([np.frombuffer(t, np.int32) for t, _ in vectors] or empty).astype(np.int64)
-        self.weights = np.concatenate([np.frombuffer(w, np.int32) for _, w in vectors] or empty).astype(np.float64)
+        self.terms, self.weights = terms.astype(np.int64), weights.astype(np.float64)
         # Postings: entries ordered by term, then paper.
         order = np.argsort(self.terms, kind="stable")
         self.posted_papers = np.repeat(np.arange(len(vectors)), lengths)[order]

@@ -27,7 +27,7 @@ from typing import NamedTuple, Sequence
 from lunr.stop_word_filter import WORDS as _LUNR_WORDS
 
 __all__ = ["GREEK", "PROSE_STOP_WORDS", "STOP_WORDS", "TITLE_STOP_WORDS", "TermNumbers", "plural_stem",
-           "prose_stem", "prose_term_counts", "prose_words", "reading_key", "spell_greek", "stem", "suffix_stem"]
+           "prose_term_counts", "reading_key", "spell_greek", "stem", "suffix_stem"]
 
 STOP_WORDS: frozenset[str] = frozenset(_LUNR_WORDS)  # lunr.js 2.3.9's stop words (lunr.py ships the same list)
 
@@ -263,19 +263,9 @@ def prose_term_counts(text: str) -> Counter:
     """The text's words, lowercased, without prose stop words, plurals folded ("networks" ->
     "network"), counted in the order they first occur: what related papers and the map compare.
     Each distinct word is stemmed once per process; a catalog repeats the same few thousand."""
-    counts = Counter(map(_PROSE_STEMS.__getitem__, prose_words(text)))
+    counts = Counter(map(_PROSE_STEMS.__getitem__, PROSE_WORD.findall(text.lower())))
     counts.pop("", None)  # stop words
     return counts
-
-
-def prose_words(text: str) -> list[str]:
-    """The text's words as prose_term_counts reads them, before prose_stem: lowercased, in order."""
-    return PROSE_WORD.findall(text.lower())
-
-
-def prose_stem(word: str) -> str:
-    """The term a word of prose_words counts as: its plural folded; '' for a stop word."""
-    return _PROSE_STEMS[word]
 
 
 class TermNumbers(NamedTuple):
