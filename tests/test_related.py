@@ -232,3 +232,14 @@ def test_a_build_counts_every_text_as_an_edit_counts_one(monkeypatch):
     index.update(parts(texts))
     alone.docs = [alone._counts(text) for text in index.texts]
     assert alone.words == index.words and alone.docs == index.docs
+
+
+def test_a_build_keeps_more_papers_than_a_row_has_stretches_as_an_edit_does():
+    """More related papers wanted than the GROUPS stretches a build bounds a row's best by: every
+    positive score is a candidate, and the lists are still the edit's."""
+    rng = random.Random(17)
+    texts = {f"p{i:04d}": f"commonword {' '.join(rng.sample(WORDS, 6))}" for i in range(3 * related.GROUPS)}
+    index = RelatedIndex(count=related.GROUPS + 6)
+    index.update(parts(texts))
+    assert all(len(best) == related.GROUPS + 6 for best in index.best)  # every other paper scores
+    assert all(index._best_of(index._scores(paper)) == index.best[paper] for paper in range(len(index.ids)))

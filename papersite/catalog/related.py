@@ -255,8 +255,7 @@ class RelatedIndex:
         # of one integer key, not lexsort's three: a weight is a count's log times one of the few
         # IDFs, so it is ranked among those products rather than among all the weights.
         values = np.unique(np.multiply.outer(log1, np.unique(idf_of[terms])))
-        steps = np.array([len(docs), len(values), len(words)], dtype=object)
-        if steps.prod() < 1 << 62:
+        if len(docs) * len(values) * len(words) < 1 << 62:  # the key fits in an int64
             place = len(values) - 1 - np.searchsorted(values, weight)
             order = np.argsort((paper * len(values) + place) * len(words) + (len(words) - 1 - rank[terms]))
         else:
@@ -323,7 +322,6 @@ class RelatedIndex:
     def _count_all(self, ids: list[str], texts: dict[str, tuple[str, ...]]) -> None:
         """The first half of starting over: every text's term counts (for _score_all)."""
         self.ids, self.id_set, self.texts = ids, set(ids), [texts[pid] for pid in ids]
-        # Counted here, not in workers: sending the Counters back costs as much as it saves.
         self.docs = self._counts_of_all(self.texts)
         self.counted_for = texts
 
@@ -476,7 +474,7 @@ class _BlockScorer:
         """Per row, a score that at least `count` scores of the row reach (and at least 1), of
         the maxima of its GROUPS stretches: the `count`-th largest of them, each maximum being
         another score. Far cheaper than partitioning whole rows, and it leaves few others above it."""
-        if self.count > GROUPS:  # fewer maxima than scores wanted: every positive score may be
+        if self.count > GROUPS:  # more scores wanted than there are maxima: any positive score may be
             return np.ones(len(maxima))
         return np.maximum(np.partition(maxima, GROUPS - self.count, axis=1)[:, GROUPS - self.count], 1)
 
