@@ -338,8 +338,9 @@ class RelatedIndex:
         self.postings, self.best, self.related = None, [[]] * len(ids), {}
         self.holders = self.listers = None
         packed = self._all_vectors()
-        papers = range(len(ids))
         scorer = _BlockScorer(self.vectors, self.count, packed)
+        del packed  # the scorer holds its own copies
+        papers = range(len(ids))
         for paper, best in zip(papers, chain.from_iterable(parallel_map(scorer.best, scorer.blocks()))):
             self._keep(paper, best)
 
