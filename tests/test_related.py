@@ -4,6 +4,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from papersite import parallel
 from papersite.catalog import related
 from papersite.catalog.related import RelatedIndex, find_related
 
@@ -207,3 +208,38 @@ def test_terms_counted_ahead_are_the_update_s_and_a_count_never_scored_is_not_tr
     fresh = RelatedIndex()
     fresh.update(parts(texts))
     assert index.best == fresh.best and by_word(index) == by_word(fresh)
+
+
+def test_a_build_counts_every_text_as_an_edit_counts_one(monkeypatch):
+    """A build counts the second half of the texts in another process: the counts, their order and
+    the terms' numbers are those of counting each text alone, in order. The odd texts: stop words
+    only, none at all, words a non-ASCII letter splits, plurals folded onto a word met earlier,
+    digits; and a restart, whose terms are numbered already but for one."""
+    monkeypatch.setenv("PAPERSITE_JOBS", "2")
+    rng = random.Random(13)
+    texts = corpus(rng, 2 * parallel.MIN_ITEMS + 50)
+    texts.update({"a-odd": "The and of", "b-odd": "", "c-odd": "Naïve Networks network's 3D-CNNs x2y",
+                  "d-odd": "Über ÉCOLE straße; Network networks NETWORKS.", "e-odd": "θ-rewards 42 a1 rewards",
+                  "q-odd": "Brandnewword networks"})
+    index = RelatedIndex()
+    index.update(parts(texts))
+    alone = RelatedIndex()
+    alone.docs = [alone._counts(text) for text in index.texts]
+    assert alone.words == index.words and alone.vocabulary == index.vocabulary
+    assert alone.docs == index.docs
+    texts["q-odd"] += " anotherbrandnewword"  # a new paper: starting over numbers only new terms anew
+    texts["r-odd"] = "Networks"
+    index.update(parts(texts))
+    alone.docs = [alone._counts(text) for text in index.texts]
+    assert alone.words == index.words and alone.docs == index.docs
+
+
+def test_a_build_keeps_more_papers_than_a_row_has_stretches_as_an_edit_does():
+    """More related papers wanted than the GROUPS stretches a build bounds a row's best by: every
+    positive score is a candidate, and the lists are still the edit's."""
+    rng = random.Random(17)
+    texts = {f"p{i:04d}": f"commonword {' '.join(rng.sample(WORDS, 6))}" for i in range(3 * related.GROUPS)}
+    index = RelatedIndex(count=related.GROUPS + 6)
+    index.update(parts(texts))
+    assert all(len(best) == related.GROUPS + 6 for best in index.best)  # every other paper scores
+    assert all(index._best_of(index._scores(paper)) == index.best[paper] for paper in range(len(index.ids)))

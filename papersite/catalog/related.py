@@ -23,7 +23,7 @@ from itertools import chain
 
 from ..numeric import np
 
-from ..parallel import parallel_map
+from ..parallel import in_background, parallel_map, worth_forking
 from ..text.words import TermNumbers, prose_term_counts as term_counts
 
 TERMS_PER_PAPER = 40  # fewer found the topic less often; more cost far more scoring (docs/performance.md)
@@ -31,7 +31,7 @@ COUNT = 5  # related papers per paper
 SCALE = 1 << 24  # weight resolution: a score is at most SCALE**2 = 2**48 (Cauchy-Schwarz)
 BLOCK_CELLS = 1 << 18  # scores held at once per block: 2 MB of float64, small enough to stay in cache
 VECTOR_BLOCK = 4_096  # papers whose vectors are made at once (their temporaries: ~20 MB)
-GROUPS = 64  # stretches of a row of scores whose maxima bound its top (see _BlockScorer._floor)
+GROUPS = 64  # stretches of a row of scores whose maxima bound its top (see _BlockScorer.best)
 _LOG1 = [0.0] + [1 + math.log(n) for n in range(1, 4096)]  # 1 + log(count)
 
 
@@ -141,6 +141,27 @@ class RelatedIndex:
     def _counts(self, text: tuple[str, ...]) -> tuple[array, array]:
         return self._numbered(term_counts(". ".join(text)))
 
+    def _counts_of_all(self, texts: list[tuple[str, ...]]) -> list[tuple[array, array]]:
+        """[self._counts(text) for text in texts]. The second half is counted in a process of its own
+        where worth one: a core is idle at this point of a build (the search index and the map start
+        after it). It sends back compact arrays, numbered among its texts, that are numbered here."""
+        half = len(texts) // 2
+        if not worth_forking(len(texts) - half):
+            return [self._counts(text) for text in texts]
+        with in_background(lambda: _counted_apart(texts[half:]), len(texts) - half) as second_half:
+            first = [self._counts(text) for text in texts[:half]]
+            words, terms, counts, lengths = second_half()
+        vocabulary = self.vocabulary
+        for term in words:  # the new terms, numbered in the order _counts would meet them
+            if term not in vocabulary:
+                vocabulary[term] = len(self.words)
+                self.words.append(term)
+        number = np.fromiter(map(vocabulary.__getitem__, words), np.int32, len(words))
+        terms = number[np.frombuffer(terms, np.int32)].tobytes()
+        starts = np.concatenate(([0], np.cumsum(lengths))).tolist()
+        return first + [(array("i", terms[4 * a:4 * b]), array("i", counts[4 * a:4 * b]))
+                        for a, b in zip(starts, starts[1:])]
+
     def _numbered(self, counts: Counter) -> tuple[array, array]:
         """Term counts as arrays of term numbers and counts (a tenth of a Counter's memory)."""
         vocabulary = self.vocabulary
@@ -204,21 +225,24 @@ class RelatedIndex:
         vector = array("i", [t for _, _, t in top]), array("i", [round(w / norm * SCALE) for w, _, _ in top])
         return vector, top[-1][:2] if len(top) == TERMS_PER_PAPER else None
 
-    def _all_vectors(self) -> None:
+    def _all_vectors(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """_vector_of for every paper at once, with numpy: the same top terms, the same integers.
-        VECTOR_BLOCK papers at a time: every paper's temporaries at once took ~250 MB at 50,000."""
+        VECTOR_BLOCK papers at a time: every paper's temporaries at once took ~250 MB at 50,000.
+        Returns the vectors end to end too, as _BlockScorer takes them: lengths, terms, weights."""
         idf, words = self.idf, self.words
         idf_of = np.full(len(words), np.nan)
         idf_of[np.fromiter(idf, np.int64, len(idf))] = np.fromiter(idf.values(), np.float64, len(idf))
         rank = np.empty(len(words), np.int64)
         rank[sorted(range(len(words)), key=words.__getitem__)] = np.arange(len(words))
-        for first in range(0, len(self.docs), VECTOR_BLOCK):
-            self._block_vectors(first, self.docs[first:first + VECTOR_BLOCK], idf_of, rank)
+        parts = [self._block_vectors(first, self.docs[first:first + VECTOR_BLOCK], idf_of, rank)
+                 for first in range(0, len(self.docs), VECTOR_BLOCK)]
+        return tuple(np.concatenate(part) for part in zip(*parts)) if parts else _packed([])
 
     def _block_vectors(self, first: int, docs: list[tuple[array, array]], idf_of: np.ndarray,
-                       rank: np.ndarray) -> None:
+                       rank: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The vectors of papers first, first + 1, ... whose term counts are `docs`. `idf_of` and
-        `rank`: each term's IDF (NaN for a term of one paper) and place in the order of the words."""
+        `rank`: each term's IDF (NaN for a term of one paper) and place in the order of the words.
+        Returns them end to end too (_packed)."""
         words = self.words
         lengths = np.fromiter((len(terms) for terms, _ in docs), np.int64, len(docs))
         terms = np.concatenate([np.frombuffer(t, np.int32) for t, _ in docs] or [np.zeros(0, np.int32)])
@@ -227,21 +251,31 @@ class RelatedIndex:
         weight = log1[counts] * idf_of[terms]
         known = ~np.isnan(weight)  # terms of one paper have no IDF
         paper, weight, terms = np.repeat(np.arange(len(docs)), lengths)[known], weight[known], terms[known]
-        order = np.lexsort((-rank[terms], -weight, paper))  # per paper, as heapq.nlargest((w, word, t))
+        # Per paper, as heapq.nlargest((w, word, t)): by weight, then word, both descending. One sort
+        # of one integer key, not lexsort's three: a weight is a count's log times one of the few
+        # IDFs, so it is ranked among those products rather than among all the weights.
+        values = np.unique(np.multiply.outer(log1, np.unique(idf_of[terms])))
+        if len(docs) * len(values) * len(words) < 1 << 62:  # the key fits in an int64
+            place = len(values) - 1 - np.searchsorted(values, weight)
+            order = np.argsort((paper * len(values) + place) * len(words) + (len(words) - 1 - rank[terms]))
+        else:
+            order = np.lexsort((-rank[terms], -weight, paper))
         paper, weight, terms = paper[order], weight[order], terms[order]
         starts = np.searchsorted(paper, np.arange(len(docs) + 1))
         top = np.arange(len(paper)) - starts[paper] < TERMS_PER_PAPER
         paper, weight, terms = paper[top], weight[top], terms[top]
         starts = np.searchsorted(paper, np.arange(len(docs) + 1)).tolist()
-        norms = np.array([_norm(weight[a:b].tolist()) for a, b in zip(starts, starts[1:])])
+        squares = (weight * weight).tolist()  # the products _norm makes, one list for the block
+        norms = np.array([math.sqrt(math.fsum(squares[a:b])) or 1.0 for a, b in zip(starts, starts[1:])])
         # Each paper's arrays from bytes: no Python number per entry, whose millions would be freed
         # among the arrays kept, leaving the memory they took held (~100 MB at 50,000 papers).
-        terms = terms.astype(np.int32).tobytes()
-        integers = np.rint(weight / norms[paper] * SCALE).astype(np.int32).tobytes()
+        packed = np.diff(starts), terms.astype(np.int32), np.rint(weight / norms[paper] * SCALE).astype(np.int32)
+        terms, integers = packed[1].tobytes(), packed[2].tobytes()
         for number, (a, b) in enumerate(zip(starts, starts[1:]), start=first):
             self.vectors[number] = array("i", terms[4 * a:4 * b]), array("i", integers[4 * a:4 * b])
             last = self.vectors[number][0][-1] if b > a else 0
             self.floors[number] = (float(weight[b - 1]), words[last]) if b - a == TERMS_PER_PAPER else None
+        return packed
 
     def _scores(self, paper: int) -> dict[int, int]:
         """Similarity of `paper` with every paper sharing a top term with it."""
@@ -288,21 +322,25 @@ class RelatedIndex:
     def _count_all(self, ids: list[str], texts: dict[str, tuple[str, ...]]) -> None:
         """The first half of starting over: every text's term counts (for _score_all)."""
         self.ids, self.id_set, self.texts = ids, set(ids), [texts[pid] for pid in ids]
-        # Counted here, not in workers: sending the Counters back costs as much as it saves.
-        self.docs = [self._counts(text) for text in self.texts]
+        self.docs = self._counts_of_all(self.texts)
         self.counted_for = texts
 
     def _score_all(self) -> None:
         """Everything else from scratch, the per-paper steps on all cores."""
         ids = self.ids
-        self.df = Counter(chain.from_iterable(terms for terms, _ in self.docs))
-        self.idf = {term: _idf(n, len(ids)) for term, n in self.df.items() if n > 1}
+        df = np.bincount(np.concatenate([np.frombuffer(terms, np.int32) for terms, _ in self.docs]
+                                        or [np.zeros(0, np.int32)]), minlength=len(self.words))
+        held = np.flatnonzero(df)
+        self.df = Counter(dict(zip(held.tolist(), df[held].tolist())))
+        idf = {n: _idf(n, len(ids)) for n in set(self.df.values()) if n > 1}  # a few hundred frequencies
+        self.idf = {term: idf[n] for term, n in self.df.items() if n > 1}
         self.vectors, self.floors = [(array("i"), array("i"))] * len(ids), [None] * len(ids)
         self.postings, self.best, self.related = None, [[]] * len(ids), {}
         self.holders = self.listers = None
-        self._all_vectors()
+        packed = self._all_vectors()
+        scorer = _BlockScorer(self.vectors, self.count, packed)
+        del packed  # the scorer holds its own copies
         papers = range(len(ids))
-        scorer = _BlockScorer(self.vectors, self.count)
         for paper, best in zip(papers, chain.from_iterable(parallel_map(scorer.best, scorer.blocks()))):
             self._keep(paper, best)
 
@@ -388,6 +426,24 @@ class RelatedIndex:
                 self._rank(paper, {o: s for s, o in best} | gained)
 
 
+def _counted_apart(texts: list[tuple[str, ...]]) -> tuple[list[str], bytes, bytes, list[int]]:
+    """RelatedIndex._counts of each text, numbered in an index of their own: its words, then, end to
+    end, each text's term numbers and counts, and each text's number of terms. Small to send back
+    from another process, unlike a Counter per text."""
+    apart = RelatedIndex()
+    counted = [apart._counts(text) for text in texts]
+    return (apart.words, b"".join(terms.tobytes() for terms, _ in counted),
+            b"".join(counts.tobytes() for _, counts in counted), [len(terms) for terms, _ in counted])
+
+
+def _packed(vectors: list[tuple[array, array]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The vectors end to end: each one's length, then all their terms, then all their weights."""
+    empty = [np.zeros(0, np.int32)]
+    return (np.fromiter((len(terms) for terms, _ in vectors), np.int64, len(vectors)),
+            np.concatenate([np.frombuffer(t, np.int32) for t, _ in vectors] or empty),
+            np.concatenate([np.frombuffer(w, np.int32) for _, w in vectors] or empty))
+
+
 class _BlockScorer:
     """Every paper's best `count` (score, paper) pairs, as `RelatedIndex._best_of(_scores(...))`
     gives them, for a block of papers at once.
@@ -398,12 +454,15 @@ class _BlockScorer:
     holds integers up to 2**53 exactly, and no score exceeds 2**48).
     """
 
-    def __init__(self, vectors: list[tuple[array, array]], count: int):
+    def __init__(self, vectors: list[tuple[array, array]], count: int,
+                 packed: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None):
+        """`packed`: _packed(vectors), where the caller has it."""
         self.count, self.size = count, len(vectors)
-        lengths = np.fromiter((len(terms) for terms, _ in vectors), np.int64, len(vectors))
+        # A row of scores, padded with zeros to GROUPS stretches of one length (see best).
+        self.width = -(-self.size // GROUPS) * GROUPS
+        lengths, terms, weights = packed if packed is not None else _packed(vectors)
         self.starts = np.concatenate(([0], np.cumsum(lengths)))  # a paper's entries, CSR
-        self.terms = np.fromiter(chain.from_iterable(t for t, _ in vectors), np.int64, int(self.starts[-1]))
-        self.weights = np.fromiter(chain.from_iterable(w for _, w in vectors), np.float64, int(self.starts[-1]))
+        self.terms, self.weights = terms.astype(np.int64), weights.astype(np.float64)
         # Postings: entries ordered by term, then paper.
         order = np.argsort(self.terms, kind="stable")
         self.posted_papers = np.repeat(np.arange(len(vectors)), lengths)[order]
@@ -412,17 +471,13 @@ class _BlockScorer:
         self.posting_starts = np.searchsorted(self.terms[order], np.arange(width))
         self.posting_lengths = np.bincount(self.terms, minlength=width)
 
-    def _floor(self, scores: np.ndarray) -> np.ndarray:
-        """Per row, a score that at least `count` scores of the row reach (and at least 1).
-
-        The `count`-th largest of the maxima of GROUPS stretches of the row:
-        each maximum is another score, so `count` scores reach it. Far cheaper
-        than partitioning whole rows, and it leaves few others above it."""
-        size = scores.shape[1]
-        groups = min(size, GROUPS)
-        maxima = np.maximum.reduceat(scores, np.arange(groups) * size // groups, axis=1)
-        count = min(self.count, groups)
-        return np.maximum(np.partition(maxima, groups - count, axis=1)[:, groups - count], 1)
+    def _floor(self, maxima: np.ndarray) -> np.ndarray:
+        """Per row, a score that at least `count` scores of the row reach (and at least 1), of
+        the maxima of its GROUPS stretches: the `count`-th largest of them, each maximum being
+        another score. Far cheaper than partitioning whole rows, and it leaves few others above it."""
+        if self.count > GROUPS:  # more scores wanted than there are maxima: any positive score may be
+            return np.ones(len(maxima))
+        return np.maximum(np.partition(maxima, GROUPS - self.count, axis=1)[:, GROUPS - self.count], 1)
 
     def blocks(self, cells: int = BLOCK_CELLS) -> list[tuple[int, int]]:
         step = max(1, cells // max(self.size, 1))
@@ -430,7 +485,7 @@ class _BlockScorer:
 
     def best(self, block: tuple[int, int]) -> list[list[tuple[int, int]]]:
         first, stop = block
-        size, rows = self.size, stop - first
+        rows, width = stop - first, self.width
         entries = slice(self.starts[first], self.starts[stop])
         terms = self.terms[entries]
         lengths = self.posting_lengths[terms]
@@ -438,19 +493,26 @@ class _BlockScorer:
         total = int(lengths.sum())
         offsets = np.cumsum(lengths) - lengths
         positions = np.arange(total) + np.repeat(self.posting_starts[terms] - offsets, lengths)
-        owners = np.repeat(np.repeat(np.arange(rows), np.diff(self.starts[first:stop + 1])), lengths)
+        rows_at = np.repeat(np.arange(rows) * width, np.diff(self.starts[first:stop + 1]))  # each entry's row
         products = np.repeat(self.weights[entries], lengths) * self.posted_weights[positions]
-        scores = np.bincount(owners * size + self.posted_papers[positions], weights=products,
-                             minlength=rows * size).reshape(rows, size)
+        scores = np.bincount(np.repeat(rows_at, lengths) + self.posted_papers[positions], weights=products,
+                             minlength=rows * width).reshape(rows, width)
         scores[np.arange(rows), np.arange(first, stop)] = 0  # a paper is not related to itself
-        row, other = np.nonzero(scores >= self._floor(scores)[:, None])  # the best and more, few
+        # A row's scores that reach its floor (the best and a few more) are in the stretches whose
+        # maximum does: only those are compared, a few of GROUPS.
+        stretches = scores.reshape(rows, GROUPS, width // GROUPS)
+        maxima = stretches.max(axis=2)
+        floor = self._floor(maxima)
+        row, stretch = np.nonzero(maxima >= floor[:, None])
+        at, column = np.nonzero(stretches[row, stretch] >= floor[row, None])
+        row, other = row[at], stretch[at] * (width // GROUPS) + column
         value = scores[row, other]
         order = np.lexsort((other, -value, row))  # by paper, then best score, then lowest number
-        best: list[list[tuple[int, int]]] = [[] for _ in range(rows)]
-        for r, o, v in zip(row[order].tolist(), other[order].tolist(), value[order].tolist()):
-            if len(best[r]) < self.count:
-                best[r].append((int(v), o))
-        return best
+        row, other, value = row[order], other[order], value[order]
+        kept = np.arange(len(row)) - np.searchsorted(row, row) < self.count  # each row's first `count`
+        ends = np.searchsorted(row[kept], np.arange(rows + 1)).tolist()
+        pairs = list(zip(value[kept].astype(np.int64).tolist(), other[kept].tolist()))
+        return [pairs[a:b] for a, b in zip(ends, ends[1:])]
 
 
 def counted_texts(papers, abstracts: dict, index: RelatedIndex) -> dict[str, tuple[str, str]]:
