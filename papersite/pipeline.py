@@ -55,9 +55,9 @@ def build_site(config: SiteConfig, runner: Runner | None = None) -> Build:
         layout = stage.alongside("map", memo.map.job(map_texts(catalog, abstracts), counts=memo.related.kept_counts))
         related = stage("related", memo.related.update, texts)
         pages = stage("render", plan_pages, catalog, abstracts, related, memo.plans)
-        stage.files("render", venue_bibs, catalog, memo.citations, run.store, run.reuse)  # its entries, the pages'
-        env = stage("render", site_env, config, catalog, abstracts, memo.templates, memo.citations.papers)
+        env = stage("render", site_env, config, catalog, abstracts, memo.templates)
         stage.files("render", render_pages, env, pages, memo.pages, run.store, run.reuse)
+        stage.files("render", venue_bibs, catalog, memo.citations, run.store, run.reuse)
         stage.files("render", site_marks, config)
         stage.files("map", map_files, catalog, memo.map.keep(layout()), memo.map.shown)
         stage.files("search", memo.search.keep, search(), catalog, abstracts)

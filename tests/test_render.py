@@ -1,10 +1,7 @@
 """render.py: compiled templates kept for the process, and pages reused while nothing they show changed."""
-import html
-
 import jinja2
 from click.testing import CliRunner
 
-import papersite.site.citations
 import papersite.site.render
 from papersite.cli import cli
 from papersite.engine.runner import BuildCache, Warm
@@ -100,21 +97,3 @@ def test_the_next_build_command_compiles_no_template(tmp_path, monkeypatch):
     result = CliRunner().invoke(cli, build)
     assert result.exit_code == 0 and "Built 2 papers," in result.output
     assert compiled == []
-
-
-def test_a_paper_page_shows_the_entry_its_venues_bib_made_without_making_it_again(tmp_path, monkeypatch):
-    made = []
-    bibtex_entry = papersite.site.citations.bibtex_entry
-
-    def counted(paper, *args):
-        made.append(paper.id)
-        return bibtex_entry(paper, *args)
-    monkeypatch.setattr(papersite.site.citations, "bibtex_entry", counted)
-    monkeypatch.setattr(papersite.site.render, "bibtex_entry", counted)
-    build, _ = two_paper_site(tmp_path).build()
-    assert sorted(made) == ["a", "b"]  # once each, for the venue's .bib
-    bib = build.files["venues/icml-2024/papers.bib"].decode()
-    for paper in ("a", "b"):
-        page = build.files[f"papers/{paper}/index.html"].decode()
-        entry = html.unescape(page.split('<pre id="bibtex" tabindex="0"><code>')[1].split("</code>")[0])
-        assert entry.startswith("@") and entry in bib

@@ -81,12 +81,9 @@ class TemplateCache(jinja2.BytecodeCache):
             self._process.pop(next(iter(self._process)), None)
 
 
-def site_env(config: SiteConfig, catalog, abstracts: dict, templates: TemplateCache | None = None,
-             entries: dict[str, tuple[tuple, bytes]] | None = None) -> jinja2.Environment:
-    """The environment of a site's pages: its templates, and what every page may read. `entries`:
-    the papers' BibTeX entries as citations.bibtex_entries keeps them, for the `bibtex` filter."""
-    return make_env(config, templates, entries=entries,
-                    catalog=catalog, abstracts=abstracts, paper_count=len(catalog.papers),
+def site_env(config: SiteConfig, catalog, abstracts: dict, templates: TemplateCache | None = None) -> jinja2.Environment:
+    """The environment of a site's pages: its templates, and what every page may read."""
+    return make_env(config, templates, catalog=catalog, abstracts=abstracts, paper_count=len(catalog.papers),
                     # which sections the navigation links to (a change re-renders every page)
                     browse={"authors": bool(catalog.authors), "years": len(catalog.years) > 1})
 
@@ -98,8 +95,7 @@ def check_templates(config: SiteConfig) -> None:
         raise SiteError(problems)
 
 
-def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, *,
-             entries: dict[str, tuple[tuple, bytes]] | None = None, **globals_: Any) -> jinja2.Environment:
+def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **globals_: Any) -> jinja2.Environment:
     if bytecode_cache is not None:
         # What the filters below read from the config, which compiled code depends on
         # (see TemplateCache): keep it in step with them.
@@ -130,17 +126,6 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, *,
 
     def _key(paper):
         return catalog.citation_keys.get(paper.id) if catalog is not None else base_key(paper)
-
-    kept_entries = {} if entries is None else entries
-
-    def bibtex(paper, venue, key=None):
-        key = key or _key(paper)
-        # the venue's .bib made this very entry already, from the same objects (bibtex_entries' inputs)
-        kept = kept_entries.get(getattr(paper, "id", None))
-        if kept is not None and kept[0][0] is paper and kept[0][1] is venue and kept[0][2] == key \
-                and kept[0][3] == config.base_url:
-            return kept[1].decode("utf-8")
-        return bibtex_entry(paper, venue, link.absolute(paper), key)
     env.filters.update(
         link=link.link,
         absolute=link.absolute,
@@ -154,7 +139,7 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, *,
         venue=venues.__getitem__,  # 'icml-2024' -> Venue
         topic=topics.__getitem__,  # 'learning-theory' -> Topic
         # the key is the catalog's (unique); pages pass it so a renamed key re-renders the page
-        bibtex=bibtex,
+        bibtex=lambda paper, venue, key=None: bibtex_entry(paper, venue, link.absolute(paper), key or _key(paper)),
         scholar_tags=lambda paper, venue: scholar_tags(paper, venue, plain_title(paper.title)),
         printed=printed,  # (paper, venue) -> volume, issue, pages and publisher, from its extra:
         work_label=work_label,  # (paper, venue) -> "PhD thesis", "Technical report", or "" for a paper
