@@ -8,6 +8,7 @@ the bytes that ris, csl_json and bibtex_file give, which stay as the reference.
 """
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
@@ -74,11 +75,7 @@ def ris(paper: Paper, venue: Venue, key: str, abstract: str, topics: Iterable[To
 
 
 def _ris_text(paper: Paper, venue: Venue, key: str, abstract: str, topics: Iterable[Topic], page_url: str) -> str:
-    authors = []
-    for name in paper.authors:
-        parts = split_name(name)
-        authors.append(parts.literal or ", ".join(filter(None, (
-            " ".join(filter(None, (parts.von, parts.last))), parts.first, parts.jr))))
+    authors = [_ris_name(name) for name in paper.authors]
     reference: dict[str, Any] = {"type_of_reference": RIS_TYPES[venue.kind], "title": paper.title}
     if authors:
         reference["authors"] = authors
@@ -100,16 +97,25 @@ def _ris_text(paper: Paper, venue: Venue, key: str, abstract: str, topics: Itera
         reference["abstract"] = abstract
     if topics:
         reference["keywords"] = [topic.name for topic in topics]
-    if doi(paper):
-        reference["doi"] = doi(paper)
-    reference["urls"] = [_url(paper, page_url)]
-    pdf = dict(paper.links).get("pdf")
+    bare_doi, links = doi(paper), dict(paper.links)
+    if bare_doi:
+        reference["doi"] = bare_doi
+    reference["urls"] = [links.get("url") or page_url]  # _url
+    pdf = links.get("pdf")
     if pdf:
         reference["file_attachments1"] = pdf  # one link: rispy writes a list's repr here
     reference["id"] = key
     clean = {name: [_one_line(v) for v in value] if isinstance(value, list) else _one_line(value)
              for name, value in reference.items()}
     return _RIS.formats([clean])
+
+
+@functools.lru_cache(maxsize=65_536)  # as split_name's: a name recurs on every paper of its author
+def _ris_name(name: str) -> str:
+    """An author's name as RIS writes it: "von Last, First, Jr", or an organisation's as it is."""
+    parts = split_name(name)
+    return parts.literal or ", ".join(filter(None, (
+        " ".join(filter(None, (parts.von, parts.last))), parts.first, parts.jr)))
 
 
 def csl_name(name: str) -> dict[str, str]:
