@@ -79,8 +79,12 @@ class Urls:
 
     def link(self, target: Paper | Venue | Topic | Author | int | str) -> str:
         """Root-relative link, e.g. /repo/papers/x/."""
+        if type(target) is str:  # a path: most of a page's links (its chrome's), a shortcut past path_of's checks
+            return self.base_path + target
         return self.base_path + path_of(target)
 
     def absolute(self, target: Paper | Venue | Topic | Author | int | str) -> str:
         """Absolute URL, e.g. https://user.github.io/repo/papers/x/."""
+        if type(target) is str:
+            return self.base_url + target
         return self.base_url + path_of(target)

@@ -18,7 +18,7 @@ from bibtexparser import middlewares
 from pylatexenc import latex2text
 
 from papersite.catalog.bibtex import bibtex_entry, bibtex_file
-from papersite.site.citations import csl_item, csl_json, ris
+from papersite.site.citations import _one_line, csl_item, csl_json, ris
 from tests.conftest import MINIMAL_CONFIG, TinySite
 from tests.downloads import cite_data, listing_download, paper_download
 from tests.json_ld_theme import add_json_ld
@@ -751,3 +751,13 @@ def test_a_theme_older_than_abstract_text_gets_the_whole_item_and_its_ris(tmp_pa
     assert "page" not in data and data["csl"] == csl_item(*inputs) and data["ris"]
     assert paper_download(out, paper.slug, "ris") == ris(*inputs)
     assert paper_download(out, paper.slug, "json") == csl_json(*inputs)
+
+
+def test_a_value_is_put_on_one_line_as_split_and_join_put_it():
+    """_one_line skips the split and join where they would give the value back: never elsewhere."""
+    import sys
+    spaces = [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()]
+    texts = ["", " ", "a", "a b c", " a", "a ", "a  b", "é ü 中文 $x^2$", "a\u200bb"]
+    texts += [f"a{space}b" for space in spaces] + [f"{space}a" for space in spaces]
+    for text in texts:
+        assert _one_line(text) == " ".join(text.split()), repr(text)

@@ -265,3 +265,16 @@ def test_a_short_write_is_carried_on_until_the_whole_file_is_written(tmp_path, m
     write_site(files, out)
     monkeypatch.undo()
     assert {path: (out / path).read_bytes() for path in files} == files
+
+
+def test_a_file_written_a_few_bytes_at_a_time_is_written_whole(tmp_path, monkeypatch):
+    """write(2) may write less than it is given (a pipe, a full disk, a signal): the rest follows."""
+    from papersite.source import files
+    write = os.write
+    monkeypatch.setattr(files.os, "write", lambda fd, data: write(fd, bytes(data[:3])))
+    data = bytes(range(256)) * 5
+    with Staging(tmp_path / "out") as staging:
+        staging.put("papers/a/index.html", data)
+        staging.put("papers/a/empty.txt", b"")
+        assert (staging.folder / "papers/a/index.html").read_bytes() == data
+        assert (staging.folder / "papers/a/empty.txt").read_bytes() == b""

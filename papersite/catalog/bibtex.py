@@ -348,11 +348,27 @@ class Printed:
 _PAGE_RANGE = re.compile(r"\s*(?:-{1,3}|\u2013|\u2014)\s*")
 
 
+# The last (paper, venue, Printed): a paper page asks five times in a row (the page, its BibTeX,
+# RIS, CSL-JSON and Scholar tags). By identity: a Paper and a Venue are frozen, and held here
+# they cannot be freed and their ids reused.
+_last_printed: tuple = (None, None, None)
+
+
 def printed(paper: Paper, venue: Venue) -> Printed:
     """The paper's `extra:` fields that say where it appeared, under the names the importers keep
     them by (BibTeX's volume, number, pages, publisher; CSL-JSON's issue and page; RIS's start_page
     and end_page), for the citation exports and Google Scholar. A value that is not a short line
     of text or a number is left out."""
+    global _last_printed
+    last = _last_printed
+    if last[0] is paper and last[1] is venue:
+        return last[2]
+    where = _printed(paper, venue)
+    _last_printed = (paper, venue, where)
+    return where
+
+
+def _printed(paper: Paper, venue: Venue) -> Printed:
     def text(*names: str) -> str:
         for name in names:
             value = paper.extra.get(name)

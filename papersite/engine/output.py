@@ -187,7 +187,10 @@ class Staging:
             # and mkdir would otherwise cost most of a write.
             folder = os.path.dirname(target)
             if folder not in self.made:
-                os.makedirs(folder, exist_ok=True)
+                try:
+                    os.mkdir(folder)  # one call where makedirs makes two: its parent is mostly there
+                except OSError:  # not there, or there already: as makedirs says
+                    os.makedirs(folder, exist_ok=True)
                 self.made.add(folder)
             _write_file(target, data)
         except OSError as exc:

@@ -129,7 +129,7 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
     env.filters.update(
         link=link.link,
         absolute=link.absolute,
-        title_html=lambda text: Markup(render_title(text)),  # math in titles, typeset
+        title_html=title_html,  # math in titles, typeset
         plain=plain_title,  # for <title>, meta tags
         json_ld=json_ld,  # schema.org data in a <script>, escaped so content cannot close it
         snippet=lambda paper: abstracts[paper.id].snippet,  # a function of paper.abstract
@@ -155,6 +155,12 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
             None if shown is None else abstract.html, shown or ""),
     )
     return env
+
+
+@functools.lru_cache(maxsize=1 << 16)  # as render_title's: a paper's title shows on every listing it is in
+def title_html(text: str) -> Markup:
+    """A title as safe HTML (render_title), marked safe for the templates."""
+    return Markup(render_title(text))
 
 
 def number_format(language: str) -> Callable[[Any], Any]:

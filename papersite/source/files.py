@@ -197,7 +197,10 @@ def writer_is_gone(pid: int) -> bool:
 
 def write_all(fd: int, data: bytes) -> None:
     """All of `data` to an open file: write(2) may write less than it is given."""
-    view = memoryview(data)
+    written = os.write(fd, data)
+    if written == len(data):  # all at once, as a file on a local disk is written
+        return
+    view = memoryview(data)[written:]
     while view:
         view = view[os.write(fd, view):]
 
