@@ -97,11 +97,11 @@ def _ris_text(paper: Paper, venue: Venue, key: str, abstract: str, topics: Itera
         reference["abstract"] = abstract
     if topics:
         reference["keywords"] = [topic.name for topic in topics]
-    bare_doi, links = doi(paper), dict(paper.links)
+    bare_doi = doi(paper)
     if bare_doi:
         reference["doi"] = bare_doi
-    reference["urls"] = [links.get("url") or page_url]  # _url
-    pdf = links.get("pdf")
+    reference["urls"] = [_url(paper, page_url)]
+    pdf = dict(paper.links).get("pdf")
     if pdf:
         reference["file_attachments1"] = pdf  # one link: rispy writes a list's repr here
     reference["id"] = key
