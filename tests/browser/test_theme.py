@@ -181,6 +181,27 @@ def test_the_picker_that_site_js_puts_in_takes_the_room_kept_for_it(open_page, s
     assert page.errors == []
 
 
+@pytest.mark.parametrize("width", [700, 1000])
+def test_at_tablet_width_the_search_box_takes_a_row_under_the_links(open_page, served, width):
+    """Between a phone's two-row header and a desktop's one row, the title and links share the top
+    row, and the search box runs from the left edge to the picker on the row below (left to wrap,
+    the box and picker were pushed to the right end of a row of their own)."""
+    page = open_page("light", viewport={"width": width, "height": 800})
+    page.goto(served.url + "papers/one/")
+    boxes = {selector: (x, y, w, h) for selector, x, y, w, h in page.evaluate(HEADER_BOXES)}
+    brand, nav, search, picker = (boxes[s] for s in (".brand", ".site-nav", ".site-search", ".theme-choice"))
+    assert abs(brand[1] + brand[3] / 2 - (nav[1] + nav[3] / 2)) < 4  # one row
+    assert search[1] >= max(brand[1] + brand[3], nav[1] + nav[3])  # the row below
+    assert abs(search[1] + search[3] / 2 - (picker[1] + picker[3] / 2)) < 4  # beside the picker
+    assert abs(search[0] - brand[0]) < 1 and search[0] + search[2] < picker[0]
+    assert search[2] > width / 2  # as wide as the row allows
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.goto(served.url + "search/")  # the search page has its own box: no second row
+    boxes = {selector: (x, y, w, h) for selector, x, y, w, h in page.evaluate(HEADER_BOXES)}
+    assert abs(boxes[".brand"][1] + boxes[".brand"][3] / 2 - (boxes[".theme-choice"][1] + boxes[".theme-choice"][3] / 2)) < 4
+    assert page.errors == []
+
+
 def test_the_search_box_is_named_without_a_hidden_label(open_page, served):
     """The header's search box has its accessible name from aria-label, which every page carries in
     fewer bytes than a visually hidden <label>."""
