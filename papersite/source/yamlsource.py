@@ -25,7 +25,9 @@ FORBIDDEN_CHARACTERS = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-
 
 
 class _Loader(yaml.SafeLoader):
-    """SafeLoader that keeps YAML 1.2-ish scalars: 'no' stays a string, no timestamps.
+    """SafeLoader without timestamps: a date stays a string, for validation to report. `no`
+    and `yes` still read as false and true, as YAML 1.1 says; where text is expected,
+    validation asks for quotes (`title: No` is an error at its line, not a title "False").
 
     Nesting is limited while composing: PyYAML's scanner is quadratic in the
     depth of [ and {.
