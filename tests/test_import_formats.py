@@ -86,6 +86,20 @@ def test_bibtex_alfolio_fields_become_status_links_and_extra():
     assert gala.extra == {"pdf": "gala3d.pdf", "abbr": "ICML", "selected": "true", "bibtex_show": "true"}
 
 
+def test_bibtex_url_that_is_no_web_link_is_kept_in_extra(tmp_path):
+    """A url field naming a file or an ftp address is no link the site shows, but the import keeps it."""
+    bib = tmp_path / "links.bib"
+    bib.write_text("@article{a, title={A}, author={Ann Lee}, year={2024}, journal={J}, url={paper.pdf}}\n"
+                   "@article{b, title={B}, author={Ann Lee}, year={2024}, journal={J}, url={ftp://example.org/b.ps}}\n"
+                   "@article{c, title={C}, author={Ann Lee}, year={2024}, journal={J}, url={https://example.org/c}}\n")
+    records, problems = read(bib)
+    assert problems == []
+    records = by_key(records)
+    assert (records["a"].links, records["a"].extra) == ({}, {"url": "paper.pdf"})
+    assert (records["b"].links, records["b"].extra) == ({}, {"url": "ftp://example.org/b.ps"})
+    assert (records["c"].links, records["c"].extra) == ({"url": "https://example.org/c"}, {})
+
+
 def test_bibtex_entry_types_give_venue_kinds():
     records, _ = read("alfolio.bib")
     kinds = {key: (r.venue, r.venue_kind) for key, r in by_key(records).items()}

@@ -343,6 +343,8 @@ def _links(record: Record, raw, kind: str) -> None:
             record.links["openreview"] = f"https://openreview.net/forum?id={oid}"
         elif link_for("url", url):
             record.links["url"] = link_for("url", url)
+        else:  # `url = {paper.pdf}`, `url = {ftp://...}`: no web link, but not lost either
+            record.extra["url"] = url
     howpublished = re.search(r"https?://[^\s{}]+", raw("howpublished"))  # @misc{..., howpublished = {\url{...}}}
     if howpublished and "url" not in record.links and link_for("url", howpublished[0]):
         record.links["url"] = link_for("url", howpublished[0])
