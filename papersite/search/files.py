@@ -16,7 +16,6 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from .. import urls
-from ..catalog import Catalog
 from ..text.plain import plain_title
 from ..model import Paper, Topic, Venue
 from ..parallel import Detachable
@@ -25,6 +24,9 @@ from ..text.words import reading_key
 from . import store as docstore
 from .lunr_text import searchable
 from .shards import B, ShardedIndex, shard_name
+
+if TYPE_CHECKING:  # a type only: the search's own process need not import the catalog's modules
+    from ..catalog import Catalog
 
 
 FIELDS = [

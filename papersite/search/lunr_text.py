@@ -41,6 +41,8 @@ def _is_word(char: str) -> bool:
 def trim(token: str) -> str:
     """Strip the characters that are not part of a word from both ends, as search.js's trimmer does."""
     if token.isascii():
+        if token.isalnum():  # most tokens: nothing to trim (ASCII \w is letters, digits and _)
+            return token
         return _TRAILING_NON_WORD.sub("", _LEADING_NON_WORD.sub("", token))
     start, end = 0, len(token)
     while start < end and not _is_word(token[start]):

@@ -126,13 +126,13 @@ _RE4_1B_2 = re.compile("^" + _C + _v + "[^aeiouwxy]\\Z")
 _RE_1C = re.compile(r"^(.+?[^aeiou])y\Z")
 _RE_2 = re.compile("^(.+?)(" + "|".join(_STEP2) + ")\\Z")
 _RE_3 = re.compile("^(.+?)(" + "|".join(_STEP3) + ")\\Z")
-_RE_4 = re.compile(
-    r"^(.+?)(al|ance|ence|er|ic|able|ible|ant|ement|ment|ent|ou|ism|ate|iti|ous|ive|ize)\Z"
-)
+_STEP4 = ("al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent", "ou", "ism", "ate",
+          "iti", "ous", "ive", "ize")
+_RE_4 = re.compile("^(.+?)(" + "|".join(_STEP4) + ")\\Z")
 _RE2_4 = re.compile(r"^(.+?)(s|t)(ion)\Z")
 _RE_5 = re.compile(r"^(.+?)e\Z")
-_RE_5_1 = re.compile(r"ll\Z")
 _RE3_5 = re.compile("^" + _C + _v + "[^aeiouwxy]\\Z")
+_STEP2_ENDS, _STEP3_ENDS, _STEP4_ENDS = tuple(_STEP2), tuple(_STEP3), _STEP4 + ("ion",)  # ion: _RE2_4
 
 
 def _porter(w: str) -> str:
@@ -143,55 +143,61 @@ def _porter(w: str) -> str:
     if firstch == "y":  # an initial y is a consonant: hide it from the vowel classes
         w = "Y" + w[1:]
 
+    # Each endswith test below only skips suffix regexes that cannot match: their lazy ^(.+?)
+    # tries every position of the word, and most words take few of the steps.
+
     # Step 1a
-    if m := _RE_1A.match(w):
-        w = m[1] + m[2]
-    elif m := _RE2_1A.match(w):
-        w = m[1] + m[2]
+    if w.endswith("s"):
+        if m := _RE_1A.match(w):
+            w = m[1] + m[2]
+        elif m := _RE2_1A.match(w):
+            w = m[1] + m[2]
 
     # Step 1b
-    if m := _RE_1B.match(w):
-        if _MGR0.match(m[1]):
-            w = w[:-1]
-    elif m := _RE2_1B.match(w):
-        stem = m[1]
-        if _S_V.match(stem):
-            w = stem
-            if _RE2_1B_2.search(w):
-                w += "e"
-            elif _RE3_1B_2.search(w):
+    if w.endswith(("ed", "ing")):
+        if m := _RE_1B.match(w):
+            if _MGR0.match(m[1]):
                 w = w[:-1]
-            elif _RE4_1B_2.match(w):
-                w += "e"
+        elif m := _RE2_1B.match(w):
+            stem = m[1]
+            if _S_V.match(stem):
+                w = stem
+                if _RE2_1B_2.search(w):
+                    w += "e"
+                elif _RE3_1B_2.search(w):
+                    w = w[:-1]
+                elif _RE4_1B_2.match(w):
+                    w += "e"
 
     # Step 1c
-    if m := _RE_1C.match(w):
+    if w.endswith("y") and (m := _RE_1C.match(w)):
         w = m[1] + "i"
 
     # Step 2
-    if (m := _RE_2.match(w)) and _MGR0.match(m[1]):
+    if w.endswith(_STEP2_ENDS) and (m := _RE_2.match(w)) and _MGR0.match(m[1]):
         w = m[1] + _STEP2[m[2]]
 
     # Step 3
-    if (m := _RE_3.match(w)) and _MGR0.match(m[1]):
+    if w.endswith(_STEP3_ENDS) and (m := _RE_3.match(w)) and _MGR0.match(m[1]):
         w = m[1] + _STEP3[m[2]]
 
     # Step 4
-    if m := _RE_4.match(w):
-        if _MGR1.match(m[1]):
-            w = m[1]
-    elif m := _RE2_4.match(w):
-        stem = m[1] + m[2]
-        if _MGR1.match(stem):
-            w = stem
+    if w.endswith(_STEP4_ENDS):
+        if m := _RE_4.match(w):
+            if _MGR1.match(m[1]):
+                w = m[1]
+        elif m := _RE2_4.match(w):
+            stem = m[1] + m[2]
+            if _MGR1.match(stem):
+                w = stem
 
     # Step 5
-    if m := _RE_5.match(w):
+    if w.endswith("e") and (m := _RE_5.match(w)):
         stem = m[1]
         if _MGR1.match(stem) or (_MEQ1.match(stem) and not _RE3_5.match(stem)):
             w = stem
 
-    if _RE_5_1.search(w) and _MGR1.match(w):
+    if w.endswith("ll") and _MGR1.match(w):  # lunr.js: /ll$/.test(w)
         w = w[:-1]
 
     if firstch == "y":
@@ -216,7 +222,7 @@ def _from_utf16_units(s: str) -> str:
 @lru_cache(maxsize=1 << 18)  # a catalog repeats the same words endlessly
 def stem(word: str) -> str:
     """Stem one lower-cased, trimmed token exactly as lunr.js 2.3.9 does."""
-    if any(ord(c) > 0xFFFF for c in word):
+    if not word.isascii() and any(ord(c) > 0xFFFF for c in word):
         return _from_utf16_units(_porter(_to_utf16_units(word)))
     return _porter(word)
 
