@@ -10,8 +10,9 @@ rebuild cannot afford it.
 while the parent goes on with other stages, so neither core waits for it; a
 `Detachable` job goes to a fresh interpreter instead, which starts small (a forked
 one copies every page of the parent's memory its work reads). `Background` runs
-one that nobody waits for (the preview's map layout). `give_back_freed_memory`
-returns what a stage freed to the system.
+one that nobody waits for (the preview's map layout). A `Streamed` argument of a
+Detachable goes to the fresh process item by item, after the job, and is read there
+as the job uses it. `give_back_freed_memory` returns what a stage freed to the system.
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ import threading
 import time
 from dataclasses import dataclass
 from multiprocessing.pool import AsyncResult
-from typing import Callable, Iterator, Sequence, TypeVar
+from typing import Callable, Iterable, Iterator, Sequence, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -139,6 +140,34 @@ class Detachable:
         return self.inline()
 
 
+class Streamed:
+    """An iterable argument of a Detachable's job. Inline it is the iterable; sent to a fresh
+    process, its items follow the job down the pipe one by one, and the job reads each as it
+    takes it: that process never holds them all, nor does this one hold them pickled. At most
+    one to a job, read once."""
+
+    def __init__(self, items: Iterable):
+        self.items = items
+
+    def __iter__(self) -> Iterator:
+        return iter(self.items)
+
+    def __reduce__(self):
+        if _streams is None or _streams:
+            raise pickle.PicklingError("a Streamed goes only to a fresh process, one to a job")
+        _streams.append(self.items)
+        return _stdin_items, ()
+
+
+_streams: list[Iterable] | None = None  # while _Fresh pickles a job: the items of its Streamed
+
+
+def _stdin_items() -> Iterator:
+    """In the fresh process: the items sent after the job, as the job reads them (None ends them)."""
+    while (item := pickle.load(sys.stdin.buffer)) is not None:
+        yield item
+
+
 @contextlib.contextmanager
 def in_background(func: Callable[[], R], size: int) -> Iterator[Callable[[], R]]:
     """Start func() in a forked process (a Detachable, in a fresh one); inside the
@@ -214,30 +243,58 @@ class _Fresh:
         # checkout) never stands in for this one
         self.process = subprocess.Popen([sys.executable, "-P", "-c", _FRESH], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, env=env)
-        self.answer: list[bytes] = []
-        job = pickle.dumps((func, args), protocol=pickle.HIGHEST_PROTOCOL)
+        self.answer: list[tuple[str, object]] = []
+        self.failed: BaseException | None = None  # raised by a Streamed's items as they were sent
+        global _streams
+        _streams = []
+        try:
+            job = pickle.dumps((func, args), protocol=pickle.HIGHEST_PROTOCOL)
+            streamed = _streams
+        finally:
+            _streams = None
         # Written and read by threads: the job and its answer are tens of megabytes, more than a
         # pipe holds, and the caller goes on meanwhile.
-        self.sender = threading.Thread(target=self._send, args=(job,), name="fresh-send", daemon=True)
+        self.sender = threading.Thread(target=self._send, args=(job, streamed), name="fresh-send", daemon=True)
         self.reader = threading.Thread(target=self._read, name="fresh-read", daemon=True)
         self.sender.start()
         self.reader.start()
 
-    def _send(self, job: bytes) -> None:
-        with contextlib.suppress(OSError):  # the process is gone: result() says why
-            self.process.stdin.write(job)
-            self.process.stdin.close()
+    def _send(self, job: bytes, streamed: list[Iterable]) -> None:
+        pipe = self.process.stdin
+        try:
+            pipe.write(job)
+            for items in streamed:
+                for item in items:
+                    pickle.dump(item, pipe, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump(None, pipe)
+        except OSError:
+            pass  # the process is gone: result() says why
+        except BaseException as error:  # noqa: BLE001  making an item failed: result() raises it
+            self.failed = error
+        finally:
+            with contextlib.suppress(OSError):
+                pipe.close()  # the process reads to the end, and no further
 
     def _read(self) -> None:
-        self.answer.append(self.process.stdout.read())
-        self.process.wait()
+        # Unpickled as it arrives: the answer (the search index's tens of megabytes) is never
+        # held as bytes and as objects at once.
+        try:
+            self.answer.append(pickle.load(self.process.stdout))
+        except Exception:  # noqa: BLE001  no answer, or half of one: the exit status says why
+            pass
+        finally:
+            self.process.stdout.read()  # whatever followed it, so the process can end
+            self.process.wait()
 
     def result(self) -> R:
         while self.reader.is_alive():
             self.reader.join(WAKE_EVERY)
-        if self.process.returncode != 0 or not self.answer[0]:
+        self.sender.join()  # done: the process has read all it was sent, or ended
+        if self.failed is not None:
+            raise self.failed
+        if self.process.returncode != 0 or not self.answer:
             raise RuntimeError(f"the background process ended with exit status {self.process.returncode}")
-        outcome, value = pickle.loads(self.answer[0])
+        outcome, value = self.answer[0]
         if outcome == "error":
             raise value
         return value

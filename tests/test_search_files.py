@@ -240,18 +240,30 @@ def test_the_index_is_fed_one_paper_at_a_time():
         ShardedIndex(FIELDS).build(["0"], iter(texts))
 
 
-def test_the_index_made_in_a_fresh_process_is_the_one_made_here_and_lets_the_texts_go(built):
+def test_the_index_made_in_a_fresh_process_is_the_one_made_here_from_papers_sent_a_few_at_a_time(
+        built, monkeypatch):
     """The clean build's search index is made from its papers' fields sent to a fresh process
-    (SearchCache.job): the same files as made in the build's own process, and the texts sent
-    are let go as they are indexed, not held until the end."""
-    from papersite.search.files import _Fields, _index_anew, search_files
+    (SearchCache.job): the same files as made in the build's own process. The papers' rows are
+    streamed, a few at a time, so that the process never holds every text at once."""
+    from papersite import parallel
+    from papersite.search import files as search_module
     from papersite.text.abstracts import render_abstracts
     catalog = built.catalog
     abstracts = render_abstracts(catalog, {})
-    fields = _Fields.of(catalog, abstracts)
-    files, _ = _index_anew(fields, [f["field_name"] for f in FIELDS], SearchCache().index.shard_bytes)
-    assert files == search_files(catalog, abstracts) == {path: built.files[path] for path in files}
-    assert fields.rows == []
+    monkeypatch.setattr(search_module, "ROWS_SENT_AT_ONCE", 2)
+    fields = search_module._Fields.of(catalog, abstracts)
+    assert isinstance(fields.rows, parallel.Streamed)
+    sent = list(fields.rows)
+    assert [len(rows) for rows in sent] == [2] * (len(catalog.papers) // 2) + [1] * (len(catalog.papers) % 2)
+    assert [row[0] for rows in sent for row in rows] == list(fields.keys)  # in number order
+    here = search_module.search_files(catalog, abstracts)
+    assert here == {path: built.files[path] for path in here}
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
+    job, size = SearchCache().job(catalog, abstracts)
+    assert isinstance(job, parallel.Detachable)
+    with parallel.in_background(job, size) as result:
+        files, cache = result()
+    assert files == here and cache.keys == fields.keys and cache.papers == []
 
 
 # --- size and incremental builds -----------------------------------------------------------

@@ -13,12 +13,12 @@ import unicodedata
 from bisect import bisect_left, insort
 from dataclasses import dataclass, field, replace
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from .. import urls
 from ..text.plain import plain_title
 from ..model import Paper, Topic, Venue
-from ..parallel import Detachable
+from ..parallel import Detachable, Streamed
 from ..text.abstracts import Abstract
 from ..text.words import reading_key
 from . import store as docstore
@@ -100,25 +100,37 @@ class SearchCache:
         return files
 
 
+ROWS_SENT_AT_ONCE = 500  # papers a fresh process is sent at a time: it holds no more of their texts
+
+
 @dataclass(frozen=True)
 class _Fields:
     """What search_files reads of a catalog and its abstracts, as plain values, to be sent to a
-    fresh process: far smaller pickled than the catalog's objects."""
+    fresh process: far smaller pickled than the catalog's objects. The papers' rows are
+    streamed, in number order: the process indexes each as it comes and keeps what the
+    facets need, never every text at once."""
 
     base_url: str
     topics: tuple[Topic, ...]
     venues: tuple[Venue, ...]
     venue_sizes: dict[str, int]
-    # per paper: id, slug, title, venue, year, authors, topics, status, text, snippet, byline, et_al
-    rows: list[tuple]
+    keys: tuple[str, ...]  # paper ids by number
+    # lists of rows, per paper: id, slug, title, venue, year, authors, topics, status, text, snippet, byline, et_al
+    rows: Iterable[list[tuple]]
 
     @classmethod
     def of(cls, catalog: Catalog, abstracts: dict[str, Abstract]) -> "_Fields":
+        papers = _numbered(catalog)
         bylines = catalog.author_paths
+
+        def rows() -> Iterator[list[tuple]]:
+            for start in range(0, len(papers), ROWS_SENT_AT_ONCE):
+                yield [(p.id, p.slug, p.title, p.venue, p.year, p.authors, p.topics, p.status,
+                        abstracts[p.id].text, abstracts[p.id].snippet, bylines[p.id], p.et_al)
+                       for p in papers[start:start + ROWS_SENT_AT_ONCE]]
         return cls(catalog.config.base_url, catalog.topics, catalog.venues,
                    {slug: len(papers) for slug, papers in catalog.venue_papers.items()},
-                   [(p.id, p.slug, p.title, p.venue, p.year, p.authors, p.topics, p.status,
-                     abstracts[p.id].text, abstracts[p.id].snippet, bylines[p.id], p.et_al) for p in catalog.papers])
+                   tuple(p.id for p in papers), Streamed(rows()))
 
 
 @dataclass(frozen=True)
@@ -136,23 +148,36 @@ class _Catalog:
 def _index_anew(fields: _Fields, field_names: list[str], shard_bytes: int) -> tuple[dict[str, Any], SearchCache]:
     """search_files over every paper with a new cache, in a fresh process; returns what the job of
     SearchCache.job does (the cache without the papers, which SearchCache.keep puts back)."""
-    papers = [Paper(row[0], row[1], row[2], row[3], row[4], "", authors=row[5], topics=row[6], status=row[7],
-                    et_al=row[11]) for row in fields.rows]
-    abstracts = {row[0]: Abstract("", row[8], row[9]) for row in fields.rows}
+    papers: list[Paper] = []  # as they come, without their authors: what the facets read
+
+    def numbered() -> Iterator[tuple[Paper, Abstract, tuple]]:
+        for rows in fields.rows:
+            for row in rows:
+                paper = Paper(row[0], row[1], row[2], row[3], row[4], "", authors=row[5], topics=row[6],
+                              status=row[7], et_al=row[11])
+                papers.append(replace(paper, authors=()))
+                yield paper, Abstract("", row[8], row[9]), row[10]
     catalog = _Catalog(SimpleNamespace(base_url=fields.base_url), fields.topics, fields.venues,
-                       {slug: range(size) for slug, size in fields.venue_sizes.items()}, papers,
-                       {row[0]: row[10] for row in fields.rows})
-    fields.rows.clear()  # the texts are the abstracts' now, which search_files lets go of as it indexes them
+                       {slug: range(size) for slug, size in fields.venue_sizes.items()}, papers, {})
     cache = SearchCache(ShardedIndex([{"field_name": name} for name in field_names], shard_bytes))
-    files = search_files(catalog, abstracts, cache, consume=True)  # type: ignore[arg-type]  # _Catalog reads as a Catalog here
+    files = search_files(catalog, {}, cache, numbered=(fields.keys, numbered()))  # type: ignore[arg-type]  # _Catalog reads as a Catalog here
     return files, replace(cache, papers=[], abstracts=[], bylines=[])
 
 
+def _numbered(catalog: Catalog) -> list[Paper]:
+    """The papers in number order: by venue, in catalog order, then by id."""
+    venue_rank = {v.slug: i for i, v in enumerate(catalog.venues)}
+    return sorted(catalog.papers, key=lambda p: (venue_rank[p.venue], p.id))
+
+
 def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: SearchCache | None = None,
-                 store: Callable[[str, bytes], Any] | None = None, consume: bool = False) -> dict[str, Any]:
+                 store: Callable[[str, bytes], Any] | None = None,
+                 numbered: tuple[tuple[str, ...], Iterator[tuple[Paper, Abstract, tuple]]] | None = None
+                 ) -> dict[str, Any]:
     """Every search file, output path -> bytes (or, with `store`, its receipt: see render_pages).
-    `consume`: when everything is indexed anew, each paper's abstract is taken out of `abstracts`
-    and the cache once indexed (a fresh process's, which needs them for nothing else).
+    `numbered`: the papers' ids in number order, and each paper with its abstract and byline in that
+    order, where they are streamed to a fresh process that indexes everything anew (catalog.papers
+    fills as they are read; the cache keeps no abstracts or bylines).
 
     With a cache: if every paper kept its number (no paper came, went or
     changed venue, and no name changed), only the papers that are not the
@@ -184,26 +209,23 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
         return made(cache.papers[n], cache.abstracts[n], cache.bylines[n])
 
     if changed is None:  # number the papers: by venue, in catalog order, then by id
-        venue_rank = {v.slug: i for i, v in enumerate(catalog.venues)}
-        papers = sorted(catalog.papers, key=lambda p: (venue_rank[p.venue], p.id))
-        cache.names, cache.papers = names, papers
-        cache.keys = tuple(p.id for p in papers)
+        cache.names = names
+        if numbered is None:
+            cache.papers = _numbered(catalog)
+            cache.keys = tuple(p.id for p in cache.papers)
+            cache.abstracts = [abstracts[p.id] for p in cache.papers]
+            cache.bylines = [bylines[p.id] for p in cache.papers]
+            numbered = (cache.keys, zip(cache.papers, cache.abstracts, cache.bylines))
+        else:
+            cache.papers, cache.abstracts, cache.bylines = catalog.papers, [], []
+        cache.keys, papers = numbered
         cache.numbers = {paper_id: n for n, paper_id in enumerate(cache.keys)}
-        cache.abstracts = [abstracts[p.id] for p in papers]
-        cache.bylines = [bylines[p.id] for p in papers]
         facets_changed = order_changed = True
         cache.doc_files, titles = {}, []
         # One paper at a time: its texts are indexed, its record goes into its document file, and
         # neither is kept (every paper's at once would cost more than the index itself).
-
-        def entries() -> Iterator[tuple[tuple, tuple]]:
-            for n, paper in enumerate(papers):
-                entry = made_of(n)
-                if consume:
-                    del abstracts[paper.id]
-                    cache.abstracts[n] = None
-                yield entry
-        shards = cache.index.build(cache.keys, _indexed(entries(), cache.doc_files, titles))
+        entries = (made(paper, abstract, byline) for paper, abstract, byline in papers)
+        shards = cache.index.build(cache.keys, _indexed(entries, cache.doc_files, titles))
         cache.by_title = sorted(titles)
     else:
         old = {n: cache.papers[n] for n in changed}
