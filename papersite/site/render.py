@@ -154,6 +154,9 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
             paper, venue, key or _key(paper), abstract.text, topics_, link.absolute(paper),
             None if shown is None else abstract.html, shown or ""),
     )
+    # `page_path is under(urls.ALL_VENUES)`: a test is called directly, where a method call in a
+    # template (page_path.startswith(...)) goes through Jinja's context.call, and every page's navigation asks four times
+    env.tests["under"] = str.startswith
     return env
 
 
