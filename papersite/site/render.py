@@ -142,6 +142,7 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
         bibtex=lambda paper, venue, key=None: bibtex_entry(paper, venue, link.absolute(paper), key or _key(paper)),
         scholar_tags=lambda paper, venue: scholar_tags(paper, venue, plain_title(paper.title)),
         meta_tags=meta_tags,  # [(name, content)] -> <meta> elements, for scholar_tags
+        by_year=by_year,  # papers -> [(year, papers)], newest first
         printed=printed,  # (paper, venue) -> volume, issue, pages and publisher, from its extra:
         work_label=work_label,  # (paper, venue) -> "PhD thesis", "Technical report", or "" for a paper
         number=number_format(config.language),  # 2596 -> '2,596'
@@ -171,6 +172,16 @@ def meta_tags(pairs) -> Markup:
     """(name, content) pairs as <meta name content> elements, a line each, escaped as a template
     would: a paper page has a dozen Scholar tags, and a loop in the template costs several times this."""
     return Markup("".join(f'<meta name="{escape(name)}" content="{escape(content)}">\n' for name, content in pairs))
+
+
+def by_year(papers) -> list[tuple[Any, list]]:
+    """Papers grouped by year, newest first, each year's in their order: what
+    `papers|groupby("year")|reverse` gives, without Jinja's lookup of each paper's year (an item
+    lookup that fails before the attribute's), on every author page."""
+    years: dict[Any, list] = {}
+    for paper in papers:
+        years.setdefault(paper.year, []).append(paper)
+    return sorted(years.items(), key=lambda group: group[0], reverse=True)
 
 
 def number_format(language: str) -> Callable[[Any], Any]:
