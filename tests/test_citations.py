@@ -18,7 +18,7 @@ from bibtexparser import middlewares
 from pylatexenc import latex2text
 
 from papersite.catalog.bibtex import bibtex_entry, bibtex_file
-from papersite.site.citations import _one_line, csl_item, csl_json, ris
+from papersite.site.citations import _one_line, _ris_text, csl_item, csl_json, ris
 from tests.conftest import MINIMAL_CONFIG, TinySite
 from tests.downloads import cite_data, listing_download, paper_download
 from tests.json_ld_theme import add_json_ld
@@ -361,6 +361,23 @@ def test_ris_round_trips_through_rispy(built):
     assert specials["secondary_title"] == "International Conference on Machine Learning"
     math = rispy.loads(ris_text(out, "math"))[0]
     assert math["authors"][:2] == ["OpenAI", "The ATLAS Collaboration"]
+
+
+def test_the_pages_ris_is_what_rispy_writes(tmp_path, built, issued):
+    """citation_data writes the RIS itself (_ris_text), faster than rispy: the same text, for
+    papers of every kind, with and without a date, pages, a publisher, a DOI or a PDF."""
+    printed = write_site(tmp_path / "site", {**PRINTED, "pdf": {
+        "id": "pdf", "title": "A Paper With a PDF", "authors": ["Ada Lovelace"], "venue": "arxiv",
+        "date": "2023-03-04", "links": {"pdf": "https://example.org/a.pdf", "doi": "10.1234/x"}}})
+    builds = [built[1], issued[1], printed.build()[0]]
+    for build in builds:
+        catalog = build.catalog
+        venues = {venue.slug: venue for venue in catalog.config.venues}
+        for paper in catalog.papers:
+            inputs = (paper, venues[paper.venue], catalog.citation_keys[paper.id], abstract_text(None, paper),
+                      tuple(map(catalog.topic, paper.topics)), f"https://example.org/papers/{paper.slug}/")
+            assert _ris_text(*inputs).encode("utf-8") == ris(*inputs), paper.id
+    assert sum(len(build.catalog.papers) for build in builds) > 15
 
 
 def test_a_newline_in_a_field_cannot_start_a_ris_tag(tmp_path):

@@ -141,6 +141,8 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
         # the key is the catalog's (unique); pages pass it so a renamed key re-renders the page
         bibtex=lambda paper, venue, key=None: bibtex_entry(paper, venue, link.absolute(paper), key or _key(paper)),
         scholar_tags=lambda paper, venue: scholar_tags(paper, venue, plain_title(paper.title)),
+        meta_tags=meta_tags,  # [(name, content)] -> <meta> elements, for scholar_tags
+        by_year=by_year,  # papers -> [(year, papers)], newest first
         printed=printed,  # (paper, venue) -> volume, issue, pages and publisher, from its extra:
         work_label=work_label,  # (paper, venue) -> "PhD thesis", "Technical report", or "" for a paper
         number=number_format(config.language),  # 2596 -> '2,596'
@@ -154,6 +156,9 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
             paper, venue, key or _key(paper), abstract.text, topics_, link.absolute(paper),
             None if shown is None else abstract.html, shown or ""),
     )
+    # `page_path is under(urls.ALL_VENUES)`: a test is called directly, where a method call in a
+    # template (page_path.startswith(...)) goes through Jinja's context.call, and every page's navigation asks four times
+    env.tests["under"] = str.startswith
     return env
 
 
@@ -161,6 +166,22 @@ def make_env(config: SiteConfig, bytecode_cache: TemplateCache | None = None, **
 def title_html(text: str) -> Markup:
     """A title as safe HTML (render_title), marked safe for the templates."""
     return Markup(render_title(text))
+
+
+def meta_tags(pairs) -> Markup:
+    """(name, content) pairs as <meta name content> elements, a line each, escaped as a template
+    would: a paper page has a dozen Scholar tags, and a loop in the template costs several times this."""
+    return Markup("".join(f'<meta name="{escape(name)}" content="{escape(content)}">\n' for name, content in pairs))
+
+
+def by_year(papers) -> list[tuple[Any, list]]:
+    """Papers grouped by year, newest first, each year's in their order: what
+    `papers|groupby("year")|reverse` gives, without Jinja's lookup of each paper's year (an item
+    lookup that fails before the attribute's), on every author page."""
+    years: dict[Any, list] = {}
+    for paper in papers:
+        years.setdefault(paper.year, []).append(paper)
+    return sorted(years.items(), key=lambda group: group[0], reverse=True)
 
 
 def number_format(language: str) -> Callable[[Any], Any]:
