@@ -36,6 +36,7 @@ repository.
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import os
@@ -353,23 +354,33 @@ def measure(size: int, runs: int, edits: int, check: bool, seed: int, skip_searc
                 sources[theme] = hugo_site(temp / "site", temp / f"hugo-{theme}", theme)
         ours, pages = [], []
         peer_runs: dict[str, list[dict]] = {peer: [] for peer in peers}
-        for run in range(runs):  # alternate, so all see the same machine load
-            # Each build starts with no dirty pages of the one before waiting to be written.
-            log(f"  {size}: clean build {run + 1}/{runs}")
-            if not skip_search:
-                os.sync()
-                forget_cache(temp / "site")
-                ours.append(in_child("build", str(temp / "site"), str(temp / f"out-{run}")))
-                log(f"    ours {ours[-1]['wall']:.1f} s, {ours[-1]['tree_mb']:,.0f} MB")
+        def build_ours(run: int) -> None:
+            os.sync()
+            forget_cache(temp / "site")
+            ours.append(in_child("build", str(temp / "site"), str(temp / f"out-{run}")))
+            log(f"    ours {ours[-1]['wall']:.1f} s, {ours[-1]['tree_mb']:,.0f} MB")
+
+        def build_pages(run: int) -> None:
             os.sync()
             forget_cache(temp / "site")
             pages.append(in_child("build", str(temp / "site"), str(temp / f"pages-{run}"), skip_search=True))
             log(f"    ours without search {pages[-1]['wall']:.1f} s, {pages[-1]['tree_mb']:,.0f} MB")
-            for peer in peers:
-                os.sync()
-                made = run_peer(peer, sources["minimal" if peer == "pagefind" else peer], temp / f"{peer}-out-{run}")
-                peer_runs[peer].append(made)
-                log(f"    {peer_label(peer)} {made['seconds']:.1f} s")
+
+        def build_peer(peer: str, run: int) -> None:
+            os.sync()
+            made = run_peer(peer, sources["minimal" if peer == "pagefind" else peer], temp / f"{peer}-out-{run}")
+            peer_runs[peer].append(made)
+            log(f"    {peer_label(peer)} {made['seconds']:.1f} s")
+
+        for run in range(runs):  # alternate, so all see the same machine load
+            # Each build starts with no dirty pages of the one before waiting to be written.
+            log(f"  {size}: clean build {run + 1}/{runs}")
+            steps = [*([build_ours] if not skip_search else []), build_pages,
+                     *(functools.partial(build_peer, peer) for peer in peers)]
+            # every other run in the reverse order: a machine slowing down within a run (it does, on a
+            # shared host) then weighs on each side in turn
+            for step in steps if run % 2 == 0 else steps[::-1]:
+                step(run)
         result = {"size": size, "runs": runs, "ours": ours or pages, "pages": pages, "peers": peer_runs,
                   "site_mb": folder_mb(temp / ("pages-0" if skip_search else "out-0")),
                   "peer_site_mb": {peer: folder_mb(temp / f"{peer}-out-0") for peer in peers}}
@@ -444,7 +455,9 @@ def report(results: list[dict], command: str) -> str:
                      f"| {r['site_mb']:,.0f} MB |")
     lines += ["", "Peak memory is the PSS of the build process and its workers, summed and sampled "
               "every 50 ms: shared pages count once."]
-    lines += ["", "Against each peer (median seconds, each run in brackets; ours over the peer's median):", "",
+    lines += ["", "Against each peer (median seconds, each run in brackets; ours over the peer's median, and in "
+              "brackets the median of each run's own ratio, which a machine whose speed drifts from run to run "
+              "moves less):", "",
               "| papers | peer | clean build | ours/peer (pages) | ours/peer (+ search) | peer RSS | peer's site |",
               "|---:|---|---:|---:|---:|---:|---:|"]
     for r in results:
@@ -453,8 +466,11 @@ def report(results: list[dict], command: str) -> str:
         for label, seconds, rss in peer_times(r):
             peer = median(seconds)
             site = next((f"{mb:,.0f} MB" for p, mb in r["peer_site_mb"].items() if peer_label(p) == label), "-")
+            paired_pages = median(x["wall"] / s for x, s in zip(r["pages"], seconds))
+            paired_full = median(x["wall"] / s for x, s in zip(r["ours"], seconds)) if full else None
             lines.append(f"| {r['size']:,} | {label} | {peer:.1f} s ({', '.join(f'{x:.1f}' for x in seconds)}) "
-                         f"| {pages / peer:.2f}x | {f'{full / peer:.2f}x' if full else '-'} | {max(rss):,.0f} MB "
+                         f"| {pages / peer:.2f}x ({paired_pages:.2f}x) "
+                         f"| {f'{full / peer:.2f}x ({paired_full:.2f}x)' if full else '-'} | {max(rss):,.0f} MB "
                          f"| {site} |")
     lines += ["", "Clean build by phase (median seconds; wall time includes starting Python):", "",
               "| papers | runs | " + " | ".join(PHASES + (SEARCH_WORK,)) + " | wall | files |",
