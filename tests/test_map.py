@@ -278,10 +278,11 @@ def test_counts_given_are_used_and_give_the_layout_counting_gives(monkeypatch):
 def test_a_layout_made_anew_in_a_fresh_interpreter_is_the_one_made_here(monkeypatch):
     """A clean build lays the map out in a fresh process (it starts small), sent the counts
     related papers keep of each text, or the text where they kept none: the same landmarks'
-    layout and the same points as made here."""
+    layout and the same points as made here. The counts are streamed, a few at a time."""
     from papersite import parallel
     from papersite.catalog.related import RelatedIndex
     monkeypatch.setattr(paper_map, "LANDMARKS", 6)  # chosen here: the fresh process is sent them
+    monkeypatch.setattr(paper_map, "SENT_AT_ONCE", 5)
     monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
     monkeypatch.setenv("PAPERSITE_JOBS", "2")
     texts = dict(zip([f"p{i}" for i in range(12)], DIFFUSION + BANDITS))

@@ -36,7 +36,7 @@ from array import array
 from itertools import chain, islice, repeat
 from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
-from ..parallel import Detachable
+from ..parallel import Detachable, Streamed
 from ..text.words import TermNumbers, prose_term_counts as term_counts
 
 
@@ -53,6 +53,7 @@ SEED = 20240721
 VERSION = "landmarks-3"  # of the layout: part of every digest, so a cache of another one is not reused
 
 Point = tuple[int, int]
+SENT_AT_ONCE = 500  # texts' counts a fresh process is sent at a time (see LayoutCache.job's detach)
 Counts = Mapping[str, int] | TermNumbers  # a text's term counts (prose_term_counts), by term or numbered
 
 
@@ -152,9 +153,15 @@ class LayoutCache:
 
         def detach() -> tuple[Callable[..., Laid], tuple]:
             # All laid out anew, so perhaps in a fresh process: sent what it reads, each text's counts
-            # as related papers kept them (compact arrays), or the text where they did not
-            given = {key: counts(key, texts[key]) or texts[key] for key in chain(chosen, _to_place(digests, {}).values())}
-            return _lay_out_given, (digest, keys, chosen, digests, given, frame)
+            # as related papers kept them (compact arrays), or the text where they did not. They are
+            # taken now (related papers may count new words later) and streamed, in the order the
+            # layout reads them, so that the process holds a few hundred at a time; the word list
+            # they number into goes once, with the job.
+            given = [(key, counts(key, texts[key]) or texts[key]) for key in chain(chosen, _to_place(digests, {}).values())]
+            words = next((c.words for _, c in given if isinstance(c, TermNumbers)), [])
+            rows = [(key, c) if not isinstance(c, TermNumbers) or c.words is not words else (key, c.terms, c.counts)
+                    for key, c in given]
+            return _lay_out_given, (digest, keys, chosen, digests, words, Streamed(_chunked(rows)), frame)
 
         return Detachable(work, detach), size
 
@@ -193,12 +200,25 @@ def _lay_out(digest: str, keys: list[str], chosen: list[str], digests: dict[str,
     return Laid(digest, keys, [skeleton.own[key] if key in own else where[digests[key]] for key in keys], skeleton, where)
 
 
-def _lay_out_given(digest: str, keys: list[str], chosen: list[str], digests: dict[str, str],
-                   given: dict[str, Counts | str], frame: str) -> Laid:
-    """_lay_out from nothing, given the counts (or the text) of each landmark and text to place."""
+def _lay_out_given(digest: str, keys: list[str], chosen: list[str], digests: dict[str, str], words: list[str],
+                   given: Iterable[list[tuple]], frame: str) -> Laid:
+    """_lay_out from nothing, given (in lists) the counts of each landmark and each text to place, in
+    the order _lay_out reads them: (key, term numbers into `words`, counts), or (key, counts or text)."""
+    sent = chain.from_iterable(given)
+
     def counted(key: str) -> Counts:
-        return term_counts(given[key]) if isinstance(given[key], str) else given[key]
+        row = next(sent)
+        if row[0] != key:
+            raise ValueError(f"the map's texts came out of order: {row[0]!r} for {key!r}")
+        if len(row) == 3:
+            return TermNumbers(words, row[1], row[2])
+        return term_counts(row[1]) if isinstance(row[1], str) else row[1]
     return _lay_out(digest, keys, chosen, digests, None, {}, counted, frame)
+
+
+def _chunked(rows: list) -> Iterable[list]:
+    for start in range(0, len(rows), SENT_AT_ONCE):
+        yield rows[start:start + SENT_AT_ONCE]
 
 
 @functools.cache
