@@ -53,3 +53,29 @@ def test_an_ordinary_abstract_takes_the_plain_path():
     text = ("We propose a simple modification of the min-max (MM) network: it's 2x faster, \"monotone\" "
             "and 95% as accurate; see Theorem 1. Code: https://example.org/code?x=1#top — état de l’art.")
     assert agrees(text)
+
+
+def test_a_plain_abstract_shares_its_text_with_its_paper_even_rendered_by_a_worker(monkeypatch):
+    """The rendered text of a one-line abstract is its source: the catalog keeps one string for
+    both, not a copy a worker sent back (tens of megabytes at 50,000 papers)."""
+    from papersite import parallel
+    from papersite.catalog import Catalog
+    from papersite.source.content import load_papers
+    from papersite.text.abstracts import render_abstracts
+    from tests.conftest import TinySite
+    import tempfile
+    from pathlib import Path
+
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
+    monkeypatch.setenv("PAPERSITE_JOBS", "2")
+    with tempfile.TemporaryDirectory() as folder:
+        site = TinySite(Path(folder) / "site")
+        site.paper("plain", id="plain", title="Plain", body="We propose a method that works.")
+        site.paper("short", id="short", title="Short", body="Short.")
+        site.paper("marked", id="marked", title="Marked", body="We propose *a method*.")
+        catalog = Catalog.build(load_papers(site.config), site.config)
+        abstracts = render_abstracts(catalog, {})
+    by_id = {p.id: p for p in catalog.papers}
+    assert abstracts["plain"].text is by_id["plain"].abstract
+    assert abstracts["short"].text is by_id["short"].abstract is abstracts["short"].snippet
+    assert abstracts["marked"].text == "We propose a method." and abstracts["plain"].html == "<p>We propose a method that works.</p>"
