@@ -22,7 +22,7 @@ from ..parallel import Detachable, Streamed
 from ..text.abstracts import Abstract
 from ..text.words import reading_key
 from . import store as docstore
-from .lunr_text import searchable
+from .lunr_text import clear_caches, searchable
 from .shards import B, ShardedIndex, shard_name
 
 if TYPE_CHECKING:  # a type only: the search's own process need not import the catalog's modules
@@ -161,6 +161,7 @@ def _index_anew(fields: _Fields, field_names: list[str], shard_bytes: int) -> tu
                        {slug: range(size) for slug, size in fields.venue_sizes.items()}, papers, {})
     cache = SearchCache(ShardedIndex([{"field_name": name} for name in field_names], shard_bytes))
     files = search_files(catalog, {}, cache, numbered=(fields.keys, numbered()))  # type: ignore[arg-type]  # _Catalog reads as a Catalog here
+    clear_caches()  # each word's term: room for pickling the answer (~25 MB at 50,000 papers)
     return files, replace(cache, papers=[], abstracts=[], bylines=[])
 
 
