@@ -5,7 +5,6 @@ import gzip
 import json
 import random
 import re
-from array import array
 from bisect import bisect_right
 
 import pytest
@@ -385,18 +384,3 @@ def test_a_random_walk_of_edits_gives_the_shards_of_a_clean_build():
         assert warm.terms_json() == clean.terms_json(), f"step {step}: {action}"
         assert len(got) > 5
 
-
-def test_the_index_pickled_is_the_same_index_packed_in_one_array():
-    """The postings travel (from the fresh process, into the session) as one array: unpickled,
-    the index is the same, and an update after it gives what it gives on the original."""
-    import pickle
-    texts = [("Grokking", "Ada Lovelace", "", "ICML", "small networks generalize late"),
-             ("Sparse Attention", "Alan Turing", "", "ICML", "attention that is sparse and late")]
-    index = ShardedIndex(FIELDS)
-    index.build(["0", "1"], texts)
-    copy = pickle.loads(pickle.dumps(index))
-    assert copy._postings == index._postings and all(type(p) is array for p in copy._postings.values())
-    assert "_packed" not in vars(copy)
-    edit = {1: (texts[1], ("Dense Attention", "Alan Turing", "", "ICML", "attention that is dense"))}
-    assert copy.update(edit) == index.update(edit)
-    assert pickle.loads(pickle.dumps(ShardedIndex(FIELDS)))._postings == {}

@@ -98,26 +98,6 @@ class ShardedIndex:
         self._vocabulary: bytes | None = None  # terms_json(), until a term comes or goes
         self.rebuilt = 0  # shards encoded by the last build (tests and benchmarks read it)
 
-    def __getstate__(self) -> dict:
-        # The postings end to end: one array, not one per term (118,000 at 50,000 papers), for
-        # the fresh process that sends them back and the session that keeps them: each array
-        # pickled is an object to make again on every load.
-        state = dict(self.__dict__)
-        postings = state.pop("_postings")
-        entries = array("q")
-        for each in postings.values():
-            entries.extend(each)
-        state["_packed"] = (tuple(postings), array("L", map(len, postings.values())), entries)
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        terms, lengths, entries = state.pop("_packed")
-        postings, start = {}, 0
-        for term, length in zip(terms, lengths):
-            postings[term] = entries[start:start + length]
-            start += length
-        self.__dict__.update(state, _postings=postings)
-
     def build(self, keys: Sequence[str], texts: Iterable[tuple[str, ...]]) -> list[tuple[str, bytes]]:
         """[(boundary, shard file)] of these documents, in vocabulary order; the first boundary is "".
         `texts` may be an iterator: each document's texts are let go once indexed."""
