@@ -383,4 +383,3 @@ def test_a_random_walk_of_edits_gives_the_shards_of_a_clean_build():
         assert got == clean.build(keys, [docs[k] for k in keys]), f"step {step}: {action}"
         assert warm.terms_json() == clean.terms_json(), f"step {step}: {action}"
         assert len(got) > 5
-
