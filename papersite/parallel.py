@@ -162,9 +162,14 @@ class Streamed:
 _streams: list[Iterable] | None = None  # while _Fresh pickles a job: the items of its Streamed
 
 
+_UNMADE = "papersite: the items of a Streamed could not be made"  # sent in their place: see _Fresh._send
+
+
 def _stdin_items() -> Iterator:
     """In the fresh process: the items sent after the job, as the job reads them (None ends them)."""
     while (item := pickle.load(sys.stdin.buffer)) is not None:
+        if isinstance(item, str) and item == _UNMADE:
+            raise RuntimeError(_UNMADE)  # the caller raises why
         yield item
 
 
@@ -271,6 +276,10 @@ class _Fresh:
             pass  # the process is gone: result() says why
         except BaseException as error:  # noqa: BLE001  making an item failed: result() raises it
             self.failed = error
+            # Said, not left to the end of the pipe: a worker forked meanwhile holds this end of it
+            # too, so the process would never see the pipe end, and wait for ever
+            with contextlib.suppress(OSError):
+                pickle.dump(_UNMADE, pipe)
         finally:
             with contextlib.suppress(OSError):
                 pipe.close()  # the process reads to the end, and no further
@@ -281,15 +290,14 @@ class _Fresh:
         try:
             self.answer.append(pickle.load(self.process.stdout))
         except Exception:  # noqa: BLE001  no answer, or half of one: the exit status says why
-            pass
+            self.process.kill()  # it may be stuck writing the rest
         finally:
-            self.process.stdout.read()  # whatever followed it, so the process can end
             self.process.wait()
 
     def result(self) -> R:
         while self.reader.is_alive():
             self.reader.join(WAKE_EVERY)
-        self.sender.join()  # done: the process has read all it was sent, or ended
+        self.sender.join(STOP_WAIT)  # done by now: the process read all it was sent, or ended
         if self.failed is not None:
             raise self.failed
         if self.process.returncode != 0 or not self.answer:

@@ -143,12 +143,26 @@ def test_a_streamed_argument_reaches_a_fresh_interpreter_item_by_item(forked):
     with parallel.in_background(fresh(sum, parallel.Streamed(chunks), []), size=1) as result:
         assert result() == [n for n in range(300) for _ in range(1000)]
 
+    holder = []
+
     def failing():
         yield [1]
+        # a process forked meanwhile (a build's workers) holds this end of the pipe too: the fresh
+        # process must be told, as it would wait for the pipe's end until that process ends
+        holder.append(os.fork())
+        if holder[-1] == 0:
+            time.sleep(20)
+            os._exit(0)
         raise KeyError("the third paper")
-    with parallel.in_background(fresh(list, parallel.Streamed(failing())), size=1) as result:
-        with pytest.raises(KeyError, match="the third paper"):
-            result()
+    started = time.monotonic()
+    try:
+        with parallel.in_background(fresh(list, parallel.Streamed(failing())), size=1) as result:
+            with pytest.raises(KeyError, match="the third paper"):
+                result()
+    finally:
+        os.kill(holder[0], signal.SIGKILL)
+        os.waitpid(holder[0], 0)
+    assert time.monotonic() - started < 10
     assert list(parallel.Streamed(iter("ab"))) == ["a", "b"]
     with pytest.raises(pickle.PicklingError):
         pickle.dumps(parallel.Streamed([1]))  # only a fresh interpreter's job carries one
