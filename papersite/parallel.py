@@ -10,7 +10,7 @@ rebuild cannot afford it.
 while the parent goes on with other stages, so neither core waits for it; a
 `Detachable` job goes to a fresh interpreter instead, which starts small (a forked
 one copies every page of the parent's memory its work reads). `Background` runs
-one that nobody waits for (the preview's map layout). A `Streamed` argument of a
+one that nobody waits for (the preview's map layout). An `ItemStream` argument of a
 Detachable goes to the fresh process item by item, after the job, and is read there
 as the job uses it. `give_back_freed_memory` returns what a stage freed to the system.
 """
@@ -140,7 +140,7 @@ class Detachable:
         return self.inline()
 
 
-class Streamed:
+class ItemStream:
     """An iterable argument of a Detachable's job. Inline it is the iterable; sent to a fresh
     process, its items follow the job down the pipe one by one, and the job reads each as it
     takes it: that process never holds them all, nor does this one hold them pickled. At most
@@ -154,15 +154,15 @@ class Streamed:
 
     def __reduce__(self):
         if _streams is None or _streams:
-            raise pickle.PicklingError("a Streamed goes only to a fresh process, one to a job")
+            raise pickle.PicklingError("an ItemStream goes only to a fresh process, one to a job")
         _streams.append(self.items)
         return _stdin_items, ()
 
 
-_streams: list[Iterable] | None = None  # while _Fresh pickles a job: the items of its Streamed
+_streams: list[Iterable] | None = None  # while _Fresh pickles a job: the items of its ItemStream
 
 
-_UNMADE = "papersite: the items of a Streamed could not be made"  # sent in their place: see _Fresh._send
+_UNMADE = "papersite: the items of an ItemStream could not be made"  # sent in their place: see _Fresh._send
 
 
 def _stdin_items() -> Iterator:
@@ -249,7 +249,7 @@ class _Fresh:
         self.process = subprocess.Popen([sys.executable, "-P", "-c", _FRESH], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, env=env)
         self.answer: list[tuple[str, object]] = []
-        self.failed: BaseException | None = None  # raised by a Streamed's items as they were sent
+        self.failed: BaseException | None = None  # raised by an ItemStream's items as they were sent
         global _streams
         _streams = []
         try:

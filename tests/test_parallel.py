@@ -130,17 +130,17 @@ def test_a_detachable_job_runs_in_a_fresh_interpreter_and_gives_its_result_its_e
     assert process.wait(timeout=60) < 0
 
 
-def test_a_streamed_argument_reaches_a_fresh_interpreter_item_by_item(forked):
-    """A Streamed argument follows the job down the pipe one item at a time, and the job reads
+def test_an_item_stream_argument_reaches_a_fresh_interpreter_item_by_item(forked):
+    """An ItemStream argument follows the job down the pipe one item at a time, and the job reads
     each as it takes it: an endless one works (sent whole, it never would); an error raised
     while making its items is the caller's; inline, it is the iterable."""
     def fresh(func, *args):
         return parallel.Detachable(lambda: func(*args), lambda: (func, args))
 
-    with parallel.in_background(fresh(next, parallel.Streamed(itertools.count(7))), size=1) as result:
+    with parallel.in_background(fresh(next, parallel.ItemStream(itertools.count(7))), size=1) as result:
         assert result() == 7
     chunks = ([n] * 1000 for n in range(300))  # more than a pipe holds
-    with parallel.in_background(fresh(sum, parallel.Streamed(chunks), []), size=1) as result:
+    with parallel.in_background(fresh(sum, parallel.ItemStream(chunks), []), size=1) as result:
         assert result() == [n for n in range(300) for _ in range(1000)]
 
     holder = []
@@ -156,16 +156,16 @@ def test_a_streamed_argument_reaches_a_fresh_interpreter_item_by_item(forked):
         raise KeyError("the third paper")
     started = time.monotonic()
     try:
-        with parallel.in_background(fresh(list, parallel.Streamed(failing())), size=1) as result:
+        with parallel.in_background(fresh(list, parallel.ItemStream(failing())), size=1) as result:
             with pytest.raises(KeyError, match="the third paper"):
                 result()
     finally:
         os.kill(holder[0], signal.SIGKILL)
         os.waitpid(holder[0], 0)
     assert time.monotonic() - started < 10
-    assert list(parallel.Streamed(iter("ab"))) == ["a", "b"]
+    assert list(parallel.ItemStream(iter("ab"))) == ["a", "b"]
     with pytest.raises(pickle.PicklingError):
-        pickle.dumps(parallel.Streamed([1]))  # only a fresh interpreter's job carries one
+        pickle.dumps(parallel.ItemStream([1]))  # only a fresh interpreter's job carries one
 
 
 def test_a_fresh_interpreter_runs_this_papersite_whatever_folder_it_starts_in(forked, tmp_path, monkeypatch):

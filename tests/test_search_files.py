@@ -252,7 +252,7 @@ def test_the_index_made_in_a_fresh_process_is_the_one_made_here_from_papers_sent
     abstracts = render_abstracts(catalog, {})
     monkeypatch.setattr(search_module, "ROWS_SENT_AT_ONCE", 2)
     fields = search_module._Fields.of(catalog, abstracts)
-    assert isinstance(fields.rows, parallel.Streamed)
+    assert isinstance(fields.rows, parallel.ItemStream)
     sent = list(fields.rows)
     assert [len(rows) for rows in sent] == [2] * (len(catalog.papers) // 2) + [1] * (len(catalog.papers) % 2)
     assert [row[0] for rows in sent for row in rows] == list(fields.keys)  # in number order

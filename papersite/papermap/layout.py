@@ -36,7 +36,7 @@ from array import array
 from itertools import chain, islice, repeat
 from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
-from ..parallel import Detachable, Streamed
+from ..parallel import Detachable, ItemStream
 from ..text.words import TermNumbers, prose_term_counts as term_counts
 
 
@@ -161,7 +161,7 @@ class LayoutCache:
             words = next((c.words for _, c in given if isinstance(c, TermNumbers)), [])
             rows = [(key, c) if not isinstance(c, TermNumbers) or c.words is not words else (key, c.terms, c.counts)
                     for key, c in given]
-            return _lay_out_given, (digest, keys, chosen, digests, words, Streamed(_chunked(rows)), frame)
+            return _lay_out_given, (digest, keys, chosen, digests, words, ItemStream(_chunked(rows)), frame)
 
         return Detachable(work, detach), size
 

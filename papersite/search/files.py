@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 from .. import urls
 from ..text.plain import plain_title
 from ..model import Paper, Topic, Venue
-from ..parallel import Detachable, Streamed
+from ..parallel import Detachable, ItemStream
 from ..text.abstracts import Abstract
 from ..text.words import reading_key
 from . import store as docstore
@@ -130,7 +130,7 @@ class _Fields:
                        for p in papers[start:start + ROWS_SENT_AT_ONCE]]
         return cls(catalog.config.base_url, catalog.topics, catalog.venues,
                    {slug: len(papers) for slug, papers in catalog.venue_papers.items()},
-                   tuple(p.id for p in papers), Streamed(rows()))
+                   tuple(p.id for p in papers), ItemStream(rows()))
 
 
 @dataclass(frozen=True)
