@@ -213,11 +213,10 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
         cache.names = names
         if numbered is None:
             cache.papers = _numbered(catalog)
-            cache.keys = tuple(p.id for p in cache.papers)
             cache.abstracts = [abstracts[p.id] for p in cache.papers]
             cache.bylines = [bylines[p.id] for p in cache.papers]
-            numbered = (cache.keys, zip(cache.papers, cache.abstracts, cache.bylines))
-        else:
+            numbered = (tuple(p.id for p in cache.papers), zip(cache.papers, cache.abstracts, cache.bylines))
+        else:  # streamed: catalog.papers fills as they are read
             cache.papers, cache.abstracts, cache.bylines = catalog.papers, [], []
         cache.keys, papers = numbered
         cache.numbers = {paper_id: n for n, paper_id in enumerate(cache.keys)}
