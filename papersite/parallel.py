@@ -27,6 +27,7 @@ import subprocess
 import sys
 import threading
 import time
+from array import array
 from dataclasses import dataclass
 from multiprocessing.pool import AsyncResult
 from typing import Callable, Iterable, Iterator, Sequence, TypeVar
@@ -219,10 +220,25 @@ signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to answer
 gc.disable()  # one job's objects, all alive until it ends
 answer = os.fdopen(os.dup(1), "wb")
 os.dup2(2, 1)
-from papersite.parallel import run_fresh
-pickle.dump(run_fresh(pickle.load(sys.stdin.buffer)), answer, protocol=pickle.HIGHEST_PROTOCOL)
+from papersite.parallel import run_fresh, dump_answer
+dump_answer(run_fresh(pickle.load(sys.stdin.buffer)), answer)
 answer.close()
 """
+
+
+def dump_answer(answer: object, file) -> None:
+    """Pickle a fresh process's answer into `file`, each array as its very bytes. pickle's own way
+    copies an array's bytes and keeps the copy until the whole answer is written: for the search
+    index's hundreds of thousands of arrays, tens of megabytes more at the process's peak. The
+    parent, on the same machine, reads them back in the same layout."""
+    _ArraysAsBytes(file, protocol=pickle.HIGHEST_PROTOCOL).dump(answer)
+
+
+class _ArraysAsBytes(pickle.Pickler):
+    def reducer_override(self, obj):
+        if type(obj) is array:
+            return array, (obj.typecode, pickle.PickleBuffer(obj))
+        return NotImplemented
 
 
 def run_fresh(job: tuple[Callable[..., R], tuple]) -> tuple[str, object]:

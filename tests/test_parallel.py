@@ -130,6 +130,23 @@ def test_a_detachable_job_runs_in_a_fresh_interpreter_and_gives_its_result_its_e
     assert process.wait(timeout=60) < 0
 
 
+def test_a_fresh_interpreters_answer_keeps_its_arrays_whole():
+    """dump_answer writes arrays as their bytes: each comes back with its typecode and items, and
+    one array met twice comes back as one object, as pickle's own way gives."""
+    import io
+    from array import array
+
+    shared = array("q", [2**40, -7, 0])
+    answer = {"ids": array("I", range(70_000)), "weights": array("d", [0.5, -1e300]),
+              "empty": array("b"), "twice": [shared, shared], "text": "ok"}
+    buffer = io.BytesIO()
+    parallel.dump_answer(answer, buffer)
+    back = pickle.loads(buffer.getvalue())
+    assert back == answer
+    assert [a.typecode for a in (back["ids"], back["weights"], back["empty"])] == ["I", "d", "b"]
+    assert back["twice"][0] is back["twice"][1]
+
+
 def test_an_item_stream_argument_reaches_a_fresh_interpreter_item_by_item(forked):
     """An ItemStream argument follows the job down the pipe one item at a time, and the job reads
     each as it takes it: an endless one works (sent whole, it never would); an error raised

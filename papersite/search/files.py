@@ -13,7 +13,7 @@ import unicodedata
 from bisect import bisect_left, insort
 from dataclasses import dataclass, field, replace
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple
 
 from .. import urls
 from ..text.plain import plain_title
@@ -133,29 +133,37 @@ class _Fields:
                    tuple(p.id for p in papers), ItemStream(rows()))
 
 
+class _Faceted(NamedTuple):
+    """What the facets (docs.json) read of a paper."""
+
+    topics: tuple[str, ...]
+    year: int
+    status: str
+
+
 @dataclass(frozen=True)
 class _Catalog:
-    """The catalog as search_files reads it, rebuilt from _Fields: papers with what search shows."""
+    """The catalog as search_files reads it, rebuilt from _Fields: of each paper, what the facets show."""
 
     config: Any  # .base_url
     topics: tuple[Topic, ...]
     venues: tuple[Venue, ...]
     venue_papers: dict[str, range]  # as long as each venue's list of papers
-    papers: list[Paper]
+    papers: list[_Faceted]
     author_paths: dict[str, tuple]
 
 
 def _index_anew(fields: _Fields, field_names: list[str], shard_bytes: int) -> tuple[dict[str, Any], SearchCache]:
     """search_files over every paper with a new cache, in a fresh process; returns what the job of
     SearchCache.job does (the cache without the papers, which SearchCache.keep puts back)."""
-    papers: list[Paper] = []  # as they come, without their authors: what the facets read
+    papers: list[_Faceted] = []  # as they come: what the facets read of each (a Paper costs 4x the memory)
 
     def numbered() -> Iterator[tuple[Paper, Abstract, tuple]]:
         for rows in fields.rows:
             for row in rows:
                 paper = Paper(row[0], row[1], row[2], row[3], row[4], "", authors=row[5], topics=row[6],
                               status=row[7], et_al=row[11])
-                papers.append(replace(paper, authors=()))
+                papers.append(_Faceted(paper.topics, paper.year, paper.status))
                 yield paper, Abstract("", row[8], row[9]), row[10]
     catalog = _Catalog(SimpleNamespace(base_url=fields.base_url), fields.topics, fields.venues,
                        {slug: range(size) for slug, size in fields.venue_sizes.items()}, papers, {})
