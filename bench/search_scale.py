@@ -77,18 +77,18 @@ def kb(n: float) -> str:
 # --- one size, in a child process ---------------------------------------------------------
 
 def prepare(size: int, folder: Path, seed: int):
-    """The catalog and its abstracts (text and snippet only: search needs no HTML)."""
+    """The catalog and its abstracts (text only: search needs no HTML)."""
     from papersite.catalog import Catalog
     from papersite.source.config import load_config
     from papersite.source.content import load_papers
-    from papersite.text.plain import plain_text, snippet
+    from papersite.text.plain import plain_text
     from papersite.site.pages import Abstract
     from synth import write_catalog
     if not (folder / "site.yaml").exists():
         write_catalog(size, folder, seed)
     config = load_config(folder / "site.yaml")
     catalog = Catalog.build(load_papers(config), config)
-    abstracts = {p.id: Abstract("", plain_text(p.abstract), snippet(p.abstract)) for p in catalog.papers}
+    abstracts = {p.id: Abstract("", plain_text(p.abstract)) for p in catalog.papers}
     return config, catalog, abstracts
 
 
@@ -132,7 +132,7 @@ def build_new(catalog, abstracts, config, edits: int) -> dict:
         old = papers[at]
         papers[at] = dataclasses.replace(old, title=f"Revised {old.title}")
         text = abstracts[old.id]
-        abstracts[old.id] = Abstract(text.html, text.text + f" Revised in round {n}.", text.snippet)
+        abstracts[old.id] = Abstract(text.html, text.text + f" Revised in round {n}.")
         edited = Catalog.build(papers, config)
         start = time.perf_counter()
         after = search_files(edited, abstracts, cache)

@@ -273,12 +273,18 @@ def _collect(papers, declared: tuple[Person, ...], last: People | None = None) -
     kept = {author.slug: author for author in last.authors} if last is not None else {}
     built = {m[0]: _same_or_new(kept.get(slugs[m[0]]), slugs[m[0]], *m[1:]) for m in made}
 
+    # One (name, Author) and one (name, path) tuple for each way an author is written, shared by
+    # every paper that writes them so: a build keeps them all (a paper's own took ~35 MB at 50,000).
     bylines: dict[str, list[tuple[str, Author]]] = defaultdict(list)
+    entries: dict[tuple[str, tuple], tuple[str, Author]] = {}  # (name, group) -> entry
     for (paper, person, _), group in zip(mentions, resolved):  # in each paper's order
-        bylines[paper.id].append((person.name, built[group]))
+        entry = entries.get((person.name, group)) or entries.setdefault((person.name, group), (person.name, built[group]))
+        bylines[paper.id].append(entry)
     authors = tuple(sorted(built.values(), key=lambda a: (a.sort_key, a.name, a.slug)))
     lines = {paper.id: tuple(bylines.get(paper.id, ())) for paper in papers}  # every paper, authors or not
-    paths = {paper_id: tuple((name, urls.path_of(author)) for name, author in line) for paper_id, line in lines.items()}
+    path_of = {id(author): urls.path_of(author) for author in built.values()}
+    page_of = {id(entry): (entry[0], path_of[id(entry[1])]) for entry in entries.values()}
+    paths = {paper_id: tuple(page_of[id(entry)] for entry in line) for paper_id, line in lines.items()}
     return People(authors, lines, paths)
 
 

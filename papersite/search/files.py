@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from bisect import bisect_left, insort
+from array import array
+from bisect import insort
 from dataclasses import dataclass, field, replace
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple
@@ -54,7 +55,6 @@ class SearchCache:
 
     index: ShardedIndex = field(default_factory=lambda: ShardedIndex(FIELDS))
     names: tuple = ()  # base URL, topic and venue names that everything below was made with
-    numbers: dict[str, int] = field(default_factory=dict)  # paper id -> paper number
     keys: tuple[str, ...] = ()  # paper ids by number
     papers: list = field(default_factory=list)  # by number: Paper
     abstracts: list = field(default_factory=list)  # Abstract
@@ -62,7 +62,7 @@ class SearchCache:
     doc_files: dict[str, bytes] = field(default_factory=dict)  # path -> bytes
     shard_names: dict[str, str] = field(default_factory=dict)
     shard_table: list = field(default_factory=list)  # index.json's, as last written
-    by_title: list[tuple[str, str, int]] = field(default_factory=list)  # (title, slug, number), sorted
+    title_order: array = field(default_factory=lambda: array("i"))  # paper numbers by _title_key
     files: dict[str, bytes] = field(default_factory=dict)  # index.json, docs.json, order.json
 
     def job(self, catalog: Catalog, abstracts: dict[str, Abstract],
@@ -115,7 +115,7 @@ class _Fields:
     venues: tuple[Venue, ...]
     venue_sizes: dict[str, int]
     keys: tuple[str, ...]  # paper ids by number
-    # lists of rows, per paper: id, slug, title, venue, year, authors, topics, status, text, snippet, byline, et_al
+    # lists of rows, per paper: id, slug, title, venue, year, authors, topics, status, text, byline, et_al
     rows: Iterable[list[tuple]]
 
     @classmethod
@@ -126,7 +126,7 @@ class _Fields:
         def rows() -> Iterator[list[tuple]]:
             for start in range(0, len(papers), ROWS_SENT_AT_ONCE):
                 yield [(p.id, p.slug, p.title, p.venue, p.year, p.authors, p.topics, p.status,
-                        abstracts[p.id].text, abstracts[p.id].snippet, bylines[p.id], p.et_al)
+                        abstracts[p.id].text, bylines[p.id], p.et_al)
                        for p in papers[start:start + ROWS_SENT_AT_ONCE]]
         return cls(catalog.config.base_url, catalog.topics, catalog.venues,
                    {slug: len(papers) for slug, papers in catalog.venue_papers.items()},
@@ -162,9 +162,9 @@ def _index_anew(fields: _Fields, field_names: list[str], shard_bytes: int) -> tu
         for rows in fields.rows:
             for row in rows:
                 paper = Paper(row[0], row[1], row[2], row[3], row[4], "", authors=row[5], topics=row[6],
-                              status=row[7], et_al=row[11])
+                              status=row[7], et_al=row[10])
                 papers.append(_Faceted(paper.topics, paper.year, paper.status))
-                yield paper, Abstract("", row[8], row[9]), row[10]
+                yield paper, Abstract("", row[8]), row[9]
     catalog = _Catalog(SimpleNamespace(base_url=fields.base_url), fields.topics, fields.venues,
                        {slug: range(size) for slug, size in fields.venue_sizes.items()}, papers, {})
     cache = SearchCache(ShardedIndex([{"field_name": name} for name in field_names], shard_bytes))
@@ -227,14 +227,13 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
         else:  # streamed: catalog.papers fills as they are read
             cache.papers, cache.abstracts, cache.bylines = catalog.papers, [], []
         cache.keys, papers = numbered
-        cache.numbers = {paper_id: n for n, paper_id in enumerate(cache.keys)}
         facets_changed = order_changed = True
         cache.doc_files, titles = {}, []
         # One paper at a time: its texts are indexed, its record goes into its document file, and
         # neither is kept (every paper's at once would cost more than the index itself).
         entries = (made(paper, abstract, byline) for paper, abstract, byline in papers)
         shards = cache.index.build(cache.keys, _indexed(entries, cache.doc_files, titles))
-        cache.by_title = sorted(titles)
+        cache.title_order = array("i", [n for _, _, n in sorted(titles)])
     else:
         old = {n: cache.papers[n] for n in changed}
         was = {n: made_of(n) for n in changed}
@@ -247,9 +246,11 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
         moved = {n for n, paper in changed.items() if (old[n].title, old[n].slug) != (paper.title, paper.slug)}
         order_changed = bool(moved)
         shards = cache.index.update({n: (was[n][0], now[n][0]) for n in changed})
-        for n in moved:  # move the retitled (or renamed: slugs break ties) papers, cheaper than a re-sort
-            del cache.by_title[bisect_left(cache.by_title, (reading_key(was[n][1][0]), was[n][1][1], n))]
-            insort(cache.by_title, (reading_key(now[n][1][0]), now[n][1][1], n))
+        # move the retitled (or renamed: slugs break ties) papers, cheaper than a re-sort
+        for n in moved:
+            del cache.title_order[cache.title_order.index(n)]
+        for n in moved:
+            insort(cache.title_order, n, key=lambda m: _title_key(cache.papers[m], m))
     count = len(cache.papers)
     files = {}
     table = []
@@ -272,7 +273,7 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
             (p.year for p in cache.papers), (p.status for p in cache.papers), count,
             (link.link(urls.ALL_PAPERS), link.link(urls.ALL_AUTHORS)))
     if order_changed:
-        cache.files[docstore.ORDER] = docstore.title_order(n for _, _, n in cache.by_title)
+        cache.files[docstore.ORDER] = docstore.title_order(cache.title_order)
     files.update(cache.files)
     files[TERMS] = cache.index.terms_json()
     per_file = docstore.DOCS_PER_FILE
@@ -306,6 +307,11 @@ def _indexed(entries: Iterator[tuple[tuple, tuple]], doc_files: dict[str, bytes]
         doc_files[path] = data
 
 
+def _title_key(paper: Paper, number: int) -> tuple[str, str, int]:
+    """Where a paper stands in the order by title (order.json): by its title as read, then slug and number."""
+    return reading_key(plain_title(paper.title)), paper.slug, number
+
+
 def _names(catalog: Catalog) -> tuple:
     """What every paper's entry is made with besides the paper: the base URL, the topics'
     numbers and names, and the venues' short names (the short name only: every full name
@@ -322,7 +328,8 @@ def _changed(catalog: Catalog, abstracts: dict[str, Abstract], bylines: dict,
     (one came, went or changed venue)."""
     if len(catalog.papers) != len(cache.papers):
         return None
-    number, papers, kept, lines = cache.numbers.get, cache.papers, cache.abstracts, cache.bylines
+    number = {paper_id: n for n, paper_id in enumerate(cache.keys)}.get  # (a few ms: kept, it cost memory)
+    papers, kept, lines = cache.papers, cache.abstracts, cache.bylines
     changed = [(n, p) for p in catalog.papers  # one pass over the catalog, as quick as Python goes
                if (n := number(p.id)) is None or papers[n] is not p or kept[n] is not abstracts[p.id]
                or lines[n] != bylines[p.id]]

@@ -1,8 +1,7 @@
 """The Markdown stage: each paper's abstract rendered once, for its page, search and snippets."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import Problem, SiteError
 from ..parallel import parallel_map
@@ -17,13 +16,18 @@ if TYPE_CHECKING:
     from ..source.config import SiteConfig
 
 
-@dataclass(frozen=True)
-class Abstract:
-    """An abstract rendered once: HTML for its page, text for search and snippets."""
+class Abstract(NamedTuple):
+    """An abstract rendered once: HTML for its page, text for search and snippets. A tuple: the
+    build keeps one for every paper, in memory and in its cache."""
 
     html: str
     text: str
-    snippet: str
+
+    @property
+    def snippet(self) -> str:
+        # made when shown rather than kept: nearly every snippet ends in "…", which makes
+        # Python keep it at two bytes a character (~40 MB at 50,000 papers)
+        return cut_snippet(self.text)
 
 
 def render_abstracts(catalog: Catalog, known: dict[str, Abstract]) -> dict[str, Abstract]:
@@ -51,7 +55,7 @@ def abstract_of(source: str) -> Abstract | MarkupError:
         html, text = render_abstract(source)
     except MarkupError as error:
         return error
-    return Abstract(html, text, cut_snippet(text))
+    return Abstract(html, text)
 
 
 def _sharing(source: str, made: Abstract | MarkupError) -> Abstract | MarkupError:
@@ -60,7 +64,7 @@ def _sharing(source: str, made: Abstract | MarkupError) -> Abstract | MarkupErro
     the copies took ~40 MB of the build's memory and of its cache."""
     if not isinstance(made, Abstract) or made.text is source or made.text != source:
         return made
-    return Abstract(made.html, source, source if made.snippet == source else made.snippet)
+    return Abstract(made.html, source)
 
 
 def _markup_problem(paper: Paper, error: MarkupError, config: SiteConfig) -> Problem:
