@@ -144,11 +144,11 @@ def test_a_build_scores_as_an_edit_does():
     for paper in range(len(index.ids)):
         vector, floor = index._vector_of(paper)
         assert (vector, floor) == (index.vectors[paper], index.floors[paper])
-        assert index._best_of(index._scores(paper)) == index.best[paper]
+        assert index._best_of(index._scores(paper)) == index.ranked(paper)
     assert index.related["p0007"] == ["q0000", "q0001", "q0002", "q0003", "q0004"]
     small_blocks = related._BlockScorer(index.vectors, index.count)
     assert [b for block in small_blocks.blocks(cells=7 * len(index.ids)) for b in small_blocks.best(block)] \
-        == index.best
+        == [index.ranked(paper) for paper in range(len(index.ids))]
 
 
 def test_vectors_made_a_block_of_papers_at_a_time_are_each_paper_s_own(monkeypatch):
@@ -241,5 +241,5 @@ def test_a_build_keeps_more_papers_than_a_row_has_stretches_as_an_edit_does():
     texts = {f"p{i:04d}": f"commonword {' '.join(rng.sample(WORDS, 6))}" for i in range(3 * related.GROUPS)}
     index = RelatedIndex(count=related.GROUPS + 6)
     index.update(parts(texts))
-    assert all(len(best) == related.GROUPS + 6 for best in index.best)  # every other paper scores
-    assert all(index._best_of(index._scores(paper)) == index.best[paper] for paper in range(len(index.ids)))
+    assert all(len(best) == 2 * (related.GROUPS + 6) for best in index.best)  # every other paper scores
+    assert all(index._best_of(index._scores(paper)) == index.ranked(paper) for paper in range(len(index.ids)))

@@ -79,14 +79,14 @@ class RelatedIndex:
         self.words: list[str] = []  # term number -> term
         self.vocabulary: dict[str, int] = {}  # term -> term number
         self.docs: list[tuple[array, array]] = []  # per paper: term numbers, counts
-        self.df: Counter = Counter()  # term -> papers containing it
+        self.df = array("i")  # term number -> papers containing it
         self.holders: dict[int, array] | None = None  # term -> those papers; made when edits begin
         self.idf: dict[int, float] = {}  # terms in more than one paper
         self.vectors: list[tuple[array, array]] = []  # per paper: top terms, their integer weights
         self.floors: list[tuple[float, str] | None] = []  # weakest key kept in a full top, else None
         self.postings: dict[int, tuple[array, array]] | None = None  # term -> papers with it on top,
         # their weights; made when edits begin (a build scores with _BlockScorer)
-        self.best: list[list[tuple[int, int]]] = []  # per paper: (score, paper), best first
+        self.best: list[array] = []  # per paper: score, paper, score, paper, ..., best first (see ranked)
         self.listers: list[set[int]] | None = None  # per paper: the papers whose lists hold it;
         # made when edits begin
         self.related: dict[str, list[str]] = {}
@@ -182,7 +182,7 @@ class RelatedIndex:
         if self.listers is None:
             self.listers = [set() for _ in self.ids]
             for paper, best in enumerate(self.best):
-                for _, other in best:
+                for other in best[1::2]:
                     self.listers[other].add(paper)
         return self.listers
 
@@ -277,6 +277,11 @@ class RelatedIndex:
             self.floors[number] = (float(weight[b - 1]), words[last]) if b - a == TERMS_PER_PAPER else None
         return packed
 
+    def ranked(self, paper: int) -> list[tuple[int, int]]:
+        """The paper's related papers as (score, paper number), best first."""
+        best = self.best[paper]
+        return list(zip(best[::2], best[1::2]))
+
     def _scores(self, paper: int) -> dict[int, int]:
         """Similarity of `paper` with every paper sharing a top term with it."""
         scores: dict[int, int] = {}
@@ -298,12 +303,13 @@ class RelatedIndex:
 
     def _keep(self, paper: int, best: list[tuple[int, int]]) -> None:
         if self.listers is not None:
-            old, new = {o for _, o in self.best[paper]}, {o for _, o in best}
+            old, new = set(self.best[paper][1::2]), {o for _, o in best}
             for other in old - new:
                 self.listers[other].discard(paper)
             for other in new - old:
                 self.listers[other].add(paper)
-        self.best[paper] = best
+        # an array, not a list of tuples: a quarter of the memory, and a build keeps one per paper
+        self.best[paper] = array("q", chain.from_iterable(best))
         self.related[self.ids[paper]] = [self.ids[o] for _, o in best]
 
     def _post(self, paper: int, sign: int) -> None:
@@ -331,11 +337,11 @@ class RelatedIndex:
         df = np.bincount(np.concatenate([np.frombuffer(terms, np.int32) for terms, _ in self.docs]
                                         or [np.zeros(0, np.int32)]), minlength=len(self.words))
         held = np.flatnonzero(df)
-        self.df = Counter(dict(zip(held.tolist(), df[held].tolist())))
-        idf = {n: _idf(n, len(ids)) for n in set(self.df.values()) if n > 1}  # a few hundred frequencies
-        self.idf = {term: idf[n] for term, n in self.df.items() if n > 1}
+        self.df = array("i", df.astype(np.int32).tobytes())
+        idf = {n: _idf(n, len(ids)) for n in set(df[held].tolist()) if n > 1}  # a few hundred frequencies
+        self.idf = {term: idf[n] for term, n in zip(held.tolist(), df[held].tolist()) if n > 1}
         self.vectors, self.floors = [(array("i"), array("i"))] * len(ids), [None] * len(ids)
-        self.postings, self.best, self.related = None, [[]] * len(ids), {}
+        self.postings, self.best, self.related = None, [array("q")] * len(ids), {}
         self.holders = self.listers = None
         packed = self._all_vectors()
         scorer = _BlockScorer(self.vectors, self.count, packed)
@@ -353,8 +359,11 @@ class RelatedIndex:
             old_terms = set(self.docs[paper][0])
             self.docs[paper] = self._counts(self.texts[paper])
             new_terms = set(self.docs[paper][0])
-            self.df.subtract(old_terms - new_terms)
-            self.df.update(new_terms - old_terms)
+            self.df.frombytes(bytes(self.df.itemsize * (len(self.words) - len(self.df))))  # its new terms, if any
+            for term in old_terms - new_terms:
+                self.df[term] -= 1
+            for term in new_terms - old_terms:
+                self.df[term] += 1
             for term in old_terms - new_terms:
                 holders[term].remove(paper)
             for term in new_terms - old_terms:
@@ -408,7 +417,7 @@ class RelatedIndex:
                 if score > 0:
                     incoming.setdefault(paper, {})[other] = score
         for paper in sorted(seen_by):
-            best = self.best[paper]
+            best = self.ranked(paper)
             gained = incoming.get(paper, {})
             if any(other in revector for _, other in best):
                 # A listed paper that now scores lower may leave the list to one these scores do not
