@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import json
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import partial
 
 from .lunr_text import field_terms, first_unit, js_order
@@ -70,8 +70,9 @@ class ShardedIndex:
     tokenized again, old and new text, only its postings are updated, and
     only the shards holding a term whose postings changed are re-encoded.
     Neither tokens nor texts are kept per document (the tokens would
-    cost much memory, and the caller has what the texts are made from):
-    the postings are the cache. When the list of documents changes, the
+    cost much memory, and the caller has what the texts are made from),
+    nor the postings as such: the shard files hold them, in a third of the
+    memory, and an update reads back the few shards it changes. When the list of documents changes, the
     numbers of the documents after the change move, so the caller builds
     everything again (distinct words are stemmed once per process, so that
     is still much faster than the first build).
@@ -84,12 +85,12 @@ class ShardedIndex:
         if any("/" in name for name in self.fields):
             raise ValueError("a field name may not contain '/'")  # lunr splits "field/ref" there
         self.shard_bytes = shard_bytes  # rough raw JSON bytes per shard
-        self._postings: dict[str, array] = {}  # term -> sorted postings
         # The vocabulary by first UTF-16 unit ("bucket"), each list in JS order,
         # and each bucket cut into shards. Buckets are cut independently, so an
         # edit re-cuts only the buckets of its terms; the others keep their very
         # tuples of terms, which is how build() sees quickly that they are unchanged.
         self._buckets: dict[str, list[str]] = {}
+        self._sizes: dict[str, array] = {}  # bucket -> its terms' numbers of postings, as in _buckets
         self._pieces: dict[str, list[tuple[str, tuple[str, ...]]]] = {}  # bucket -> [(boundary, terms)]
         self._words: dict[str, str] = {}  # bucket -> its terms as JSON array items, for terms_json()
         self._order: list[str] = []  # bucket keys in JS order
@@ -103,20 +104,22 @@ class ShardedIndex:
         `texts` may be an iterator: each document's texts are let go once indexed."""
         if len(set(keys)) != len(keys):
             raise ValueError("duplicate document keys")  # lunr would silently mis-score them
-        self._postings, count = self._index_all(texts)
+        postings, count = self._index_all(texts)
         if count != len(keys):
-            self._postings = {}
             raise ValueError("one key per document")
-        return self._cut(None)
+        return self._cut(None, postings)
 
     def update(self, changed: Mapping[int, tuple[tuple[str, ...], tuple[str, ...]]]) -> list[tuple[str, bytes]]:
         """build()'s result after the documents numbered in `changed` went from their texts of
         last time to their texts now: document number -> (texts last time, texts now)."""
-        return self._cut(self._update(changed))
+        postings = _Postings(self._layout, self._shards)
+        return self._cut(self._update(changed, postings), postings)
 
-    def _cut(self, dirty: set[str] | None) -> list[tuple[str, bytes]]:
-        """The shards, re-encoding only those holding a dirty term (all: None)."""
-        recut = self._relayout(dirty) if dirty is None or dirty else set()
+    def _cut(self, dirty: set[str] | None, postings: dict[str, array]) -> list[tuple[str, bytes]]:
+        """The shards, re-encoding only those holding a dirty term (all: None). `postings`: of every
+        term (dirty is None; taken as each shard is encoded), else of the dirty terms, the others'
+        read back from the shards holding them as needed."""
+        recut = self._relayout(dirty, postings) if dirty is None or dirty else set()
         shards = {}
         self.rebuilt = 0
         for boundary, terms, key in self._layout:
@@ -124,7 +127,7 @@ class ShardedIndex:
             # Unchanged buckets keep their very term tuples; a re-cut one is compared.
             reusable = cached is not None and dirty is not None and (cached[0] is terms or cached[0] == terms)
             if not reusable or (key in recut and not dirty.isdisjoint(terms)):
-                cached = (terms, self._encode(terms))
+                cached = (terms, self._encode(terms, postings, taken=dirty is None))
                 self.rebuilt += 1
             shards[boundary] = cached
         self._shards = shards
@@ -153,8 +156,10 @@ class ShardedIndex:
                         postings[term].append(base | tf)
         return dict(postings), doc + 1
 
-    def _update(self, changed: Mapping[int, tuple[tuple[str, ...], tuple[str, ...]]]) -> set[str]:
-        """Apply the changed documents to the postings; returns the terms whose postings changed."""
+    def _update(self, changed: Mapping[int, tuple[tuple[str, ...], tuple[str, ...]]],
+                postings: dict[str, array]) -> set[str]:
+        """Apply the changed documents to `postings`; returns the terms whose postings changed (a
+        term gone is left with none)."""
         dirty: set[str] = set()
         for doc, (old, new) in changed.items():
             if old == new:
@@ -170,26 +175,26 @@ class ShardedIndex:
                     if before.get(term) == tf:
                         continue
                     dirty.add(term)
-                    entries = self._postings.setdefault(term, array("q"))
+                    entries = postings[term]
                     key = doc << _DOC_SHIFT | field << _FIELD_SHIFT
                     at = bisect_left(entries, key)
                     if at < len(entries) and entries[at] >> _FIELD_SHIFT == key >> _FIELD_SHIFT:
                         del entries[at]
                     if tf is not None:
                         entries.insert(at, key | tf)
-                    elif not entries:
-                        del self._postings[term]
         return dirty
 
     # --- layout --------------------------------------------------------------
 
-    def _relayout(self, dirty: set[str] | None) -> set[str]:
+    def _relayout(self, dirty: set[str] | None, postings: dict[str, array]) -> set[str]:
         """Re-cut the buckets holding dirty terms (all of them when dirty is
         None); returns those buckets."""
         if dirty is None:
             self._buckets, self._pieces, self._words, self._vocabulary = {}, {}, {}, None
-            for term in sorted(self._postings, key=js_order):
+            for term in sorted(postings, key=js_order):
                 self._buckets.setdefault(first_unit(term), []).append(term)
+            self._sizes = {key: array("i", [len(postings[term]) for term in terms])
+                           for key, terms in self._buckets.items()}
             changed = set(self._buckets)
         else:
             changed = set()
@@ -197,22 +202,27 @@ class ShardedIndex:
                 key = first_unit(term)
                 changed.add(key)
                 bucket = self._buckets.setdefault(key, [])
+                sizes = self._sizes.setdefault(key, array("i"))
                 at = bisect_left(bucket, js_order(term), key=js_order)
                 present = at < len(bucket) and bucket[at] == term
-                if (term in self._postings) != present:  # the term came or went
+                size = len(postings[term])
+                if bool(size) != present:  # the term came or went
                     if present:
-                        del bucket[at]
+                        del bucket[at], sizes[at]
                     else:
                         bucket.insert(at, term)
+                        sizes.insert(at, size)
                     self._words.pop(key, None)
                     self._vocabulary = None
+                elif size:
+                    sizes[at] = size
                 if not bucket:
-                    del self._buckets[key]
+                    del self._buckets[key], self._sizes[key]
                     self._pieces.pop(key, None)
         for key in changed & self._buckets.keys():
             terms = self._buckets[key]
             # Rough encoded bytes: the term, and ~4 per posting.
-            costs = [8 + len(t) + 4 * len(self._postings[t]) for t in terms]
+            costs = [8 + len(t) + 4 * n for t, n in zip(terms, self._sizes[key])]
             pieces, start = [], 0
             for boundary, count in cut(terms, costs, self.shard_bytes):
                 pieces.append((boundary, tuple(terms[start:start + count])))
@@ -231,21 +241,62 @@ class ShardedIndex:
 
     # --- encoding ------------------------------------------------------------
 
-    def _encode(self, terms: tuple[str, ...]) -> bytes:
-        """A shard file: its terms and their postings, per field, as codes."""
-        postings = []
+    def _encode(self, terms: tuple[str, ...], postings: dict[str, array], taken: bool = False) -> bytes:
+        """A shard file: its terms and their postings, per field, as codes. `taken`: the terms'
+        postings are let go as they are encoded."""
+        encoded = []
         for term in terms:
             fields: list[list[int]] = [[] for _ in self.fields]
             last = [0] * len(self.fields)
-            for code in self._postings[term]:
+            for code in (postings.pop(term) if taken else postings[term]):
                 doc, field, tf = code >> _DOC_SHIFT, code >> _FIELD_SHIFT & 0xF, code & _TF_MASK
                 if tf < TF_LIMIT:
                     fields[field].append((doc - last[field]) * TF_LIMIT + tf)
                 else:
                     fields[field] += ((doc - last[field]) * TF_LIMIT, tf)
                 last[field] = doc
-            postings.append(fields)
-        return inert(json.dumps({"terms": terms, "postings": postings}, ensure_ascii=False, separators=(",", ":")))
+            encoded.append(fields)
+        return inert(json.dumps({"terms": terms, "postings": encoded}, ensure_ascii=False, separators=(",", ":")))
+
+
+class _Postings(dict):
+    """Term -> sorted postings, read back on first use from the shard file that holds the term
+    (with the rest of that shard's terms), or none for a term no shard holds."""
+
+    def __init__(self, layout: list[tuple[str, tuple[str, ...], str]], shards: dict[str, tuple[tuple[str, ...], bytes]]):
+        super().__init__()
+        self._held = [(boundary, terms) for boundary, terms, _ in layout if terms]
+        self._firsts = [js_order(terms[0]) for _, terms in self._held]  # the shards in term order
+        self._shards = shards
+
+    def __missing__(self, term: str) -> array:
+        at = bisect_right(self._firsts, js_order(term)) - 1
+        if at >= 0:
+            boundary, terms = self._held[at]
+            place = bisect_left(terms, js_order(term), key=js_order)
+            if place < len(terms) and terms[place] == term:
+                for read, entries in _decoded(self._shards[boundary][1]):
+                    self.setdefault(read, entries)
+                return self[term]
+        return self.setdefault(term, array("q"))
+
+
+def _decoded(shard: bytes) -> Iterator[tuple[str, array]]:
+    """The postings of a shard file's terms: ShardedIndex._encode read back."""
+    data = json.loads(shard)
+    for term, fields in zip(data["terms"], data["postings"]):
+        entries = []
+        for field, codes in enumerate(fields):
+            doc, at = 0, 0
+            while at < len(codes):
+                gap, tf = divmod(codes[at], TF_LIMIT)
+                if tf:
+                    at += 1
+                else:  # a frequency from TF_LIMIT on follows its gap
+                    tf, at = codes[at + 1], at + 2
+                doc += gap
+                entries.append(doc << _DOC_SHIFT | field << _FIELD_SHIFT | tf)
+        yield term, array("q", sorted(entries))
 
 
 def cut(terms: list[str], costs: list[int], limit: int) -> list[tuple[str, int]]:
