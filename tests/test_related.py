@@ -148,7 +148,7 @@ def test_a_build_scores_as_an_edit_does():
     assert index.related["p0007"] == ["q0000", "q0001", "q0002", "q0003", "q0004"]
     small_blocks = related._BlockScorer(index.vectors, index.count)
     assert [b for block in small_blocks.blocks(cells=7 * len(index.ids)) for b in small_blocks.best(block)] \
-        == [index.ranked(paper) for paper in range(len(index.ids))]
+        == index.best
 
 
 def test_vectors_made_a_block_of_papers_at_a_time_are_each_paper_s_own(monkeypatch):

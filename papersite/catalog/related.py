@@ -293,7 +293,7 @@ class RelatedIndex:
         return scores
 
     def _rank(self, paper: int, scores: dict[int, int]) -> None:
-        self._keep(paper, self._best_of(scores))
+        self._keep(paper, array("q", chain.from_iterable(self._best_of(scores))))
 
     def _best_of(self, scores: dict[int, int]) -> list[tuple[int, int]]:
         """The best `count` (score, paper) pairs: highest score first, then lowest number."""
@@ -301,16 +301,17 @@ class RelatedIndex:
         least = max(top[-1], 1) if top else 1
         return [(-s, o) for s, o in sorted((-s, o) for o, s in scores.items() if s >= least)[:self.count]]
 
-    def _keep(self, paper: int, best: list[tuple[int, int]]) -> None:
+    def _keep(self, paper: int, best: array) -> None:
+        """best: score, paper, score, paper, ..., best first (an array, not a list of tuples: a
+        quarter of the memory, and a build keeps one per paper)."""
         if self.listers is not None:
-            old, new = set(self.best[paper][1::2]), {o for _, o in best}
+            old, new = set(self.best[paper][1::2]), set(best[1::2])
             for other in old - new:
                 self.listers[other].discard(paper)
             for other in new - old:
                 self.listers[other].add(paper)
-        # an array, not a list of tuples: a quarter of the memory, and a build keeps one per paper
-        self.best[paper] = array("q", chain.from_iterable(best))
-        self.related[self.ids[paper]] = [self.ids[o] for _, o in best]
+        self.best[paper] = best
+        self.related[self.ids[paper]] = [self.ids[o] for o in best[1::2]]
 
     def _post(self, paper: int, sign: int) -> None:
         """Add the paper to (or remove it from) the postings of its top terms."""
@@ -492,7 +493,8 @@ class _BlockScorer:
         step = max(1, cells // max(self.size, 1))
         return [(start, min(start + step, self.size)) for start in range(0, self.size, step)]
 
-    def best(self, block: tuple[int, int]) -> list[list[tuple[int, int]]]:
+    def best(self, block: tuple[int, int]) -> list[array]:
+        """Per paper of the block: score, paper, score, paper, ..., best first."""
         first, stop = block
         rows, width = stop - first, self.width
         entries = slice(self.starts[first], self.starts[stop])
@@ -520,8 +522,10 @@ class _BlockScorer:
         row, other, value = row[order], other[order], value[order]
         kept = np.arange(len(row)) - np.searchsorted(row, row) < self.count  # each row's first `count`
         ends = np.searchsorted(row[kept], np.arange(rows + 1)).tolist()
-        pairs = list(zip(value[kept].astype(np.int64).tolist(), other[kept].tolist()))
-        return [pairs[a:b] for a, b in zip(ends, ends[1:])]
+        pairs = np.empty((int(kept.sum()), 2), np.int64)
+        pairs[:, 0], pairs[:, 1] = value[kept], other[kept]
+        data = pairs.tobytes()  # each row's array from bytes: no Python number per score
+        return [array("q", data[16 * a:16 * b]) for a, b in zip(ends, ends[1:])]
 
 
 def counted_texts(papers, abstracts: dict, index: RelatedIndex) -> dict[str, tuple[str, str]]:
