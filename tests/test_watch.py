@@ -382,7 +382,8 @@ def test_a_source_folder_created_later_or_recreated_is_watched(clock, tmp_path):
         shutil.rmtree(root / "templates")  # e.g. a `git checkout` of a branch without it, and back
         assert "templates" in take_once_put(queue, "templates").paths
         (root / "templates").mkdir()
-        assert take_once_put(queue, "templates") == ChangeSet(("templates",))
+        # with the removal's last events, under load: what matters is that the new folder is watched
+        assert "templates" in take_once_put(queue, "templates").paths
         time.sleep(0.1)
         (root / "templates/base.html").write_text("x")
         assert seen_in(take_once_put(queue, "templates/base.html"), "templates/base.html")
