@@ -71,10 +71,10 @@ class ShardedIndex:
     only the shards holding a term whose postings changed are re-encoded.
     Neither tokens nor texts are kept per document (the tokens would
     cost much memory, and the caller has what the texts are made from),
-    nor the postings as such: the shard files hold them, in a third of the
-    memory, and an update reads back the few shards it changes. When the list of documents changes, the
-    numbers of the documents after the change move, so the caller builds
-    everything again (distinct words are stemmed once per process, so that
+    nor the postings as such: the shard files hold them in half the memory,
+    and an update reads back the few shards it changes. When the list of
+    documents changes, the numbers of the documents after the change move,
+    so the caller builds everything again (distinct words are stemmed once per process, so that
     is still much faster than the first build).
     """
 
