@@ -74,8 +74,8 @@ class ShardedIndex:
     nor the postings as such: the shard files hold them in half the memory,
     and an update reads back the few shards it changes. When the list of
     documents changes, the numbers of the documents after the change move,
-    so the caller builds everything again (distinct words are stemmed once per process, so that
-    is still much faster than the first build).
+    so the caller builds everything again (distinct words are stemmed once
+    per process, so that is still much faster than the first build).
     """
 
     def __init__(self, fields: list[dict], shard_bytes: int = 40_000):
