@@ -50,6 +50,7 @@ SLOW_MODULES = {
     "test_yaml_fast_path.py",  # 1,500 random documents through two parsers
     "test_search_parity.py",  # lunr.js in Node against the Python port
     "test_properties.py",  # Hypothesis, every test
+    "test_warm.py",  # the real command in a subprocess, kept warm between builds
 }
 SLOW_TESTS = {
     "test_check.py": {"test_the_bundled_catalog_is_clean", "test_invalid_html_is_reported_with_page_and_line"},  # vnu.jar

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from . import sitesize
-from .store import (spelled_output, cache_warning, clear_leftovers, fingerprint, load_session, read_record,
-                    record_path, save_session, save_session_alongside, session_path, unchanged, write_record)
+from .store import (Fingerprint, spelled_output, cache_warning, clear_leftovers, fingerprint, load_session,
+                    read_record, record_path, save_session, save_session_alongside, session_path, unchanged,
+                    write_record)
 
 if TYPE_CHECKING:
     from ..pipeline import Build
@@ -63,22 +64,39 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
             return Written(**summary, written=0, removed=0, cached=True, warnings=warnings)
         except (KeyError, TypeError):  # a record of another shape: build, as without one
             pass
+    if not clean and inspect is None:
+        from . import warm
+        handed = warm.hand_over(root, now, {"config_path": str(config_path), "output": str(output),
+                                            "base_url": base_url}, progress, notify)
+        if handed is not None:
+            return handed
+    return build_now(config_path, output, base_url, now, clean=clean, progress=progress, notify=notify,
+                     inspect=inspect)
+
+
+def build_now(config_path: Path, output: Path, base_url: str | None, now: Fingerprint, clean: bool = False,
+              progress=lambda stage: None, notify=None, inspect: Inspect | None = None,
+              memo: BuildCache | None = None) -> Written:
+    """build(), past finding what changed: into output, from `memo` (the cache of the warm
+    process this runs in, see warm.py), else from the last session unless `clean`. The cache
+    is saved after, by a process that stays warm for the next build where that is worth it."""
     from ..source.config import load_config  # only now: a build with nothing to do needs none of it
-    from . import map_ahead
+    from . import map_ahead, warm
     from .runner import BuildCache
 
+    root = config_path.parent
     config = load_config(config_path).with_base_url(base_url)
     # An edit to one of the map's landmarks lays them out anew: started now, not once the memo is loaded
-    ahead = None if clean else map_ahead.start(root, config, now)
+    ahead = None if clean or memo is not None else map_ahead.start(root, config, now)
 
     def start() -> BuildCache:  # called once the output is locked, while it is listed alongside
-        memo = (None if clean else load_session(root, now)) or BuildCache()
-        memo.map.ahead = ahead
+        kept = memo if memo is not None else (None if clean else load_session(root, now)) or BuildCache()
+        kept.map.ahead = ahead
         # The memo's millions of objects live as long as this process: the cyclic collector,
         # paused, never scans them, and frozen, neither does the saver's.
         gc.freeze()
-        _kept[:] = [memo]  # not freed on return: cli.run ends the process first
-        return memo
+        _kept[:] = [kept]  # not freed on return: cli.run ends the process first
+        return kept
 
     try:
         gc.disable()
@@ -96,16 +114,33 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
     warnings = [*result.warnings, *report.warnings, *sitesize.size_warnings(report.size, optional)]
     try:
         write_record(root, output, now, summary, optional, result.warnings)
-        memo = _kept[0]
+        kept = _kept[0]
+        stay_warm = warm.wanted(len(result.catalog.papers))
+
+        listener = None
 
         def save() -> None:
-            save_session(root, now, memo)
-            map_ahead.keep(root, now, memo)
-        save_session_alongside(root, save, len(result.catalog.papers))
+            nonlocal listener
+            if stay_warm:  # bound first: a build started meanwhile waits for this process, not the session
+                listener = warm.open_listener(root)
+            save_session(root, now, kept)
+            map_ahead.keep(root, now, kept)
+
+        def then() -> None:  # once the session is saved and its lock let go
+            if listener is not None:
+                kept.map.ahead = None
+                warm.serve(listener, now.engine, _warm_build)
+        save_session_alongside(root, save, len(result.catalog.papers), then if stay_warm else None)
     except OSError as exc:
         warnings.append(cache_warning(root, exc))
         _forget(root, output)
     return Written(**summary, written=report.written, removed=report.removed, cached=False, warnings=warnings)
+
+
+def _warm_build(request: dict, now: Fingerprint, progress, notify) -> Written:
+    """In a fork of the warm process: the build a command handed over, from the cache it holds."""
+    return build_now(Path(request["config_path"]), Path(request["output"]), request["base_url"], now,
+                     progress=progress, notify=notify, memo=_kept[0])
 
 
 def build_and_write(config: SiteConfig, out_dir: Path, progress: Callable[[str], None] = lambda stage: None,
@@ -125,7 +160,6 @@ def build_and_write(config: SiteConfig, out_dir: Path, progress: Callable[[str],
 
     with Staging(out_dir, None, config.root, notify, survey_alongside=True) as staging:
         memo = start() if callable(start) else start
-        staging.surveyed()  # before any worker forks: they all put into the staging folder
         build = build_site(config, Streamed(memo or BuildCache(), staging, progress))
         if inspect is not None:
             progress("checking")

@@ -92,8 +92,13 @@ class Runner:
 
     @property
     def store(self) -> Callable[[str, bytes], Receipt] | None:
-        """What a stage calls with each file it makes, in a worker too (None: return the bytes)."""
-        return self.staging.put if self.staging is not None else None
+        """What a stage calls with each file it makes, in a worker too (None: return the bytes).
+        The output folder's survey is waited for first: the workers that put files check it, and
+        only this process can wait for it (until then, it is made alongside the first stages)."""
+        if self.staging is None:
+            return None
+        self.staging.surveyed()
+        return self.staging.put
 
     def reuse(self, path: str, output: bytes | Receipt) -> bytes | Receipt | None:
         """Last build's output of a file that did not change, to give again (None: make it anew).

@@ -388,14 +388,17 @@ def _session_pickler(file: BinaryIO):
 ALONGSIDE_FROM = 400  # papers; a smaller session is saved in less time than a fork costs
 
 
-def save_session_alongside(root: Path, save: Callable[[], None], papers: int) -> None:
+def save_session_alongside(root: Path, save: Callable[[], None], papers: int,
+                           then: Callable[[], None] | None = None) -> None:
     """save() (save_session, say) in a process of its own (pickling a large session takes a while),
     so that `build` returns as soon as the site is written. It holds the session's lock
     from before it starts: the next build's load_session waits for it, and so reads the
     newest session. A small one, or where processes cannot fork, is saved here and now (raising OSError);
-    the saver tells of a failure itself (the site is written by then, and its record too)."""
+    the saver tells of a failure itself (the site is written by then, and its record too).
+    `then`: what the saver goes on to do once the session is saved and its lock let go (stay
+    warm, see warm.py); with it, the saver is a process of its own whatever the session's size."""
     lock = _session_lock(root)
-    if lock is None or not hasattr(os, "fork") or papers < ALONGSIDE_FROM:
+    if lock is None or not hasattr(os, "fork") or (papers < ALONGSIDE_FROM and then is None):
         try:
             save()
         finally:
@@ -413,8 +416,12 @@ def save_session_alongside(root: Path, save: Callable[[], None], papers: int) ->
                 save()
             except OSError as exc:
                 print(cache_warning(root, exc), file=sys.stderr, flush=True)
+                then = None
             except BaseException:
-                pass  # a cache must never fail the build, nor print a traceback after it
+                then = None  # a cache must never fail the build, nor print a traceback after it
+            os.close(lock)
+            if then is not None:
+                then()
     finally:
         os._exit(0)  # the saver and its parent alike: never back into the caller's code
 

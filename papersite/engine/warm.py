@@ -1,0 +1,354 @@
+"""The last build, kept warm: the next `build` of a large catalog forks from it instead of
+loading the session from disk.
+
+A `build` of a catalog of WARM_FROM papers or more leaves the process that saves its session
+(store.save_session_alongside) running once the session is written, for IDLE_MINUTES: it
+holds that build's cache in memory and listens on `.cache/papersite/warm.sock`. The next
+`build` still fingerprints the inputs itself (with nothing changed it stops there, as
+always); with something changed it hands the build over. The warm process forks, and the
+fork builds from the cache in memory, as the preview does, telling the command what it is
+doing and what it built; its own session saver then takes the warm process's place. A cold
+`build` spends more than half of a one-paper edit importing the engine and unpickling the
+session (docs/performance.md).
+
+Nothing is trusted that a cold build would not trust: the warm process serves only a build of
+the same engine, from the same working folder, of the same user; what it holds is the cache of
+a build that worked, checked by each stage as a loaded session is. Whenever it cannot serve
+(none running, another engine, a `--clean` or `--strict` build, a fork that died) the command
+builds cold, as before. It ends when idle, when its socket is taken over or removed (so
+deleting .cache/papersite/ ends it), and on `PAPERSITE_WARM=0` builds never start one.
+"""
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import signal
+import socket
+import struct
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from .store import Fingerprint, cache_dir
+
+WARM_FROM = 1000  # papers: below that, a cold build of an edit takes well under a second
+IDLE_MINUTES = 10.0  # how long the warm process waits for the next build
+ACCEPT_WAIT = 300.0  # seconds a build waits for the warm process to take it (it may be saving the session)
+_HEADER = struct.Struct("!I")
+
+
+def socket_path(root: Path) -> Path:
+    return cache_dir(root) / "warm.sock"
+
+
+def idle_seconds() -> float:
+    """How long a warm process waits for a build: PAPERSITE_WARM minutes (0: never kept warm)."""
+    value = os.environ.get("PAPERSITE_WARM", "")
+    try:
+        minutes = float(value) if value.strip() else IDLE_MINUTES
+    except ValueError:
+        minutes = IDLE_MINUTES
+    return max(minutes, 0.0) * 60
+
+
+def wanted(papers: int) -> bool:
+    """Whether a build of `papers` papers is worth keeping warm (PAPERSITE_WARM_FROM: from how many)."""
+    try:
+        least = int(os.environ.get("PAPERSITE_WARM_FROM", WARM_FROM))
+    except ValueError:
+        least = WARM_FROM
+    return idle_seconds() > 0 and papers >= least and hasattr(os, "fork") and hasattr(socket, "AF_UNIX")
+
+
+# --- Messages: a length, then the bytes -------------------------------------------------
+
+def _send(conn: socket.socket, payload: bytes, fds: list[int] | None = None) -> None:
+    data = _HEADER.pack(len(payload)) + payload
+    if fds:
+        sent = socket.send_fds(conn, [data], fds)
+        data = data[sent:]
+    conn.sendall(data)
+
+
+def _receive(conn: socket.socket, with_fds: int = 0) -> tuple[bytes, list[int]] | None:
+    """One message (None: the other end closed first) and the file descriptors sent with it."""
+    fds: list[int] = []
+    head = b""
+    while len(head) < _HEADER.size:
+        if with_fds and not head:
+            chunk, fds, _, _ = socket.recv_fds(conn, _HEADER.size, with_fds)
+        else:
+            chunk = conn.recv(_HEADER.size - len(head))
+        if not chunk:
+            return None
+        head += chunk
+    size, = _HEADER.unpack(head)
+    body = bytearray()
+    while len(body) < size:
+        chunk = conn.recv(min(size - len(body), 1 << 20))
+        if not chunk:
+            return None
+        body += chunk
+    return bytes(body), fds
+
+
+def _same_user(conn: socket.socket) -> bool:
+    """Whether the process at the other end is this user's (SO_PEERCRED: pid, uid, gid)."""
+    try:
+        credentials = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    except (OSError, AttributeError):
+        return False
+    return struct.unpack("3i", credentials)[1] == os.getuid()
+
+
+def _address(path: Path) -> str | None:
+    """The socket's address: its path, or relative to the working folder where that is too long."""
+    for spelled in (str(path), os.path.relpath(path)):
+        if len(os.fsencode(spelled)) < 100:
+            return spelled
+    return None
+
+
+# --- The command's side ------------------------------------------------------------------
+
+def hand_over(root: Path, now: Fingerprint, request: dict[str, Any], progress: Callable[[str], None],
+              notify: Callable[[str], None] | None):
+    """The build of `request` (config_path, output, base_url) made by the warm process: what it
+    returned (a Written), or None when there is none to take it (build cold then). Raises
+    what the build raised (a SiteError), KeyboardInterrupt when interrupted meanwhile."""
+    address = _address(socket_path(root))
+    if idle_seconds() <= 0 or address is None or not socket_path(root).exists():
+        return None
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.settimeout(5)
+        try:
+            conn.connect(address)
+        except OSError:
+            return None  # gone meanwhile
+        if not _same_user(conn):
+            return None
+        message = {**request, "cwd": os.getcwd(), "files": now.files, "key": now.key, "engine": now.engine}
+        _send(conn, json.dumps(message).encode(), [1, 2])  # its output goes where this command's goes
+        conn.settimeout(ACCEPT_WAIT)
+        return _follow(conn, progress, notify)
+    except (OSError, ValueError, pickle.PickleError, EOFError):
+        return None
+    finally:
+        conn.close()
+
+
+def _follow(conn: socket.socket, progress: Callable[[str], None], notify: Callable[[str], None] | None):
+    worker = None
+    try:
+        while True:
+            received = _receive(conn)
+            if received is None:
+                return None  # declined, or the fork died: build cold
+            kind, value = pickle.loads(received[0])
+            if kind == "taken":
+                worker = value
+                conn.settimeout(None)  # a build takes as long as it takes
+            elif kind == "progress":
+                progress(value)
+            elif kind == "notify":
+                if notify is None:
+                    print(value, file=sys.stderr, flush=True)
+                else:
+                    notify(value)
+            elif kind == "built":
+                return value
+            elif kind == "failed":
+                raise value
+            elif kind == "interrupted":
+                raise KeyboardInterrupt
+            else:
+                return None  # "declined", or a crash: a cold build says what is wrong, or does it
+    except BaseException:
+        if worker is not None:  # Ctrl-C or SIGTERM here: the fork stops, leaving the site as it was
+            _stop(conn, worker)
+        raise
+
+
+def _stop(conn: socket.socket, worker: int) -> None:
+    try:
+        os.kill(worker, signal.SIGINT)
+        conn.settimeout(30)
+        while _receive(conn) is not None:  # until it has cleaned up and closed the connection
+            pass
+    except OSError:
+        pass
+
+
+# --- The warm process's side -------------------------------------------------------------
+
+class Listener:
+    """The warm process's socket, bound before the session is saved so that a build started
+    meanwhile waits for it rather than loading the session it is saving."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.path = socket_path(root)
+        address = _address(self.path)
+        if address is None:
+            raise OSError("the cache's path is too long for a socket")
+        temporary = _address(self.path.with_name(f"warm.{os.getpid()}.sock")) or address
+        self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            try:
+                os.unlink(temporary)
+            except FileNotFoundError:
+                pass
+            self.socket.bind(temporary)
+            os.chmod(temporary, 0o600)
+            self.socket.listen(4)
+            os.replace(temporary, address)  # the warm process before this one sees it gone, and ends
+            self.inode = os.stat(address).st_ino
+        except OSError:
+            self.socket.close()
+            raise
+
+    def ours(self) -> bool:
+        try:
+            return os.stat(self.path).st_ino == self.inode
+        except OSError:
+            return False
+
+    def close(self) -> None:
+        if self.ours():
+            try:
+                os.unlink(self.path)
+            except OSError:
+                pass
+        self.socket.close()
+
+
+def open_listener(root: Path) -> Listener | None:
+    try:
+        return Listener(root)
+    except OSError:
+        return None
+
+
+def serve(listener: Listener, engine: str, build: Callable[[dict, Fingerprint, Callable, Callable], Any]) -> None:
+    """Be the warm process until idle, or until another takes the socket: each build handed over
+    is made by a fork of this process, `build(request, fingerprint, progress, notify)`. Never returns."""
+    try:
+        os.setsid()  # not ended with the terminal the first build ran in
+    except OSError:
+        pass
+    quiet = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(quiet, fd)
+    os.close(quiet)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if _handed:  # the connection of the build this process was forked in: that command is answered
+        _handed.pop().close()
+    from ..parallel import give_back_freed_memory
+    give_back_freed_memory()  # what pickling the session took: the memory this process holds while idle
+    here = os.getcwd()
+    idle = idle_seconds()
+    last = time.monotonic()
+    listener.socket.settimeout(1.0)
+    try:
+        while listener.ours() and time.monotonic() - last < idle:
+            try:
+                conn, _ = listener.socket.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                break
+            with conn:
+                request, fds = _request(conn)
+                if request is None or len(fds) != 2 or request.get("engine") != engine or request.get("cwd") != here:
+                    for fd in fds:
+                        os.close(fd)
+                    if request is not None and request.get("engine") != engine:
+                        break  # the engine changed: this process is of the old one
+                    continue  # closed without a word: the build runs cold
+                worker = os.fork()
+                if worker == 0:
+                    listener.socket.close()
+                    _build_here(conn, fds, request, build)  # never returns
+                for fd in fds:
+                    os.close(fd)
+            os.waitpid(worker, 0)  # one build at a time: the next waits, for this process or the one after it
+            last = time.monotonic()
+    finally:
+        listener.close()
+        os._exit(0)
+
+
+def _request(conn: socket.socket) -> tuple[dict | None, list[int]]:
+    """A build's request and the file descriptors of its output (None: not one to take)."""
+    conn.settimeout(10)
+    try:
+        received = _receive(conn, with_fds=2)
+    except OSError:
+        return None, []
+    if received is None:
+        return None, []
+    payload, fds = received
+    try:
+        request = json.loads(payload)
+    except ValueError:
+        request = None
+    if not isinstance(request, dict) or not _same_user(conn):
+        request = None
+    return request, fds
+
+
+_handed: list[socket.socket] = []  # in a fork building: the command's connection
+
+
+def _build_here(conn: socket.socket, fds: list[int], request: dict, build: Callable) -> None:
+    """In the fork: the build handed over, its output on the command's terminal, its messages to it."""
+    status = 0
+    try:
+        _handed.append(conn)
+        for fd, target in zip(fds, (1, 2)):
+            os.dup2(fd, target)
+            os.close(fd)
+        me = os.getpid()
+
+        def on_signal(signum, frame):
+            if os.getpid() == me:
+                raise KeyboardInterrupt
+            os._exit(128 + signum)  # a worker of this build: its parent stops it
+        signal.signal(signal.SIGINT, on_signal)
+        signal.signal(signal.SIGTERM, on_signal)
+        conn.settimeout(None)
+
+        def say(kind: str, value: Any) -> None:
+            _send(conn, pickle.dumps((kind, value), protocol=pickle.HIGHEST_PROTOCOL))
+
+        say("taken", me)
+        now = Fingerprint(request["files"], request["key"], request["engine"])
+        try:
+            written = build(request, now, lambda doing: say("progress", doing), lambda text: say("notify", text))
+        except KeyboardInterrupt:
+            say("interrupted", None)
+        except Exception as error:
+            from ..errors import SiteError
+            if isinstance(error, SiteError):
+                try:
+                    say("failed", error)
+                except (pickle.PickleError, TypeError, AttributeError):
+                    say("crashed", str(error))
+            else:
+                say("crashed", f"{type(error).__name__}: {error}")
+                status = 1
+        else:
+            say("built", written)
+    except BaseException:
+        status = 1
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except Exception:
+            pass
+        os._exit(status)

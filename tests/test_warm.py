@@ -1,0 +1,199 @@
+"""The warm process (papersite/engine/warm.py): the next `build` is made by a fork of the last
+one's, gives the bytes a clean build gives, fails as a cold build fails, and leaves nothing
+running once its cache is gone. Every build here is the real command in a process of its own."""
+from __future__ import annotations
+
+import os
+import socket
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from papersite.engine import warm
+from papersite.engine.store import Fingerprint, wait_for_saver
+from tests.conftest import ROOT, TinySite, paper_text
+
+# Kept warm whatever the catalog's size, for a minute at most (each test ends it sooner)
+COLD_ENV = {**os.environ, "PYTHONPATH": str(ROOT), "PAPERSITE_WARM": "0"}
+WARM_ENV = {**COLD_ENV, "PAPERSITE_WARM_FROM": "0", "PAPERSITE_WARM": "1"}
+# Runs the command, then says which rendering libraries the command's own process loaded
+COMMAND = ("import sys; from papersite.cli import cli\n"
+           "try:\n    cli(['build', '-q', '--config', sys.argv[1]])\n"
+           "except SystemExit as end:\n    code = end.code or 0\n"
+           "print('loaded:', sorted(m for m in ('jinja2', 'markdown') if m in sys.modules))\n"
+           "sys.exit(code)")
+
+
+def build(site: TinySite, *options: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """`build` in a process of its own, waiting for its session to be saved."""
+    done = subprocess.run([sys.executable, "-c", COMMAND, str(site.root / "site.yaml"), *options], cwd=site.root,
+                          env=env or WARM_ENV, capture_output=True, text=True, timeout=120)
+    wait_for_saver(site.root)
+    return done
+
+
+def handed_over(done: subprocess.CompletedProcess) -> bool:
+    """Whether the warm process made that build: the command then loaded no rendering library."""
+    assert done.stdout.strip().endswith("]"), done.stdout + done.stderr
+    return done.stdout.strip().endswith("loaded: []")
+
+
+def clean_tree(site: TinySite, tmp_path: Path, step: str) -> dict[str, bytes]:
+    out = tmp_path / f"clean-{step}"
+    done = subprocess.run([sys.executable, str(ROOT / "build.py"), "build", "-q", "--clean", "--config",
+                           str(site.root / "site.yaml"), "-o", str(out)], cwd=site.root,
+                          env=COLD_ENV, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return tree(out)
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {str(path.relative_to(folder)): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def warm_pid(root: Path) -> int | None:
+    """The warm process's pid, as its socket tells it (None: none listening)."""
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.connect(str(warm.socket_path(root)))
+        credentials = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        return struct.unpack("3i", credentials)[0]
+    except OSError:
+        return None
+    finally:
+        conn.close()
+
+
+def gone(pid: int, within: float = 10.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        try:  # reaped by init, or a zombie of this process's
+            with open(f"/proc/{pid}/stat") as stat:
+                if stat.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except OSError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.fixture
+def catalog(site: TinySite):
+    for n in range(8):
+        site.paper(f"paper-{n}", id=f"p{n}", title=f"Paper {n} on generalization",
+                   body=f"We study generalization bounds {n} with $x^{n}$ and diffusion models.")
+    yield site
+    pid = warm_pid(site.root)
+    try:
+        warm.socket_path(site.root).unlink()
+    except OSError:
+        pass
+    if pid is not None:
+        assert gone(pid), "the warm process did not end once its socket was removed"
+
+
+def test_builds_after_edits_are_made_warm_and_equal_clean_builds(catalog, tmp_path):
+    first = build(catalog)
+    assert first.returncode == 0 and not handed_over(first), first.stderr
+    assert warm_pid(catalog.root) is not None
+    edits = [("paper-2", dict(id="p2", title="Paper 2 on generalization", body="A new abstract on bandits.")),
+             ("paper-5", dict(id="p5", title="Paper 5, retitled", body="We study diffusion models.")),
+             ("paper-9", dict(id="p9", title="A new paper on kernels", body="Kernels and generalization.")),
+             ("paper-2", dict(id="p2", title="Paper 2 on generalization", body="Bandits, again $y^2$."))]
+    for step, (name, fields) in enumerate(edits):
+        catalog.paper(name, **fields)
+        done = build(catalog)
+        assert done.returncode == 0, done.stderr
+        assert handed_over(done), f"edit {step}: built cold"
+        assert tree(catalog.root / "_site") == clean_tree(catalog, tmp_path, str(step)), f"edit {step}"
+    (catalog.root / "content" / "icml-2024" / "paper-3.md").unlink()
+    done = build(catalog)
+    assert done.returncode == 0 and handed_over(done), done.stderr
+    assert tree(catalog.root / "_site") == clean_tree(catalog, tmp_path, "removed")
+    assert not (catalog.root / "_site" / "papers" / "paper-3").exists()
+
+
+def test_a_broken_edit_fails_as_a_cold_build_fails_and_the_next_build_is_warm(catalog, tmp_path):
+    assert build(catalog).returncode == 0
+    before = tree(catalog.root / "_site")
+    catalog.write("content/icml-2024/paper-4.md", "---\nid: p4\ntitle: [unclosed\n---\nBody.\n")
+    done = build(catalog)
+    assert done.returncode == 1 and handed_over(done)
+    assert "paper-4.md" in done.stderr and "Traceback" not in done.stderr
+    assert tree(catalog.root / "_site") == before
+    catalog.paper("paper-4", id="p4", title="Paper 4, mended", body="Mended.")
+    done = build(catalog)
+    assert done.returncode == 0 and handed_over(done), done.stderr
+    assert tree(catalog.root / "_site") == clean_tree(catalog, tmp_path, "mended")
+
+
+def test_what_the_command_says_is_what_a_cold_build_says(catalog):
+    assert build(catalog).returncode == 0
+    catalog.paper("paper-1", id="p1", title="Paper 1, edited", body="Edited.")
+    command = [sys.executable, str(ROOT / "build.py"), "build", "--config", str(catalog.root / "site.yaml")]
+    said = subprocess.run(command, cwd=catalog.root, env=WARM_ENV, capture_output=True, text=True, timeout=120)
+    assert said.returncode == 0, said.stderr
+    assert said.stdout.startswith("Built 8 papers,") and " 0 removed, " in said.stdout, said.stdout
+    catalog.write("content/icml-2024/paper-1.md", "no front matter at all\n")
+    said = subprocess.run(command, cwd=catalog.root, env=WARM_ENV, capture_output=True, text=True, timeout=120)
+    cold = subprocess.run(command, cwd=catalog.root, env=COLD_ENV,
+                          capture_output=True, text=True, timeout=120)
+    assert said.returncode == cold.returncode == 1
+    assert said.stderr == cold.stderr and "paper-1.md" in said.stderr
+
+
+def test_a_build_of_another_engine_or_folder_is_never_handed_over(catalog, monkeypatch):
+    assert build(catalog).returncode == 0
+    pid = warm_pid(catalog.root)
+    assert pid is not None
+    now = Fingerprint({}, "key", "another engine")
+    monkeypatch.chdir(catalog.root.parent)  # another working folder: declined, and it stays
+    asked = {"config_path": "site/site.yaml", "output": "site/_site", "base_url": None}
+    assert warm.hand_over(catalog.root, Fingerprint({}, "key", _engine_of(catalog)), asked, print, None) is None
+    assert warm_pid(catalog.root) == pid
+    monkeypatch.chdir(catalog.root)  # another engine: declined, and it ends (it is of the old one)
+    assert warm.hand_over(catalog.root, now, {**asked, "config_path": "site.yaml"}, print, None) is None
+    assert gone(pid)
+
+
+def _engine_of(site: TinySite) -> str:
+    from papersite.engine.store import fingerprint
+    return fingerprint(site.root / "site.yaml", (None, None)).engine
+
+
+def test_removing_the_cache_ends_the_warm_process_and_the_next_build_is_cold(catalog):
+    assert build(catalog).returncode == 0
+    pid = warm_pid(catalog.root)
+    import shutil
+    shutil.rmtree(catalog.root / ".cache")
+    assert gone(pid)
+    catalog.paper("paper-1", id="p1", title="Paper 1, edited", body="Edited.")
+    done = build(catalog)
+    assert done.returncode == 0 and not handed_over(done), done.stderr
+
+
+def test_nothing_is_kept_warm_when_turned_off_or_for_a_small_catalog(catalog):
+    assert build(catalog, env={**WARM_ENV, "PAPERSITE_WARM": "0"}).returncode == 0
+    assert warm_pid(catalog.root) is None
+    catalog.paper("paper-1", id="p1", title="Paper 1, edited", body="Edited.")
+    assert build(catalog, env={**WARM_ENV, "PAPERSITE_WARM_FROM": "1000"}).returncode == 0  # 8 papers
+    assert warm_pid(catalog.root) is None
+
+
+def test_the_warm_process_holds_no_terminal_and_ends_when_idle(catalog):
+    env = {**WARM_ENV, "PAPERSITE_WARM": "0.02"}  # 1.2 seconds
+    began = time.monotonic()
+    done = build(catalog, env=env)  # capture_output: had it kept the pipes, this would wait for it
+    assert done.returncode == 0
+    pid = warm_pid(catalog.root)
+    assert pid is not None and time.monotonic() - began < 60
+    assert gone(pid, within=15)
+    assert not warm.socket_path(catalog.root).exists()
