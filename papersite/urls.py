@@ -43,6 +43,13 @@ def path_of(target: Paper | Venue | Topic | Author | int | str) -> str:
     return target
 
 
+def author_slug(path: str | None) -> str | None:
+    """The slug of the author whose page `path` is (path_of), None for another path."""
+    if not isinstance(path, str) or not path.startswith(ALL_AUTHORS) or not path.endswith("/"):
+        return None
+    return path[len(ALL_AUTHORS):-1] or None
+
+
 def page_of(listing: str, number: int) -> str:
     """Page `number` of a paginated listing: 'venues/x/' for 1, 'venues/x/page/2/' after."""
     return listing if number == 1 else f"{listing}page/{number}/"

@@ -283,3 +283,28 @@ authors:
     for name, edit in steps.items():
         edit()
         assert_same_as_clean(rebuilder, site, name)
+
+
+def test_a_citation_key_that_moves_reaches_the_pages_of_authors_whose_papers_stayed(site):
+    """Two papers share a key's stem (first author, year, first word): suffixed a and b. Retitling
+    one moves the other's key, whose co-author's page (its papers untouched) must list the new key."""
+    site.write("site.yaml", PEOPLE_VENUES)
+    rebuilder = Rebuilder(site.root / "site.yaml")
+
+    def two(first_title: str) -> None:
+        site.write("content/icml-2024/one.md", "---\nid: one\ntitle: " + first_title + "\nauthors: [Ada Lovelace]\n"
+                   "venue: icml-2024\nyear: 2024\n---\nAbout one.\n")
+        site.write("content/icml-2024/two.md", "---\nid: two\ntitle: Bounds for Two\nauthors: [Ada Lovelace, "
+                   "Grace Hopper]\nvenue: icml-2024\nyear: 2024\n---\nAbout two.\n")
+
+    def hopper_keys() -> str:
+        page = rebuilder.last.files["authors/grace-hopper/index.html"].decode()
+        return page.split('data-keys="', 1)[1].split('"', 1)[0]
+
+    two("Bounds on One")
+    assert_same_as_clean(rebuilder, site, "first")
+    suffixed = hopper_keys()
+    site.write("content/icml-2024/one.md", (site.root / "content/icml-2024/one.md").read_text().replace(
+        "Bounds on One", "Kernels for One"))
+    assert_same_as_clean(rebuilder, site, "retitled")
+    assert hopper_keys() != suffixed and hopper_keys() == suffixed[:-1], (suffixed, hopper_keys())

@@ -49,6 +49,10 @@ class MapTexts(Mapping):
     def __getitem__(self, key: str) -> str:
         return map_text(self._papers[key].title, self._abstracts[key].text)
 
+    def parts(self, key: str) -> tuple[str, str]:
+        """What the text of `key` is made of (the layout's cache compares them rather than the text)."""
+        return self._papers[key].title, self._abstracts[key].text
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._papers)
 

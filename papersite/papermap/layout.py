@@ -107,6 +107,9 @@ class LayoutCache:
         self.texts: Mapping[str, str] = {}  # of the layout kept (what the next build's layout ahead starts from)
         self.asked: tuple[str | None, Mapping[str, str]] = (None, {})  # the digest and texts of the last job
         self.shown: dict[tuple[str, str], tuple[str, int | str]] = {}  # papermap.files.map_files's titles and slugs
+        # key -> (the parts its text was made of, text_digest of it): an edit digests its own text alone
+        self.text_digests: dict[str, tuple[tuple, str]] = {}
+        self._digested: tuple[Mapping[str, str] | None, dict[str, str]] = (None, {})  # texts -> digests_of them
         # The landmarks' layout being made ahead of this build, where `build` started one (engine/map_ahead.py):
         # done() says whether it is made, result() gives it (see _of_frame; None: nothing made ahead).
         self.ahead = None
@@ -114,7 +117,25 @@ class LayoutCache:
     def __getstate__(self) -> dict:
         # Not kept: a process of this build's, and the texts (engine.map_ahead.keep keeps them apart: the
         # session is loaded by every build, and needs them not)
-        return {**self.__dict__, "texts": {}, "asked": (None, {}), "ahead": None}
+        return {**self.__dict__, "texts": {}, "asked": (None, {}), "ahead": None, "_digested": (None, {})}
+
+    def digests_of(self, texts: Mapping[str, str]) -> dict[str, str]:
+        """key -> text_digest(texts[key]), the last build's where a text is made of the same parts
+        (texts.parts(key), as MapTexts gives them: its title and abstract)."""
+        if self._digested[0] is texts:
+            return self._digested[1]
+        parts_of = getattr(texts, "parts", None)
+        last, kept = self.text_digests, {}
+        for key in texts:
+            parts = parts_of(key) if parts_of is not None else None
+            known = last.get(key)
+            if parts is None or known is None or known[0] != parts:  # mostly identity checks: the same strings
+                known = (parts, text_digest(texts[key]))
+            kept[key] = known
+        self.text_digests = kept if parts_of is not None else {}
+        digests = {key: known[1] for key, known in kept.items()}
+        self._digested = texts, digests
+        return digests
 
     def job(self, texts: Mapping[str, str], digest: str | None = None,
             counts: Callable[[str, str], Counts | None] = lambda key, text: None
@@ -122,7 +143,8 @@ class LayoutCache:
         """(a function giving what keep takes, the size of its work: 0 when cached).
         `digest`: texts_digest(texts), if the caller has it. `counts(key, text)`: the text's
         term counts where they are known already (None: counted here)."""
-        digest = digest or texts_digest(texts)
+        every = self.digests_of(texts)
+        digest = digest or texts_digest(texts, every)
         self.asked = digest, texts
         if digest == self.digest:
             known = Laid(digest, self.keys, self.points, self.skeleton, self.placed)
@@ -136,7 +158,7 @@ class LayoutCache:
         if ahead is not None and ahead.done():
             (known, placed), ahead = _of_frame(ahead.result(), frame), None
         own = set(chosen)
-        digests = {key: text_digest(texts[key]) for key in keys if key not in own}  # of the texts placed
+        digests = {key: every[key] for key in keys if key not in own}  # of the texts placed
 
         def counted(key: str) -> Counts:
             return counts(key, texts[key]) or term_counts(texts[key])
@@ -242,17 +264,14 @@ def arithmetic() -> str:
     return digest.hexdigest()[:16]
 
 
-def texts_digest(texts: Mapping[str, str]) -> str:
-    """The keyed texts, in order, told apart by their lengths too (one join, cheaper than
-    JSON). Keys count: they choose the landmarks. So does the machine's arithmetic."""
-    keys = list(texts)
+def texts_digest(texts: Mapping[str, str], digests: Mapping[str, str] | None = None) -> str:
+    """The keyed texts, in order: each key with its text's digest (`digests`, text_digest's of
+    them, where the caller has them). Keys count: they choose the landmarks. So does the
+    machine's arithmetic."""
     digest = hashlib.sha256(f"{VERSION} {arithmetic()}".encode())
-    digest.update(",".join(str(len(texts[key])) for key in keys).encode())
-    digest.update(",".join(map(str, map(len, keys))).encode())
-    # What "\0".join(keys + values) encodes to, a piece at a time: no copy of every text at once
-    # (a NUL between pieces, so a surrogate pair is never cut in two)
-    for number, piece in enumerate(chain(keys, (texts[key] for key in keys))):
-        digest.update(("\0" + piece if number else piece).encode("utf-8", "surrogatepass"))
+    for key in texts:
+        text = digests[key] if digests is not None else text_digest(texts[key])
+        digest.update(f"{len(key)},{key}{text}".encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
 
 

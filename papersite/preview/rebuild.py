@@ -161,7 +161,7 @@ class FollowingLayout(LayoutCache):
         self.pending: Background | None = None  # making it
 
     def job(self, texts, counts=lambda key, text: None):
-        digest = texts_digest(texts)
+        digest = texts_digest(texts, self.digests_of(texts))
         if self.wanted is not None and self.wanted[0] != digest:
             self.stop()  # the texts changed again meanwhile: lay out the newest
         if self.pending is not None and self.pending.done():

@@ -165,22 +165,49 @@ def people_pages(catalog: Catalog, bylines: dict, last: dict, fresh: dict) -> li
                          entries, key="authors")
     fresh[("authors",)] = (catalog.authors, entries, tuple(pages))
     with_bib, keys, kept_for = catalog.config.writes("author-bibtex"), catalog.citation_keys, last.get
+    touched = _touched_authors(last.get(("people",)), with_bib, bylines, keys)
+    fresh[("people",)] = (with_bib, bylines, keys)
     for author in catalog.authors:
         # An Author is made again whenever one of its papers changed, and kept while who is who
-        # leaves it as it was (people.py); its co-authors' pages may have moved meanwhile.
+        # leaves it as it was (people.py); its co-authors' pages may have moved meanwhile, and its
+        # papers' citation keys changed: then it is among those `touched`.
         key = ("author", author.slug)  # beside paper ids, which are strings
         kept = kept_for(key)
-        bib = (bib_name(author), *bib_keys(author.papers, keys)) if with_bib else None
-        shown_bylines = tuple(bylines[p.id] for p in author.papers)
-        if kept is None or kept[0][0] is not author or kept[0][1] != bib or kept[0][2] != shown_bylines:
-            inputs = (author, bib, shown_bylines)
-            path = urls.path_of(author)
-            kept = (inputs, [Page(urls.page_of(path, number), "author.html",
-                                  made_from=(author_context, inputs if number == 1 else (*inputs, number)))
-                             for number in range(1, listing_pages(len(author.papers)) + 1)])
+        if kept is None or kept[0][0] is not author or touched is None or author.slug in touched:
+            bib = (bib_name(author), *bib_keys(author.papers, keys)) if with_bib else None
+            shown_bylines = tuple(bylines[p.id] for p in author.papers)
+            if kept is None or kept[0][0] is not author or kept[0][1] != bib or kept[0][2] != shown_bylines:
+                inputs = (author, bib, shown_bylines)
+                path = urls.path_of(author)
+                kept = (inputs, [Page(urls.page_of(path, number), "author.html",
+                                      made_from=(author_context, inputs if number == 1 else (*inputs, number)))
+                                 for number in range(1, listing_pages(len(author.papers)) + 1)])
         fresh[key] = kept
         pages += kept[1]
     return pages
+
+
+def _touched_authors(was: tuple | None, with_bib: bool, bylines: dict, keys: dict[str, str]) -> set[str] | None:
+    """The slugs of the authors of every paper whose byline or citation key changed since the
+    plan that left `was` (what people_pages kept of it), before the change and after; None
+    when that plan is not known (any author's page may have changed). A pass over the papers'
+    bylines and keys, not over every author's papers."""
+    if was is None or was[0] != with_bib:
+        return None
+    _, last_bylines, last_keys = was
+    if bylines is last_bylines and keys == last_keys:  # who is who kept as it was, no key moved
+        return set()
+    touched: set[str] = set()
+    byline_was, key_was = last_bylines.get, last_keys.get
+    for paper_id, byline in bylines.items():
+        before = byline_was(paper_id)
+        if before != byline or key_was(paper_id) != keys[paper_id]:
+            for _, page in (*byline, *(before or ())):
+                slug = urls.author_slug(page)
+                if slug is None:
+                    return None
+                touched.add(slug)
+    return touched
 
 
 def author_context(author, bib: tuple[str, str, str] | None, bylines: tuple, number: int = 1) -> dict[str, Any]:
