@@ -14,8 +14,10 @@ each to another paper and each followed by one `python build.py build` in a fres
 
 For each build it prints the wall time, the peak PSS of every process the build started (its
 workers, and the detached process that saves the session once the site is written, which the next
-build waits for), how long that saver ran on after the build returned, and the size of
-.cache/papersite/. Hugo (bench/scale.py's minimal peer) builds the same catalog before the clean
+build waits for) and of the warm process that made it (papersite/engine/warm.py: every process
+working in the catalog's folder), how long that saver ran on after the build returned, and the
+size of .cache/papersite/. A build the warm process made runs in a fork of it: its CPU time is not
+the command's, and is shown as "warm". Hugo (bench/scale.py's minimal peer) builds the same catalog before the clean
 build and after each series (`--peer full`: the peer that builds what our site has); ratios are
 to the median of those builds.
 """
@@ -47,15 +49,17 @@ from papersite.source.content import find_content_files, split_front_matter  # n
 USERS_ENV = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
 
 
-def session_pss_mb(session: int) -> float:
-    """PSS of every process of a session (a build started in one of its own, its saver included)."""
+def session_pss_mb(session: int, folder: Path | None = None) -> float:
+    """PSS of every process of a session (a build started in one of its own, its saver included),
+    and of every process working in `folder` (the warm process, the fork that builds, its workers)."""
     total = 0
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
         try:
             stat = Path(f"/proc/{name}/stat").read_text()
-            if int(stat[stat.rindex(")") + 2:].split()[3]) != session:
+            if int(stat[stat.rindex(")") + 2:].split()[3]) != session and \
+                    (folder is None or os.readlink(f"/proc/{name}/cwd") != str(folder)):
                 continue
             for line in Path(f"/proc/{name}/smaps_rollup").read_text().splitlines():
                 if line.startswith("Pss:"):
@@ -81,6 +85,7 @@ def session_alive(session: int) -> bool:
 def build(tree: Path, site: Path, *options: str) -> dict:
     """One `build` in a fresh process: its seconds, the seconds its session's saver ran on after it,
     the peak PSS of all of them, and the cache's size once the saver is done."""
+    warm = "--clean" not in options and listening(site)  # the command hands the build over
     start = time.perf_counter()
     process = subprocess.Popen([sys.executable, str(tree / "build.py"), "build", "-q", "--config",
                                 str(site / "site.yaml"), *options], env=USERS_ENV, cwd=site, start_new_session=True)
@@ -89,19 +94,49 @@ def build(tree: Path, site: Path, *options: str) -> dict:
         pid, status, usage = os.wait4(process.pid, os.WNOHANG)
         if pid:
             break
-        peak = max(peak, session_pss_mb(process.pid))
+        peak = max(peak, session_pss_mb(process.pid, site))
         time.sleep(0.05)
     seconds = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode != 0:
         raise SystemExit(f"build failed with status {process.returncode}")
     cpu = usage.ru_utime + usage.ru_stime  # the build and the workers it waited for, not the saver
-    while session_alive(process.pid):  # the saver, detached
-        peak = max(peak, session_pss_mb(process.pid))
+    while session_alive(process.pid) or saving(site):  # the saver, detached (then staying warm)
+        peak = max(peak, session_pss_mb(process.pid, site))
         time.sleep(0.05)
     saver = time.perf_counter() - start - seconds
     cache = sum(p.stat().st_size for p in (site / ".cache" / "papersite").rglob("*") if p.is_file())
-    return {"seconds": seconds, "cpu": cpu, "saver": saver, "peak_mb": peak, "cache_mb": cache / 1e6}
+    return {"seconds": seconds, "cpu": None if warm else cpu, "saver": saver, "peak_mb": peak,
+            "cache_mb": cache / 1e6}
+
+
+def listening(site: Path) -> bool:
+    """Whether a warm process listens for the next build (papersite/engine/warm.py)."""
+    import socket
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.connect(str(site / ".cache" / "papersite" / "warm.sock"))
+        return True
+    except OSError:
+        return False
+    finally:
+        conn.close()
+
+
+def saving(site: Path) -> bool:
+    """Whether a session is being saved (its saver holds the session's lock)."""
+    import fcntl
+    try:
+        fd = os.open(site / ".cache" / "papersite" / "session.lock", os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
 
 
 def edit(path: Path, kind: str, number: int) -> None:
@@ -171,16 +206,21 @@ def main(argv: list[str]) -> None:
         print("|---|---:|---:|---:|---:|---:|---:|")
         for kind, number, r in rows:
             name = f"{kind} edit {number}" if number else kind
-            print(f"| {name} | {r['seconds']:.2f} | {r['seconds'] / peer:.3f} | {r['cpu']:.2f} | {r['saver']:.2f} "
+            print(f"| {name} | {r['seconds']:.2f} | {r['seconds'] / peer:.3f} | {cpu(r)} | {r['saver']:.2f} "
                   f"| {r['peak_mb']:.0f} MB | {r['cache_mb']:.0f} MB |")
         for kind in args.kinds.split(","):
             seconds = [r["seconds"] for k, _, r in rows if k == kind]
             peaks = [r["peak_mb"] for k, _, r in rows if k == kind]
-            cpu = [r["cpu"] for k, _, r in rows if k == kind]
+            cold = [r["cpu"] for k, _, r in rows if k == kind and r["cpu"] is not None]
+            cpu_said = (f"CPU {statistics.median(cold):.2f} s = {statistics.median(cold) / peer_cpu:.3f}x Hugo's "
+                        f"({len(cold)} cold)" if cold else "all made warm")
             print(f"{kind} edits: median {statistics.median(seconds):.2f} s = "
-                  f"{statistics.median(seconds) / peer:.3f}x Hugo; CPU {statistics.median(cpu):.2f} s = "
-                  f"{statistics.median(cpu) / peer_cpu:.3f}x Hugo's; peak PSS first {peaks[0]:.0f} MB, "
+                  f"{statistics.median(seconds) / peer:.3f}x Hugo; {cpu_said}; peak PSS first {peaks[0]:.0f} MB, "
                   f"last {peaks[-1]:.0f} MB, highest {max(peaks):.0f} MB")
+
+
+def cpu(r: dict) -> str:
+    return "warm" if r["cpu"] is None else f"{r['cpu']:.2f}"
 
 
 def _children_cpu() -> float:
@@ -190,7 +230,7 @@ def _children_cpu() -> float:
 
 
 def log_row(kind: str, number: int, r: dict) -> None:
-    log(f"{kind} {number or ''}: {r['seconds']:.2f} s, CPU {r['cpu']:.2f} s (saver {r['saver']:.2f} s), "
+    log(f"{kind} {number or ''}: {r['seconds']:.2f} s, CPU {cpu(r)} s (saver {r['saver']:.2f} s), "
         f"peak {r['peak_mb']:.0f} MB, cache {r['cache_mb']:.0f} MB")
 
 

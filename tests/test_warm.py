@@ -22,7 +22,7 @@ COLD_ENV = {**os.environ, "PYTHONPATH": str(ROOT), "PAPERSITE_WARM": "0"}
 WARM_ENV = {**COLD_ENV, "PAPERSITE_WARM_FROM": "0", "PAPERSITE_WARM": "1"}
 # Runs the command, then says which rendering libraries the command's own process loaded
 COMMAND = ("import sys; from papersite.cli import cli\n"
-           "try:\n    cli(['build', '-q', '--config', sys.argv[1]])\n"
+           "try:\n    cli(['build', '-q', '--config', sys.argv[1], *sys.argv[2:]])\n"
            "except SystemExit as end:\n    code = end.code or 0\n"
            "print('loaded:', sorted(m for m in ('jinja2', 'markdown') if m in sys.modules))\n"
            "sys.exit(code)")
@@ -186,6 +186,13 @@ def test_nothing_is_kept_warm_when_turned_off_or_for_a_small_catalog(catalog):
     catalog.paper("paper-1", id="p1", title="Paper 1, edited", body="Edited.")
     assert build(catalog, env={**WARM_ENV, "PAPERSITE_WARM_FROM": "1000"}).returncode == 0  # 8 papers
     assert warm_pid(catalog.root) is None
+    on_ci = {name: value for name, value in WARM_ENV.items() if name != "PAPERSITE_WARM"}
+    catalog.paper("paper-1", id="p1", title="Paper 1, edited again", body="Edited.")
+    assert build(catalog, env={**on_ci, "CI": "true"}).returncode == 0  # a CI runner builds once
+    assert warm_pid(catalog.root) is None
+    catalog.paper("paper-1", id="p1", title="Paper 1, edited once more", body="Edited.")
+    assert build(catalog, env={**on_ci, "CI": ""}).returncode == 0
+    assert warm_pid(catalog.root) is not None
 
 
 def test_the_warm_process_holds_no_terminal_and_ends_when_idle(catalog):
@@ -197,3 +204,17 @@ def test_the_warm_process_holds_no_terminal_and_ends_when_idle(catalog):
     assert pid is not None and time.monotonic() - began < 60
     assert gone(pid, within=15)
     assert not warm.socket_path(catalog.root).exists()
+
+
+def test_builds_into_two_folders_take_turns_with_the_warm_process(catalog, tmp_path):
+    """The warm process made by a build into one folder makes the next build into another, whose
+    last build it did not make: its inputs are then sent whole, not as what changed since."""
+    other = catalog.root / "other"
+    assert build(catalog).returncode == 0
+    for step, title in enumerate(["Retitled once", "Retitled twice", "Retitled thrice"]):
+        catalog.paper("paper-6", id="p6", title=title, body="We study generalization bounds 6.")
+        for output in ("-o", str(other)), ():
+            done = build(catalog, *output)
+            assert done.returncode == 0 and handed_over(done), done.stderr
+        clean = clean_tree(catalog, tmp_path, str(step))
+        assert tree(catalog.root / "_site") == clean and tree(other) == clean, step

@@ -67,7 +67,7 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
     if not clean and inspect is None:
         from . import warm
         handed = warm.hand_over(root, now, {"config_path": str(config_path), "output": str(output),
-                                            "base_url": base_url}, progress, notify)
+                                            "base_url": base_url}, progress, notify, record)
         if handed is not None:
             return handed
     return build_now(config_path, output, base_url, now, clean=clean, progress=progress, notify=notify,
@@ -129,7 +129,7 @@ def build_now(config_path: Path, output: Path, base_url: str | None, now: Finger
         def then() -> None:  # once the session is saved and its lock let go
             if listener is not None:
                 kept.map.ahead = None
-                warm.serve(listener, now.engine, _warm_build)
+                warm.serve(listener, now, _warm_build)
         save_session_alongside(root, save, len(result.catalog.papers), then if stay_warm else None)
     except OSError as exc:
         warnings.append(cache_warning(root, exc))

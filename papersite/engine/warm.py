@@ -44,13 +44,15 @@ def socket_path(root: Path) -> Path:
 
 
 def idle_seconds() -> float:
-    """How long a warm process waits for a build: PAPERSITE_WARM minutes (0: never kept warm)."""
-    value = os.environ.get("PAPERSITE_WARM", "")
+    """How long a warm process waits for a build: PAPERSITE_WARM minutes (0: never kept warm);
+    unset, IDLE_MINUTES, but never on a CI runner (CI set), which builds once."""
+    value = os.environ.get("PAPERSITE_WARM", "").strip()
+    if not value:
+        return 0.0 if os.environ.get("CI", "").strip().lower() not in ("", "0", "false") else IDLE_MINUTES * 60
     try:
-        minutes = float(value) if value.strip() else IDLE_MINUTES
+        return max(float(value), 0.0) * 60
     except ValueError:
-        minutes = IDLE_MINUTES
-    return max(minutes, 0.0) * 60
+        return IDLE_MINUTES * 60
 
 
 def wanted(papers: int) -> bool:
@@ -114,10 +116,12 @@ def _address(path: Path) -> str | None:
 # --- The command's side ------------------------------------------------------------------
 
 def hand_over(root: Path, now: Fingerprint, request: dict[str, Any], progress: Callable[[str], None],
-              notify: Callable[[str], None] | None):
+              notify: Callable[[str], None] | None, last: dict | None = None):
     """The build of `request` (config_path, output, base_url) made by the warm process: what it
     returned (a Written), or None when there is none to take it (build cold then). Raises
-    what the build raised (a SiteError), KeyboardInterrupt when interrupted meanwhile."""
+    what the build raised (a SiteError), KeyboardInterrupt when interrupted meanwhile.
+    `last`: the record of the last build into the output (store.read_record): the inputs are
+    sent as what changed since, when that build is the warm process's (else they all go)."""
     address = _address(socket_path(root))
     if idle_seconds() <= 0 or address is None or not socket_path(root).exists():
         return None
@@ -130,17 +134,28 @@ def hand_over(root: Path, now: Fingerprint, request: dict[str, Any], progress: C
             return None  # gone meanwhile
         if not _same_user(conn):
             return None
-        message = {**request, "cwd": os.getcwd(), "files": now.files, "key": now.key, "engine": now.engine}
+        message = {**request, "cwd": os.getcwd(), "key": now.key, "engine": now.engine, **_since(now, last)}
         _send(conn, json.dumps(message).encode(), [1, 2])  # its output goes where this command's goes
         conn.settimeout(ACCEPT_WAIT)
-        return _follow(conn, progress, notify)
+        return _follow(conn, now, progress, notify)
     except (OSError, ValueError, pickle.PickleError, EOFError):
         return None
     finally:
         conn.close()
 
 
-def _follow(conn: socket.socket, progress: Callable[[str], None], notify: Callable[[str], None] | None):
+def _since(now: Fingerprint, last: dict | None) -> dict[str, Any]:
+    """The inputs as what changed since the record `last` (whose entries `now` shares where a file's
+    stat did not change: see store.fingerprint), or whole without one."""
+    if last is None:
+        return {"files": now.files}
+    before = last["files"]
+    changed = {path: entry for path, entry in now.files.items() if before.get(path) is not entry}
+    return {"since": last["key"], "changed": changed, "gone": [path for path in before if path not in now.files]}
+
+
+def _follow(conn: socket.socket, now: Fingerprint, progress: Callable[[str], None],
+            notify: Callable[[str], None] | None):
     worker = None
     try:
         while True:
@@ -148,7 +163,9 @@ def _follow(conn: socket.socket, progress: Callable[[str], None], notify: Callab
             if received is None:
                 return None  # declined, or the fork died: build cold
             kind, value = pickle.loads(received[0])
-            if kind == "taken":
+            if kind == "resend":  # the warm process was not made by the last build: every input, then
+                _send(conn, json.dumps(now.files).encode())
+            elif kind == "taken":
                 worker = value
                 conn.settimeout(None)  # a build takes as long as it takes
             elif kind == "progress":
@@ -232,9 +249,10 @@ def open_listener(root: Path) -> Listener | None:
         return None
 
 
-def serve(listener: Listener, engine: str, build: Callable[[dict, Fingerprint, Callable, Callable], Any]) -> None:
-    """Be the warm process until idle, or until another takes the socket: each build handed over
-    is made by a fork of this process, `build(request, fingerprint, progress, notify)`. Never returns."""
+def serve(listener: Listener, made: Fingerprint, build: Callable[[dict, Fingerprint, Callable, Callable], Any]) -> None:
+    """Be the warm process of the build of inputs `made` until idle, or until another takes the
+    socket: each build handed over is made by a fork of this process, `build(request, fingerprint,
+    progress, notify)`. Never returns."""
     try:
         os.setsid()  # not ended with the terminal the first build ran in
     except OSError:
@@ -263,16 +281,19 @@ def serve(listener: Listener, engine: str, build: Callable[[dict, Fingerprint, C
                 break
             with conn:
                 request, fds = _request(conn)
-                if request is None or len(fds) != 2 or request.get("engine") != engine or request.get("cwd") != here:
+                wanted = request is not None and len(fds) == 2 and request.get("engine") == made.engine \
+                    and request.get("cwd") == here
+                now = _inputs(conn, request, made) if wanted else None
+                if now is None:
                     for fd in fds:
                         os.close(fd)
-                    if request is not None and request.get("engine") != engine:
+                    if request is not None and request.get("engine") != made.engine:
                         break  # the engine changed: this process is of the old one
                     continue  # closed without a word: the build runs cold
                 worker = os.fork()
                 if worker == 0:
                     listener.socket.close()
-                    _build_here(conn, fds, request, build)  # never returns
+                    _build_here(conn, fds, request, now, build)  # never returns
                 for fd in fds:
                     os.close(fd)
             os.waitpid(worker, 0)  # one build at a time: the next waits, for this process or the one after it
@@ -301,10 +322,31 @@ def _request(conn: socket.socket) -> tuple[dict | None, list[int]]:
     return request, fds
 
 
+def _inputs(conn: socket.socket, request: dict, made: Fingerprint) -> Fingerprint | None:
+    """The inputs of the build `request` asks for: sent whole, or as what changed since `made`'s
+    build (asked for whole when the command's last build was another)."""
+    files = request.get("files")
+    if files is None and request.get("since") == made.key:
+        files = dict(made.files)
+        for path in request.get("gone", ()):
+            files.pop(path, None)
+        files.update(request.get("changed", {}))
+    elif files is None:
+        try:
+            _send(conn, pickle.dumps(("resend", None)))
+            received = _receive(conn)
+            files = json.loads(received[0]) if received else None
+        except (OSError, ValueError):
+            return None
+    if not isinstance(files, dict) or not isinstance(request.get("key"), str):
+        return None
+    return Fingerprint(files, request["key"], request.get("engine"))
+
+
 _handed: list[socket.socket] = []  # in a fork building: the command's connection
 
 
-def _build_here(conn: socket.socket, fds: list[int], request: dict, build: Callable) -> None:
+def _build_here(conn: socket.socket, fds: list[int], request: dict, now: Fingerprint, build: Callable) -> None:
     """In the fork: the build handed over, its output on the command's terminal, its messages to it."""
     status = 0
     try:
@@ -326,7 +368,6 @@ def _build_here(conn: socket.socket, fds: list[int], request: dict, build: Calla
             _send(conn, pickle.dumps((kind, value), protocol=pickle.HIGHEST_PROTOCOL))
 
         say("taken", me)
-        now = Fingerprint(request["files"], request["key"], request["engine"])
         try:
             written = build(request, now, lambda doing: say("progress", doing), lambda text: say("notify", text))
         except KeyboardInterrupt:
