@@ -85,7 +85,7 @@ def session_alive(session: int) -> bool:
 def build(tree: Path, site: Path, *options: str) -> dict:
     """One `build` in a fresh process: its seconds, the seconds its session's saver ran on after it,
     the peak PSS of all of them, and the cache's size once the saver is done."""
-    warm = "--clean" not in options and listening(site)  # the command hands the build over
+    warm = listening(site)  # then the command hands a build over: the warm process is replaced
     start = time.perf_counter()
     process = subprocess.Popen([sys.executable, str(tree / "build.py"), "build", "-q", "--config",
                                 str(site / "site.yaml"), *options], env=USERS_ENV, cwd=site, start_new_session=True)
@@ -105,20 +105,22 @@ def build(tree: Path, site: Path, *options: str) -> dict:
         peak = max(peak, session_pss_mb(process.pid, site))
         time.sleep(0.05)
     saver = time.perf_counter() - start - seconds
+    warm = warm is not None and warm != listening(site)
     cache = sum(p.stat().st_size for p in (site / ".cache" / "papersite").rglob("*") if p.is_file())
     return {"seconds": seconds, "cpu": None if warm else cpu, "saver": saver, "peak_mb": peak,
             "cache_mb": cache / 1e6}
 
 
-def listening(site: Path) -> bool:
-    """Whether a warm process listens for the next build (papersite/engine/warm.py)."""
+def listening(site: Path) -> int | None:
+    """The pid of the warm process listening for the next build (papersite/engine/warm.py), if any."""
     import socket
+    import struct
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         conn.connect(str(site / ".cache" / "papersite" / "warm.sock"))
-        return True
+        return struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))[0]
     except OSError:
-        return False
+        return None
     finally:
         conn.close()
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Callable
 
 from . import sitesize
 from .store import (Fingerprint, spelled_output, cache_warning, clear_leftovers, fingerprint, load_session,
-                    read_record, record_path, save_session, save_session_alongside, session_path, unchanged,
-                    write_record)
+                    read_record, record_path, save_session, save_session_alongside, save_session_locked,
+                    session_path, unchanged, write_record)
 
 if TYPE_CHECKING:
     from ..pipeline import Build
@@ -106,35 +106,46 @@ def build_now(config_path: Path, output: Path, base_url: str | None, now: Finger
         gc.enable()
         if ahead is not None:
             ahead.stop()
-    summary = {"papers": len(result.catalog.papers), "pages": result.pages, "total": report.total,
+    papers = len(result.catalog.papers)
+    summary = {"papers": papers, "pages": result.pages, "total": report.total,
                "content_dir": str(config.content_dir), "size": report.size}
     optional = {}  # only for the warning: spares an edit build a pass over every path
     if report.size > sitesize.PAGES_LIMIT:
         optional = sitesize.optional_bytes((path, stat[0]) for path, stat in report.stats.items())
     warnings = [*result.warnings, *report.warnings, *sitesize.size_warnings(report.size, optional)]
+    written = Written(**summary, written=report.written, removed=report.removed, cached=False, warnings=warnings)
+    sources_warnings = result.warnings
+    del result, report  # not kept by the process that saves the session and may stay warm, forked below
     try:
-        write_record(root, output, now, summary, optional, result.warnings)
-        kept = _kept[0]
-        stay_warm = warm.wanted(len(result.catalog.papers))
+        write_record(root, output, now, summary, optional, sources_warnings)
+        if memo is None:  # in the warm process (see warm.serve), the fork that built saves the session itself
+            stay_warm = warm.wanted(papers)
+            listener = None
 
-        listener = None
+            def save() -> None:
+                nonlocal listener
+                if stay_warm:  # bound first: a build started meanwhile waits for this process, not the session
+                    listener = warm.open_listener(root)
+                _keep_session(root, now)
 
-        def save() -> None:
-            nonlocal listener
-            if stay_warm:  # bound first: a build started meanwhile waits for this process, not the session
-                listener = warm.open_listener(root)
-            save_session(root, now, kept)
-            map_ahead.keep(root, now, kept)
-
-        def then() -> None:  # once the session is saved and its lock let go
-            if listener is not None:
-                kept.map.ahead = None
-                warm.serve(listener, now, _warm_build)
-        save_session_alongside(root, save, len(result.catalog.papers), then if stay_warm else None)
+            def then() -> None:  # once the session is saved and its lock let go
+                if listener is not None:
+                    warm.serve(listener, now, _warm_build, lambda made: save_session_locked(
+                        root, lambda: _keep_session(root, made)))
+            save_session_alongside(root, save, papers, then if stay_warm else None)
     except OSError as exc:
-        warnings.append(cache_warning(root, exc))
+        written.warnings.append(cache_warning(root, exc))
         _forget(root, output)
-    return Written(**summary, written=report.written, removed=report.removed, cached=False, warnings=warnings)
+    return written
+
+
+def _keep_session(root: Path, now: Fingerprint) -> None:
+    """The session of this process's last build, and what the next one's map layout ahead reads."""
+    from . import map_ahead
+    kept = _kept[0]
+    kept.map.ahead = None
+    save_session(root, now, kept)
+    map_ahead.keep(root, now, kept)
 
 
 def _warm_build(request: dict, now: Fingerprint, progress, notify) -> Written:

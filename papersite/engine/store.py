@@ -397,13 +397,12 @@ def save_session_alongside(root: Path, save: Callable[[], None], papers: int,
     the saver tells of a failure itself (the site is written by then, and its record too).
     `then`: what the saver goes on to do once the session is saved and its lock let go (stay
     warm, see warm.py); with it, the saver is a process of its own whatever the session's size."""
+    if not hasattr(os, "fork") or (papers < ALONGSIDE_FROM and then is None):
+        save_session_locked(root, save)
+        return
     lock = _session_lock(root)
-    if lock is None or not hasattr(os, "fork") or (papers < ALONGSIDE_FROM and then is None):
-        try:
-            save()
-        finally:
-            if lock is not None:
-                os.close(lock)
+    if lock is None:
+        save()
         return
     child = os.fork()
     if child:
@@ -424,6 +423,17 @@ def save_session_alongside(root: Path, save: Callable[[], None], papers: int,
                 then()
     finally:
         os._exit(0)  # the saver and its parent alike: never back into the caller's code
+
+
+def save_session_locked(root: Path, save: Callable[[], None]) -> None:
+    """save() here and now, holding the session's lock (a build loading the session waits for it).
+    Raises OSError."""
+    lock = _session_lock(root)
+    try:
+        save()
+    finally:
+        if lock is not None:
+            os.close(lock)
 
 
 def cache_warning(root: Path, exc: OSError) -> str:

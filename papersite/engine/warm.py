@@ -249,10 +249,14 @@ def open_listener(root: Path) -> Listener | None:
         return None
 
 
-def serve(listener: Listener, made: Fingerprint, build: Callable[[dict, Fingerprint, Callable, Callable], Any]) -> None:
+def serve(listener: Listener, made: Fingerprint, build: Callable[[dict, Fingerprint, Callable, Callable], Any],
+          save: Callable[[Fingerprint], None]) -> None:
     """Be the warm process of the build of inputs `made` until idle, or until another takes the
-    socket: each build handed over is made by a fork of this process, `build(request, fingerprint,
-    progress, notify)`. Never returns."""
+    socket. Each build handed over is made by a fork of this process, `build(request, fingerprint,
+    progress, notify)`; a fork whose build worked takes the socket, answers the command, saves its
+    session (`save(fingerprint)`) and goes on as the warm process, in this same loop (a warm
+    process made inside the last one's build would keep that build's frames, and the one before's).
+    Never returns."""
     try:
         os.setsid()  # not ended with the terminal the first build ran in
     except OSError:
@@ -263,44 +267,76 @@ def serve(listener: Listener, made: Fingerprint, build: Callable[[dict, Fingerpr
     os.close(quiet)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    if _handed:  # the connection of the build this process was forked in: that command is answered
-        _handed.pop().close()
-    from ..parallel import give_back_freed_memory
-    give_back_freed_memory()  # what pickling the session took: the memory this process holds while idle
-    here = os.getcwd()
-    idle = idle_seconds()
-    last = time.monotonic()
-    listener.socket.settimeout(1.0)
+    here, idle = os.getcwd(), idle_seconds()
     try:
-        while listener.ours() and time.monotonic() - last < idle:
-            try:
-                conn, _ = listener.socket.accept()
-            except socket.timeout:
-                continue
-            except OSError:
-                break
-            with conn:
-                request, fds = _request(conn)
-                wanted = request is not None and len(fds) == 2 and request.get("engine") == made.engine \
-                    and request.get("cwd") == here
-                now = _inputs(conn, request, made) if wanted else None
-                if now is None:
+        while True:
+            _settle()
+            last = time.monotonic()
+            listener.socket.settimeout(1.0)
+            taken = None
+            while taken is None and listener.ours() and time.monotonic() - last < idle:
+                try:
+                    conn, _ = listener.socket.accept()
+                except socket.timeout:
+                    continue
+                except OSError:
+                    return
+                with conn:
+                    request, fds = _request(conn)
+                    wanted = request is not None and len(fds) == 2 and request.get("engine") == made.engine \
+                        and request.get("cwd") == here
+                    now = _inputs(conn, request, made) if wanted else None
+                    if now is None:
+                        for fd in fds:
+                            os.close(fd)
+                        if request is not None and request.get("engine") != made.engine:
+                            return  # the engine changed: this process is of the old one
+                        continue  # closed without a word: the build runs cold
+                    worker = os.fork()
+                    if worker == 0:
+                        listener.socket.close()
+                        listener = _build_here(conn, fds, request, now, build, listener.root)  # exits unless it worked
+                        taken = now
+                        continue
                     for fd in fds:
                         os.close(fd)
-                    if request is not None and request.get("engine") != made.engine:
-                        break  # the engine changed: this process is of the old one
-                    continue  # closed without a word: the build runs cold
-                worker = os.fork()
-                if worker == 0:
-                    listener.socket.close()
-                    _build_here(conn, fds, request, now, build)  # never returns
-                for fd in fds:
-                    os.close(fd)
-            os.waitpid(worker, 0)  # one build at a time: the next waits, for this process or the one after it
-            last = time.monotonic()
+                _wait_for(worker, listener)  # one build at a time; returns if it failed
+                last = time.monotonic()
+            if taken is None:
+                return  # idle, or another process took the socket
+            made = taken  # the fork that built: the warm process from now on
+            try:
+                save(made)
+            except Exception:  # no session then: the next cold build starts from an older one, or nothing
+                pass
     finally:
         listener.close()
         os._exit(0)
+
+
+def _wait_for(worker: int, listener: Listener) -> None:
+    """Until the fork building ends (its build failed: this process stays warm), or takes the
+    socket (it worked: this process ends)."""
+    while True:
+        done, _ = os.waitpid(worker, os.WNOHANG)
+        if done:
+            return
+        if not listener.ours():
+            raise SystemExit  # the fork goes on as the warm process
+        time.sleep(0.02)
+
+
+def _settle() -> None:
+    """Between builds: what the last one left collected, and the memory freed given back."""
+    import gc
+
+    from ..parallel import give_back_freed_memory
+    # A build leaves cycles of garbage (the collector is paused while it runs, see runner.stages), and
+    # freezes what it found: collected while idle, or every build would keep the last one's.
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
+    give_back_freed_memory()
 
 
 def _request(conn: socket.socket) -> tuple[dict | None, list[int]]:
@@ -343,14 +379,13 @@ def _inputs(conn: socket.socket, request: dict, made: Fingerprint) -> Fingerprin
     return Fingerprint(files, request["key"], request.get("engine"))
 
 
-_handed: list[socket.socket] = []  # in a fork building: the command's connection
-
-
-def _build_here(conn: socket.socket, fds: list[int], request: dict, now: Fingerprint, build: Callable) -> None:
-    """In the fork: the build handed over, its output on the command's terminal, its messages to it."""
-    status = 0
+def _build_here(conn: socket.socket, fds: list[int], request: dict, now: Fingerprint, build: Callable,
+                root: Path) -> Listener:
+    """In the fork: the build handed over, its output on the command's terminal, its messages to it.
+    When it worked, the socket, taken for this process (which goes on as the warm one); else it
+    ends here."""
+    taken = None
     try:
-        _handed.append(conn)
         for fd, target in zip(fds, (1, 2)):
             os.dup2(fd, target)
             os.close(fd)
@@ -374,22 +409,31 @@ def _build_here(conn: socket.socket, fds: list[int], request: dict, now: Fingerp
             say("interrupted", None)
         except Exception as error:
             from ..errors import SiteError
-            if isinstance(error, SiteError):
+            if not isinstance(error, SiteError):
+                say("crashed", f"{type(error).__name__}: {error}")
+            else:
                 try:
                     say("failed", error)
                 except (pickle.PickleError, TypeError, AttributeError):
                     say("crashed", str(error))
-            else:
-                say("crashed", f"{type(error).__name__}: {error}")
-                status = 1
         else:
+            # taken before the command has its answer: the next build waits for this process
+            taken = open_listener(root)
             say("built", written)
     except BaseException:
-        status = 1
-    finally:
+        taken = None
+    if taken is None:
         try:
             sys.stdout.flush()
             sys.stderr.flush()
         except Exception:
             pass
-        os._exit(status)
+        os._exit(0)
+    conn.close()
+    quiet = os.open(os.devnull, os.O_RDWR)
+    for fd in (1, 2):
+        os.dup2(quiet, fd)
+    os.close(quiet)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    return taken
