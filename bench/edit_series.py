@@ -3,6 +3,7 @@ against Hugo's clean build of the same catalog.
 
     .venv/bin/python bench/edit_series.py --size 10000 --real [--edits 10] [--kinds abstract,title,authors]
                                           [--folder /dev/shm] [--catalog FOLDER] [--peer minimal|full]
+                                          [--sample-every SECONDS]
 
 The catalog comes from bench/synth.py (`--real`: the real ICML 2024 papers, replicated), or is
 copied from `--catalog`; the engine is this checkout, copied first. After a clean build, each kind of edit is made `--edits` times in a row,
@@ -46,6 +47,7 @@ from synth import write_catalog  # noqa: E402
 
 from papersite.source.content import find_content_files, split_front_matter  # noqa: E402
 
+SAMPLE_EVERY = 0.05  # seconds between two samples of the processes' memory (--sample-every; 0: none)
 USERS_ENV = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
 
 
@@ -94,16 +96,18 @@ def build(tree: Path, site: Path, *options: str) -> dict:
         pid, status, usage = os.wait4(process.pid, os.WNOHANG)
         if pid:
             break
-        peak = max(peak, session_pss_mb(process.pid, site))
-        time.sleep(0.05)
+        if SAMPLE_EVERY:
+            peak = max(peak, session_pss_mb(process.pid, site))
+        time.sleep(SAMPLE_EVERY or 0.01)
     seconds = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode != 0:
         raise SystemExit(f"build failed with status {process.returncode}")
     cpu = usage.ru_utime + usage.ru_stime  # the build and the workers it waited for, not the saver
     while session_alive(process.pid) or saving(site):  # the saver, detached (then staying warm)
-        peak = max(peak, session_pss_mb(process.pid, site))
-        time.sleep(0.05)
+        if SAMPLE_EVERY:
+            peak = max(peak, session_pss_mb(process.pid, site))
+        time.sleep(SAMPLE_EVERY or 0.05)
     saver = time.perf_counter() - start - seconds
     warm = warm is not None and warm != listening(site)
     cache = sum(p.stat().st_size for p in (site / ".cache" / "papersite").rglob("*") if p.is_file())
@@ -159,6 +163,7 @@ def edit(path: Path, kind: str, number: int) -> None:
 
 
 def main(argv: list[str]) -> None:
+    global SAMPLE_EVERY
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=10000)
     parser.add_argument("--real", action="store_true", help="the real ICML 2024 papers, replicated")
@@ -167,7 +172,11 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--kinds", default="abstract,title,authors")
     parser.add_argument("--peer", choices=sorted(PEERS), default="minimal", help="the Hugo site (see bench/scale.py)")
     parser.add_argument("--folder", type=Path, default=Path("/dev/shm") if os.path.isdir("/dev/shm") else None)
+    parser.add_argument("--sample-every", type=float, default=SAMPLE_EVERY,
+                        help="seconds between memory samples; 0: none (reading the PSS of processes of a GB "
+                             "or more takes a core's time: time a series without, sample another)")
     args = parser.parse_args(argv)
+    SAMPLE_EVERY = args.sample_every
     with tempfile.TemporaryDirectory(dir=args.folder) as temp:
         temp = Path(temp)
         tree = engines(temp, None)["this"]  # a copy: editing this checkout meanwhile changes nothing
