@@ -4,6 +4,7 @@ running once its cache is gone. Every build here is the real command in a proces
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import struct
 import subprocess
@@ -218,3 +219,32 @@ def test_builds_into_two_folders_take_turns_with_the_warm_process(catalog, tmp_p
             assert done.returncode == 0 and handed_over(done), done.stderr
         clean = clean_tree(catalog, tmp_path, str(step))
         assert tree(catalog.root / "_site") == clean and tree(other) == clean, step
+
+
+def test_ctrl_c_stops_the_fork_building_and_leaves_the_site_and_the_warm_process(catalog, tmp_path):
+    assert build(catalog).returncode == 0
+    pid, before = warm_pid(catalog.root), tree(catalog.root / "_site")
+    slow = '{% extends "theme/paper.html" %}{% block main %}{% for i in range(2000000) %}{% endfor %}' \
+           '{{ super() }}{% endblock %}\n'
+    catalog.write("templates/paper.html", slow)  # every paper page rendered again, slowly
+    command = [sys.executable, str(ROOT / "build.py"), "build", "--config", str(catalog.root / "site.yaml")]
+    proc = subprocess.Popen(command, cwd=catalog.root, env=WARM_ENV, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not list(catalog.root.glob("._site.new-*")) and time.monotonic() < deadline:  # the fork is building
+        time.sleep(0.01)
+    os.killpg(proc.pid, signal.SIGINT)  # the command's group: the fork is the warm process's, not in it
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.endswith("Interrupted: the build stopped; _site/ was left as it was.\n") and "Traceback" not in err
+    assert tree(catalog.root / "_site") == before
+    assert warm_pid(catalog.root) == pid  # the build failed: the warm process stays as it was
+    deadline = time.monotonic() + 30
+    while list(catalog.root.glob("._site.new-*")) and time.monotonic() < deadline:  # the fork cleans up
+        time.sleep(0.05)
+    assert not list(catalog.root.glob("._site.new-*"))
+    (catalog.root / "templates" / "paper.html").unlink()
+    catalog.paper("paper-3", id="p3", title="Paper 3, after the interruption", body="Edited.")
+    done = build(catalog)
+    assert done.returncode == 0 and handed_over(done), done.stderr
+    assert tree(catalog.root / "_site") == clean_tree(catalog, tmp_path, "after")
