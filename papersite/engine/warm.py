@@ -61,7 +61,8 @@ def wanted(papers: int) -> bool:
         least = int(os.environ.get("PAPERSITE_WARM_FROM", WARM_FROM))
     except ValueError:
         least = WARM_FROM
-    return idle_seconds() > 0 and papers >= least and hasattr(os, "fork") and hasattr(socket, "AF_UNIX")
+    # where the other end of a socket can be told (SO_PEERCRED: Linux), else it would serve no one
+    return idle_seconds() > 0 and papers >= least and hasattr(os, "fork") and hasattr(socket, "SO_PEERCRED")
 
 
 # --- Messages: a length, then the bytes -------------------------------------------------
