@@ -7,9 +7,9 @@ holds that build's cache in memory and listens on `.cache/papersite/warm.sock`. 
 `build` still fingerprints the inputs itself (with nothing changed it stops there, as
 always); with something changed it hands the build over. The warm process forks, and the
 fork builds from the cache in memory, as the preview does, telling the command what it is
-doing and what it built; its own session saver then takes the warm process's place. A cold
-`build` spends more than half of a one-paper edit importing the engine and unpickling the
-session (docs/performance.md).
+doing and what it built; when it worked, the fork takes the warm process's place, saves its
+session and waits for the next build. A cold `build` spends more than half of a one-paper edit
+importing the engine and unpickling the session (docs/performance.md).
 
 Nothing is trusted that a cold build would not trust: the warm process serves only a build of
 the same engine, from the same working folder, of the same user; what it holds is the cache of
@@ -178,12 +178,13 @@ def _follow(conn: socket.socket, now: Fingerprint, progress: Callable[[str], Non
                     notify(value)
             elif kind == "built":
                 return value
-            elif kind == "failed":
-                raise value
-            elif kind == "interrupted":
-                raise KeyboardInterrupt
-            else:
-                return None  # "declined", or a crash: a cold build says what is wrong, or does it
+            else:  # the fork's last word: it has cleaned up and ends
+                worker = None
+                if kind == "failed":
+                    raise value
+                if kind == "interrupted":
+                    raise KeyboardInterrupt
+                return None  # a crash: a cold build says what is wrong, or does it
     except BaseException:
         if worker is not None:  # Ctrl-C or SIGTERM here: the fork stops, leaving the site as it was
             _stop(conn, worker)
@@ -420,7 +421,10 @@ def _build_here(conn: socket.socket, fds: list[int], request: dict, now: Fingerp
         else:
             # taken before the command has its answer: the next build waits for this process
             taken = open_listener(root)
-            say("built", written)
+            try:
+                say("built", written)
+            except OSError:
+                pass  # the command is gone: the site is built all the same
     except BaseException:
         taken = None
     if taken is None:
