@@ -120,6 +120,22 @@ def test_builds_after_edits_are_made_warm_and_equal_clean_builds(catalog, tmp_pa
     assert done.returncode == 0 and handed_over(done), done.stderr
     assert tree(catalog.root / "_site") == clean_tree(catalog, tmp_path, "removed")
     assert not (catalog.root / "_site" / "papers" / "paper-3").exists()
+    assert working_in(catalog.root) == [warm_pid(catalog.root)]  # each took the last one's place
+
+
+def working_in(folder: Path) -> list[int]:
+    """The processes whose working folder is `folder` (once those that ended are gone)."""
+    time.sleep(0.5)
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            if name.isdigit() and os.readlink(f"/proc/{name}/cwd") == str(folder):
+                with open(f"/proc/{name}/stat") as stat:
+                    if stat.read().rsplit(")", 1)[1].split()[0] != "Z":  # not a zombie
+                        found.append(int(name))
+        except OSError:
+            continue
+    return found
 
 
 def test_a_broken_edit_fails_as_a_cold_build_fails_and_the_next_build_is_warm(catalog, tmp_path):
