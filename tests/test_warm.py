@@ -213,13 +213,13 @@ def test_nothing_is_kept_warm_when_turned_off_or_for_a_small_catalog(catalog):
 
 
 def test_the_warm_process_holds_no_terminal_and_ends_when_idle(catalog):
-    env = {**WARM_ENV, "PAPERSITE_WARM": "0.02"}  # 1.2 seconds
-    began = time.monotonic()
-    done = build(catalog, env=env)  # capture_output: had it kept the pipes, this would wait for it
+    done = build(catalog, env={**WARM_ENV, "PAPERSITE_WARM": "0.1"})  # idle for 6 seconds
     assert done.returncode == 0
+    # capture_output reads the command's pipes to their end: had the warm process kept them, the
+    # build would have returned only once it ended
     pid = warm_pid(catalog.root)
-    assert pid is not None and time.monotonic() - began < 60
-    assert gone(pid, within=15)
+    assert pid is not None
+    assert gone(pid, within=60)
     assert not warm.socket_path(catalog.root).exists()
 
 
