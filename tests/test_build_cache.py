@@ -217,6 +217,8 @@ def test_a_damaged_cache_is_never_trusted(catalog, tmp_path, damage):
     '{"key": "k", "summary": {}, "files": {"site.yaml": [' + "9" * 5000 + "]}}",
     '{"key": "k", "summary": {}, "files": {"CONFIG": {"a": 1}}}',
     '{"key": "k", "summary": [], "files": {}}',
+    '{"summary": {}, "files": {}}',
+    '{"key": 7, "summary": {}, "files": {}}',
 ])
 def test_a_build_record_of_another_shape_is_ignored_even_when_its_digest_holds(catalog, tmp_path, record):
     """Whatever a record whose digest is right holds, the build does not trip on it."""

@@ -76,11 +76,7 @@ def gone(pid: int, within: float = 10.0) -> bool:
             os.kill(pid, 0)
         except ProcessLookupError:
             return True
-        try:  # reaped by init, or a zombie of this process's
-            with open(f"/proc/{pid}/stat") as stat:
-                if stat.read().rsplit(")", 1)[1].split()[0] == "Z":
-                    return True
-        except OSError:
+        if not running(pid):  # a zombie: ended, not yet reaped
             return True
         time.sleep(0.05)
     return False
@@ -123,16 +119,23 @@ def test_builds_after_edits_are_made_warm_and_equal_clean_builds(catalog, tmp_pa
     assert working_in(catalog.root) == [warm_pid(catalog.root)]  # each took the last one's place
 
 
+def running(pid: int) -> bool:
+    """Whether process `pid` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def working_in(folder: Path) -> list[int]:
     """The processes whose working folder is `folder` (once those that ended are gone)."""
     time.sleep(0.5)
     found = []
     for name in os.listdir("/proc"):
         try:
-            if name.isdigit() and os.readlink(f"/proc/{name}/cwd") == str(folder):
-                with open(f"/proc/{name}/stat") as stat:
-                    if stat.read().rsplit(")", 1)[1].split()[0] != "Z":  # not a zombie
-                        found.append(int(name))
+            if name.isdigit() and os.readlink(f"/proc/{name}/cwd") == str(folder) and running(int(name)):
+                found.append(int(name))
         except OSError:
             continue
     return found

@@ -310,7 +310,7 @@ def read_record(root: Path, output: Path) -> dict | None:
     except (ValueError, RecursionError):  # a cache is never trusted: as if there were none
         return None
     if not isinstance(record, dict) or not isinstance(record.get("files"), dict) or \
-            not isinstance(record.get("summary"), dict) or not isinstance(record.get("warnings", []), list):
+            not isinstance(record.get("key"), str) or not isinstance(record.get("summary"), dict) or not isinstance(record.get("warnings", []), list):
         return None
     # fingerprint() compares each entry's first four items with a file's stat
     if not all(type(entry) is list and len(entry) == 5 for entry in record["files"].values()):

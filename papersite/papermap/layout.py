@@ -264,14 +264,12 @@ def arithmetic() -> str:
     return digest.hexdigest()[:16]
 
 
-def texts_digest(texts: Mapping[str, str], digests: Mapping[str, str] | None = None) -> str:
-    """The keyed texts, in order: each key with its text's digest (`digests`, text_digest's of
-    them, where the caller has them). Keys count: they choose the landmarks. So does the
-    machine's arithmetic."""
+def texts_digest(texts: Mapping[str, str], digests: Mapping[str, str]) -> str:
+    """The keyed texts, in order: each key with its text's digest (`digests`: LayoutCache.digests_of
+    them). Keys count: they choose the landmarks. So does the machine's arithmetic."""
     digest = hashlib.sha256(f"{VERSION} {arithmetic()}".encode())
     for key in texts:
-        text = digests[key] if digests is not None else text_digest(texts[key])
-        digest.update(f"{len(key)},{key}{text}".encode("utf-8", "surrogatepass"))
+        digest.update(f"{len(key)},{key}{digests[key]}".encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
 
 
