@@ -175,6 +175,7 @@ def test_a_build_of_another_engine_or_folder_is_never_handed_over(catalog, monke
     pid = warm_pid(catalog.root)
     assert pid is not None
     now = Fingerprint({}, "key", "another engine")
+    monkeypatch.setenv("PAPERSITE_WARM", "1")  # this process asks too: on a CI runner (CI set) it would not
     monkeypatch.chdir(catalog.root.parent)  # another working folder: declined, and it stays
     asked = {"config_path": "site/site.yaml", "output": "site/_site", "base_url": None}
     assert warm.hand_over(catalog.root, Fingerprint({}, "key", _engine_of(catalog)), asked, print, None) is None
