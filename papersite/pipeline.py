@@ -51,7 +51,7 @@ def build_site(config: SiteConfig, runner: Runner | None = None) -> Build:
         catalog = stage("load", Catalog.build, papers, config, memo.people, memo.keys)
         abstracts = stage("markdown", render_abstracts, catalog, memo.abstracts)
         texts = stage("related", counted_texts, catalog.papers, abstracts, memo.related)
-        search = stage.alongside("search", memo.search.job(catalog, abstracts, run.store))
+        search = stage.alongside("search", memo.search.job(catalog, abstracts, run.store, run.reuse))
         layout = stage.alongside("map", memo.map.job(map_texts(catalog, abstracts), counts=memo.related.kept_counts))
         related = stage("related", memo.related.update, texts)
         pages = stage("render", plan_pages, catalog, abstracts, related, memo.plans)

@@ -646,6 +646,39 @@ def test_an_edit_to_a_landmark_is_laid_out_ahead(catalog, tmp_path, monkeypatch,
     assert_same_as_clean(catalog, tmp_path, f"a landmark's edit, guessed {guess}")
 
 
+@pytest.mark.skipif(not __import__("papersite.parallel").parallel.worth_forking(10**6), reason="needs two cores")
+@pytest.mark.parametrize("edited", ["a landmark", "another paper"])
+def test_a_warm_build_lays_the_landmarks_out_ahead_after_an_edit_to_one_alone(catalog, tmp_path, monkeypatch,
+                                                                              edited):
+    """The warm process (engine/warm.py) builds from the cache it holds: its layout ahead is made
+    in a fork, from that cache, and only when an edited file gave a landmark's paper."""
+    from papersite import parallel
+    from papersite.engine import command, map_ahead as layout_ahead
+    from papersite.engine.store import fingerprint, spelled_output
+    from papersite.papermap import layout as paper_map
+    monkeypatch.setattr(paper_map, "LANDMARKS", 3)
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
+    monkeypatch.setattr(paper_map, "Detachable", lambda inline, detach: inline)
+    config, out = command.one_spelling(catalog.root / "site.yaml"), catalog.root / "_site"
+    run("build", "--config", config, "-o", out)
+    papersite.engine.store.wait_for_saver(catalog.root)
+    memo, since = command._kept[0], fingerprint(config, (spelled_output(out), None))
+    chosen = paper_map.landmarks([f"p{n}" for n in range(6)])
+    key = chosen[0] if edited == "a landmark" else next(f"p{n}" for n in range(6) if f"p{n}" not in chosen)
+    catalog.paper(f"paper-{key[1:]}", id=key, title="Retitled", body="We study bandits with $x$, again.")
+    started, fits = [], tmp_path / "fits"
+    real_ahead, real_fit = layout_ahead.LayoutAhead, paper_map.fit
+    monkeypatch.setattr(layout_ahead, "LayoutAhead", lambda *args: started.append(1) or real_ahead(*args))
+    monkeypatch.setattr(paper_map, "fit", lambda *args: (fits.open("a").write("fit\n"), real_fit(*args))[1])
+    monkeypatch.setattr(layout_ahead, "fit", paper_map.fit)
+    now = fingerprint(config, (spelled_output(out), None), since.files)
+    command.build_now(config, out, None, now, memo=memo, since=since)
+    made = len(fits.read_text().splitlines()) if fits.exists() else 0
+    assert (len(started), made) == ((1, 1) if edited == "a landmark" else (0, 0))
+    run("build", "--clean", "--config", config, "-o", tmp_path / "clean")
+    assert tree(out) == tree(tmp_path / "clean")
+
+
 SAVER_WAITED = """
 import fcntl, os, signal, sys, threading, time
 from pathlib import Path

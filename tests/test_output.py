@@ -278,3 +278,36 @@ def test_a_file_written_a_few_bytes_at_a_time_is_written_whole(tmp_path, monkeyp
         staging.put("papers/a/empty.txt", b"")
         assert (staging.folder / "papers/a/index.html").read_bytes() == data
         assert (staging.folder / "papers/a/empty.txt").read_bytes() == b""
+
+
+def test_what_a_commit_leaves_is_what_the_next_survey_finds(tmp_path):
+    out = tmp_path / "site"
+    for files in ({"a.html": b"a", "d/b.html": b"b"}, {"a.html": b"A", "d/c.html": b"c"}, {"a.html": b"A", "d/c.html": b"c"}):
+        with Staging(out) as staging:
+            staging.commit(files)
+            left = staging.left
+        assert left is not None and set(left.on_disk) == set(files)
+        with Staging(out) as staging:
+            assert staging.surveyed() == left
+
+
+def test_a_commit_expecting_the_output_as_it_was_left_moves_nothing_when_it_was_changed_since(tmp_path):
+    out = tmp_path / "site"
+    with Staging(out) as staging:
+        staging.commit({"a.html": b"a", "b.html": b"b"})
+        left = staging.left
+    with Staging(out, survey_alongside=True) as staging:  # as expected: committed as usual
+        staging.expect(left)
+        report = staging.commit({"a.html": b"a2", "b.html": b"b"})
+        left = staging.left
+    assert report.written == 1 and (out / "a.html").read_bytes() == b"a2"
+    (out / "b.html").unlink()
+    with Staging(out, survey_alongside=True) as staging:
+        staging.expect(left)
+        assert staging.put("b.html", b"b") == left.vouched["b.html"]  # as it expects: kept, not written
+        with pytest.raises(output.OutputChanged):
+            staging.commit({"a.html": b"a3"}, {"b.html": left.vouched["b.html"]})
+    assert sorted(os.listdir(out)) == ["a.html"] and (out / "a.html").read_bytes() == b"a2"
+    with Staging(out) as staging:  # and as a build does then: against what the output holds
+        staging.commit({"a.html": b"a3", "b.html": b"b"})
+    assert {path: (out / path).read_bytes() for path in os.listdir(out)} == {"a.html": b"a3", "b.html": b"b"}

@@ -155,6 +155,28 @@ def test_a_broken_edit_fails_as_a_cold_build_fails_and_the_next_build_is_warm(ca
     assert tree(catalog.root / "_site") == clean_tree(catalog, tmp_path, "mended")
 
 
+def test_files_changed_by_hand_in_the_output_are_seen_by_a_warm_build(catalog, tmp_path):
+    """A warm build compares its files with the output as it left it, not waiting for the output to
+    be listed: a page deleted or edited by hand since is written again all the same, and a file no
+    build wrote stops the build as it stops a cold one."""
+    assert build(catalog).returncode == 0
+    site = catalog.root / "_site"
+    (site / "static" / "map.js").unlink()  # files the edit below leaves as they were
+    style = site / "static" / "style.css"
+    style.write_bytes(style.read_bytes().replace(b"}", b"} ", 1))
+    catalog.paper("paper-1", id="p1", title="Paper 1, edited", body="Edited.")
+    done = build(catalog)
+    assert done.returncode == 0 and handed_over(done), done.stderr
+    assert tree(site) == clean_tree(catalog, tmp_path, "restored")
+    (site / "notes.txt").write_text("mine\n")
+    catalog.paper("paper-1", id="p1", title="Paper 1, edited again", body="Edited again.")
+    before = tree(site)
+    done = build(catalog)
+    assert done.returncode == 1 and handed_over(done)
+    assert "notes.txt" in done.stderr and "Traceback" not in done.stderr
+    assert tree(site) == before
+
+
 def test_what_the_command_says_is_what_a_cold_build_says(catalog):
     assert build(catalog).returncode == 0
     catalog.paper("paper-1", id="p1", title="Paper 1, edited", body="Edited.")

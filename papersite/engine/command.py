@@ -76,10 +76,11 @@ def build(config_path: Path, output: Path, base_url: str | None = None, clean: b
 
 def build_now(config_path: Path, output: Path, base_url: str | None, now: Fingerprint, clean: bool = False,
               progress=lambda stage: None, notify=None, inspect: Inspect | None = None,
-              memo: BuildCache | None = None) -> Written:
+              memo: BuildCache | None = None, since: Fingerprint | None = None) -> Written:
     """build(), past finding what changed: into output, from `memo` (the cache of the warm
-    process this runs in, see warm.py), else from the last session unless `clean`. The cache
-    is saved after, by a process that stays warm for the next build where that is worth it."""
+    process this runs in, see warm.py, of the build of inputs `since`), else from the last session
+    unless `clean`. The cache is saved after, by a process that stays warm for the next build where
+    that is worth it."""
     from ..source.config import load_config  # only now: a build with nothing to do needs none of it
     from . import map_ahead, warm
     from .runner import BuildCache
@@ -87,7 +88,12 @@ def build_now(config_path: Path, output: Path, base_url: str | None, now: Finger
     root = config_path.parent
     config = load_config(config_path).with_base_url(base_url)
     # An edit to one of the map's landmarks lays them out anew: started now, not once the memo is loaded
-    ahead = None if clean or memo is not None else map_ahead.start(root, config, now)
+    # (or, warm, alongside the build, where an edited file may have moved a landmark)
+    if memo is not None and since is not None:
+        edited = [path for path, entry in now.files.items() if since.files.get(path) != entry]
+        ahead = map_ahead.start_warm(config, now, memo, since, edited + [path for path in since.files if path not in now.files])
+    else:
+        ahead = None if clean or memo is not None else map_ahead.start(root, config, now)
 
     def start() -> BuildCache:  # called once the output is locked, while it is listed alongside
         kept = memo if memo is not None else (None if clean else load_session(root, now)) or BuildCache()
@@ -148,10 +154,11 @@ def _keep_session(root: Path, now: Fingerprint) -> None:
     map_ahead.keep(root, now, kept)
 
 
-def _warm_build(request: dict, now: Fingerprint, progress, notify) -> Written:
-    """In a fork of the warm process: the build a command handed over, from the cache it holds."""
+def _warm_build(request: dict, now: Fingerprint, made: Fingerprint, progress, notify) -> Written:
+    """In a fork of the warm process: the build a command handed over, from the cache it holds,
+    that of the build of inputs `made`."""
     return build_now(Path(request["config_path"]), Path(request["output"]), request["base_url"], now,
-                     progress=progress, notify=notify, memo=_kept[0])
+                     progress=progress, notify=notify, memo=_kept[0], since=made)
 
 
 def build_and_write(config: SiteConfig, out_dir: Path, progress: Callable[[str], None] = lambda stage: None,
@@ -166,20 +173,31 @@ def build_and_write(config: SiteConfig, out_dir: Path, progress: Callable[[str],
     build.files, else in the first of `folders` that holds it; a SiteError it raises leaves
     the previous site as it was."""
     from ..pipeline import build_site
-    from .output import Staging
+    from .output import OutputChanged, Staging
     from .runner import BuildCache, Streamed
 
-    with Staging(out_dir, None, config.root, notify, survey_alongside=True) as staging:
-        memo = start() if callable(start) else start
-        build = build_site(config, Streamed(memo or BuildCache(), staging, progress))
-        if inspect is not None:
-            progress("checking")
-            inspect(build, [staging.folder, staging.out_dir])
-        progress(f"writing {len(build.files) + len(build.stored)} files")
-        began = time.perf_counter()
-        report = staging.commit(build.files, build.stored)
-    build.timings["write"] = time.perf_counter() - began
-    return build, report
+    memo = None
+    while True:
+        with Staging(out_dir, None, config.root, notify, survey_alongside=True) as staging:
+            if memo is None:
+                memo = (start() if callable(start) else start) or BuildCache()
+            folder = str(staging.out_dir)
+            # As this process left the output last time, while the output is listed alongside to check
+            staging.expect(memo.surveys.pop(folder, None))
+            build = build_site(config, Streamed(memo, staging, progress))
+            if inspect is not None:
+                progress("checking")
+                inspect(build, [staging.folder, staging.out_dir])
+            progress(f"writing {len(build.files) + len(build.stored)} files")
+            began = time.perf_counter()
+            try:
+                report = staging.commit(build.files, build.stored)
+            except OutputChanged:
+                continue  # a file in the output was changed by hand since: built again, against what is there
+        if staging.left is not None:
+            memo.surveys[folder] = staging.left
+        build.timings["write"] = time.perf_counter() - began
+        return build, report
 
 
 def one_spelling(config_path: Path) -> Path:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import pickle
 from pathlib import Path
+from typing import Callable
 
 from .store import Fingerprint, cache_dir, read_entry, write_entry_from
 from ..source.config import SiteConfig
@@ -33,21 +34,27 @@ def ahead_path(root: Path) -> Path:
 
 
 def keep(root: Path, fingerprint_: Fingerprint, cache) -> None:
-    """What the next build's layout ahead starts from: which file gave each paper, each paper's
-    map text and term counts, and the digest of the landmarks' texts of the last layout.
-    Raises OSError."""
+    """What the next build's layout ahead starts from (see last_build). Raises OSError."""
+    state = last_build(fingerprint_, cache)
+    if state is not None:
+        write_entry_from(ahead_path(root), lambda file: pickle.dump((fingerprint_.engine, state), file,
+                                                                   protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def last_build(fingerprint_: Fingerprint, cache) -> dict | None:
+    """What a layout ahead starts from, of the build of inputs `fingerprint_` whose BuildCache is
+    `cache`: which file gave each paper, each paper's map text and term counts, and the digest of
+    the landmarks' texts of the last layout (None: no layout to start from)."""
     layout = cache.map
     if layout.skeleton is None or not layout.texts:
-        return
+        return None
     sources = {path: (digest, parsed.paper.id)
                for path, (digest, parsed) in cache.papers.by_content(fingerprint_.known).items()
                if parsed.paper is not None}
     # each text's term counts too, as related papers keep them: not counted again ahead
     terms = {key: kept for key, text in layout.texts.items() if (kept := cache.related.kept_terms(key, text))}
-    state = {"frame": layout.skeleton.digest, "sources": sources, "texts": dict(layout.texts),
-             "words": cache.related.words, "terms": terms}
-    write_entry_from(ahead_path(root), lambda file: pickle.dump((fingerprint_.engine, state), file,
-                                                               protocol=pickle.HIGHEST_PROTOCOL))
+    return {"frame": layout.skeleton.digest, "sources": sources, "texts": dict(layout.texts),
+            "words": cache.related.words, "terms": terms}
 
 
 class LayoutAhead:
@@ -56,8 +63,9 @@ class LayoutAhead:
     says of which texts) and the other texts placed among them, by text digest. The build
     places itself any text it has that was not guessed."""
 
-    def __init__(self, root: Path, config: SiteConfig, fingerprint_: Fingerprint):
-        self.process = Background(lambda: lay_out(root, config, fingerprint_), lambda: None)
+    def __init__(self, root: Path, config: SiteConfig, fingerprint_: Fingerprint,
+                 last: Callable[[], dict | None] | None = None):
+        self.process = Background(lambda: lay_out(root, config, fingerprint_, last), lambda: None)
         self.made = None
         self.got = False
 
@@ -90,6 +98,25 @@ def start(root: Path, config: SiteConfig, fingerprint_: Fingerprint) -> LayoutAh
     return LayoutAhead(root, config, fingerprint_)
 
 
+def start_warm(config: SiteConfig, fingerprint_: Fingerprint, cache, last: Fingerprint,
+               edited: list[str]) -> LayoutAhead | None:
+    """In the warm process (engine/warm.py), for a build of inputs `fingerprint_`: the layout ahead,
+    started if a file `edited` since its last build (of inputs `last`, whose BuildCache is `cache`)
+    may have moved a landmark: one that gave a landmark's paper, or a new content file. Made in a
+    fork, from `cache` as it is now."""
+    skeleton = cache.map.skeleton
+    if skeleton is None or not worth_forking(len(skeleton.own)):
+        return None
+    top = str(config.content_dir) + os.sep
+    for path in edited:
+        if not (path.startswith(top) and is_content_name(os.path.basename(path))):
+            continue  # not a paper's file
+        read, paper = cache.papers.paper_of(path)
+        if not read or (paper is not None and paper.id in skeleton.own):
+            return LayoutAhead(config.root, config, fingerprint_, lambda: last_build(last, cache))
+    return None
+
+
 def content_files(config: SiteConfig, fingerprint_: Fingerprint) -> list[str]:
     """The content files the build will read, as the fingerprint found them (not walking the folder
     again): Markdown files but READMEs, none hidden."""
@@ -98,15 +125,21 @@ def content_files(config: SiteConfig, fingerprint_: Fingerprint) -> list[str]:
             and not any(part.startswith(".") for part in path[len(top):].split(os.sep))]
 
 
-def lay_out(root: Path, config: SiteConfig, fingerprint_: Fingerprint):
-    """In the process ahead: the texts the build will lay out, guessed from the last build's
-    and the files changed since; if their landmarks' layout differs from the last one, that
-    layout (a Skeleton) and the other texts placed among it (text digest -> point), else None."""
-    payload = read_entry(ahead_path(root))
-    if payload is None:
-        return None
-    engine, last = pickle.loads(payload)
-    if engine != fingerprint_.engine:
+def lay_out(root: Path, config: SiteConfig, fingerprint_: Fingerprint, given: Callable[[], dict | None] | None = None):
+    """In the process ahead: the texts the build will lay out, guessed from the last build's (what
+    `given()` says, else what it kept here) and the files changed since; if their landmarks' layout
+    differs from the last one, that layout (a Skeleton) and the other texts placed among it (text
+    digest -> point), else None."""
+    if given is not None:
+        last = given()
+    else:
+        payload = read_entry(ahead_path(root))
+        if payload is None:
+            return None
+        engine, last = pickle.loads(payload)
+        if engine != fingerprint_.engine:
+            return None
+    if last is None:
         return None
     sources, texts, words, terms = last["sources"], last["texts"], last["words"], last["terms"]
     keys: dict[str, str] = {}  # content file -> its paper's key
@@ -128,7 +161,7 @@ def lay_out(root: Path, config: SiteConfig, fingerprint_: Fingerprint):
     if len(set(keys.values())) != len(keys):
         return None  # two papers with one id: the build says so
     chosen = landmarks(list(keys.values()))
-    frame = skeleton_digest((key, texts[key]) for key in chosen)
+    frame = skeleton_digest((key, text_digest(texts[key])) for key in chosen)
     if frame == last["frame"]:
         return None  # no landmark moved: the build places the edited papers alone
 

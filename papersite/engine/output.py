@@ -119,6 +119,8 @@ class Staging:
         except OSError as exc:
             raise _write_error(self.shown, exc) from None
         self._survey: Survey | None = None
+        self._expected: Survey | None = None  # see expect()
+        self.left: Survey | None = None  # what the output holds once committed: see commit()
         self._jobs = contextlib.ExitStack()
         try:
             _clear_leftovers(self.out_dir)  # under the lock: no other build is using them
@@ -136,9 +138,19 @@ class Staging:
                 raise _write_error(self.shown, exc) from None
             raise
 
+    def expect(self, survey: Survey | None) -> None:
+        """Take `survey` (a commit's `left`, of the last build this process made into this output)
+        as what the output holds still: the build compares its files with it, not waiting for the
+        survey made alongside, and commit checks the two agree before anything moves (else it
+        raises OutputChanged: the build is made again against what the output holds)."""
+        if self._survey is None:
+            self._expected = survey
+
     def surveyed(self) -> Survey:
-        """What the output folder holds (waiting for the survey); raises the SiteError of a folder
-        that holds files no build of ours wrote."""
+        """What the output folder holds (waiting for the survey, unless one is expected); raises
+        the SiteError of a folder that holds files no build of ours wrote."""
+        if self._expected is not None:
+            return self._expected
         if self._survey is None:
             try:
                 self._survey = self._pending()
@@ -206,9 +218,13 @@ class Staging:
         return str(receipt)  # a plain str: itself
 
     def commit(self, files: dict[str, bytes], stored: dict[str, Receipt] | None = None) -> WriteReport:
-        """Put `files`, besides those already `stored`; keep the unchanged ones; move the new ones in."""
+        """Put `files`, besides those already `stored`; keep the unchanged ones; move the new ones in.
+        `left` is then what the output holds, as a survey would find it."""
         stored = {**(stored or {}), **{path: self.put(path, data) for path, data in files.items()}}
+        expected, self._expected = self._expected, None
         held = self.surveyed()
+        if expected is not None and expected != held:
+            raise OutputChanged(self.shown)
         foreign = sorted(held.unvouched - stored.keys())
         if foreign:
             raise SiteError(Problem(self.shown / foreign[0], None, foreign_message(self.shown, foreign)))
@@ -217,6 +233,8 @@ class Staging:
         if not changed and not stale and self.out_dir.is_dir():
             if held.recorded != len(stored):  # first build with a manifest: record what is there
                 _write_manifest(self.out_dir, stored, self.on_disk, [], required=False)
+            else:
+                self.left = held
             # nothing written, nothing stale: the output holds exactly the stored files
             return WriteReport(0, 0, len(stored), sum(stat[0] for stat in self.on_disk.values()), self.on_disk,
                                self.warnings)
@@ -236,6 +254,7 @@ class Staging:
                 _move_in(self.folder, self.out_dir, fresh, stale)
         except OSError as exc:
             raise _write_error(self.shown, exc) from None
+        self.left = Survey(stats, {path: str(entry) for path, entry in stored.items()}, set(), len(stored))
         for path in (self.digests or {}).keys() - stored.keys():
             del self.digests[path]
         return WriteReport(changed, len(stale), len(stored), sum(stats[path][0] for path in stored), stats,
@@ -271,6 +290,11 @@ def _digest(path: str, data: bytes, digests: dict[str, tuple[bytes, str]] | None
     if known is None or known[0] is not data:  # identity: a rebuild reuses unchanged bytes
         known = digests[path] = (data, hashlib.blake2b(data, digest_size=16).hexdigest())
     return known[1]
+
+
+class OutputChanged(Exception):
+    """The output is not as the survey a build expected said (Staging.expect): a file was changed,
+    added or removed since this process last wrote it."""
 
 
 @dataclass(frozen=True)

@@ -251,11 +251,12 @@ def open_listener(root: Path) -> Listener | None:
         return None
 
 
-def serve(listener: Listener, made: Fingerprint, build: Callable[[dict, Fingerprint, Callable, Callable], Any],
+def serve(listener: Listener, made: Fingerprint,
+          build: Callable[[dict, Fingerprint, Fingerprint, Callable, Callable], Any],
           save: Callable[[Fingerprint], None]) -> None:
     """Be the warm process of the build of inputs `made` until idle, or until another takes the
     socket. Each build handed over is made by a fork of this process, `build(request, fingerprint,
-    progress, notify)`; a fork whose build worked takes the socket, answers the command, saves its
+    made, progress, notify)` (`made`: the inputs of the build whose cache this process holds); a fork whose build worked takes the socket, answers the command, saves its
     session (`save(fingerprint)`) and goes on as the warm process, in this same loop (a warm
     process made inside the last one's build would keep that build's frames, and the one before's).
     Never returns."""
@@ -297,7 +298,7 @@ def serve(listener: Listener, made: Fingerprint, build: Callable[[dict, Fingerpr
                     worker = os.fork()
                     if worker == 0:
                         listener.socket.close()
-                        listener = _build_here(conn, fds, request, now, build, listener.root)  # exits unless it worked
+                        listener = _build_here(conn, fds, request, now, made, build, listener.root)  # exits unless it worked
                         taken = now
                         continue
                     for fd in fds:
@@ -381,7 +382,8 @@ def _inputs(conn: socket.socket, request: dict, made: Fingerprint) -> Fingerprin
     return Fingerprint(files, request["key"], request.get("engine"))
 
 
-def _build_here(conn: socket.socket, fds: list[int], request: dict, now: Fingerprint, build: Callable,
+def _build_here(conn: socket.socket, fds: list[int], request: dict, now: Fingerprint, made: Fingerprint,
+                build: Callable,
                 root: Path) -> Listener:
     """In the fork: the build handed over, its output on the command's terminal, its messages to it.
     When it worked, the socket, taken for this process (which goes on as the warm one); else it
@@ -406,7 +408,7 @@ def _build_here(conn: socket.socket, fds: list[int], request: dict, now: Fingerp
 
         say("taken", me)
         try:
-            written = build(request, now, lambda doing: say("progress", doing), lambda text: say("notify", text))
+            written = build(request, now, made, lambda doing: say("progress", doing), lambda text: say("notify", text))
         except KeyboardInterrupt:
             say("interrupted", None)
         except Exception as error:

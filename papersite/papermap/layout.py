@@ -110,6 +110,7 @@ class LayoutCache:
         # key -> (the parts its text was made of, text_digest of it): an edit digests its own text alone
         self.text_digests: dict[str, tuple[tuple, str]] = {}
         self._digested: tuple[Mapping[str, str] | None, dict[str, str]] = (None, {})  # texts -> digests_of them
+        self._chosen: tuple[list[str], list[str]] = ([], [])  # keys -> their landmarks, as the last job chose them
         # The landmarks' layout being made ahead of this build, where `build` started one (engine/map_ahead.py):
         # done() says whether it is made, result() gives it (see _of_frame; None: nothing made ahead).
         self.ahead = None
@@ -117,7 +118,8 @@ class LayoutCache:
     def __getstate__(self) -> dict:
         # Not kept: a process of this build's, and the texts (engine.map_ahead.keep keeps them apart: the
         # session is loaded by every build, and needs them not)
-        return {**self.__dict__, "texts": {}, "asked": (None, {}), "ahead": None, "_digested": (None, {})}
+        return {**self.__dict__, "texts": {}, "asked": (None, {}), "ahead": None, "_digested": (None, {}),
+                "_chosen": ([], [])}
 
     def digests_of(self, texts: Mapping[str, str]) -> dict[str, str]:
         """key -> text_digest(texts[key]), the last build's where a text is made of the same parts
@@ -150,8 +152,10 @@ class LayoutCache:
             known = Laid(digest, self.keys, self.points, self.skeleton, self.placed)
             return (lambda: known), 0
         keys = list(texts)
-        chosen = landmarks(keys)
-        frame = skeleton_digest((key, texts[key]) for key in chosen)
+        # the same keys (mostly the very strings): the same landmarks, not sorted again by hash
+        chosen = self._chosen[1] if keys == self._chosen[0] else landmarks(keys)
+        self._chosen = keys, chosen
+        frame = skeleton_digest((key, every[key]) for key in chosen)
         known = self.skeleton if self.skeleton is not None and self.skeleton.digest == frame else None
         placed = self.placed if known is not None else {}  # made among these
         ahead = self.ahead if known is None else None  # the landmarks' layout being made ahead, if any
@@ -278,9 +282,10 @@ def text_digest(text: str) -> str:
 
 
 def skeleton_digest(pairs: Iterable[tuple[str, str]]) -> str:
+    """Of the landmarks' keys and their texts' digests (text_digest), in order."""
     digest = hashlib.sha256(f"{VERSION} {arithmetic()}".encode())
-    for key, text in pairs:
-        digest.update(f"{len(key)},{len(text)}\0{key}\0{text}\0".encode("utf-8", "surrogatepass"))
+    for key, text_key in pairs:
+        digest.update(f"{len(key)},{key}\0{text_key}\0".encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
 
 

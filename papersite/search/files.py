@@ -64,23 +64,26 @@ class SearchCache:
     shard_table: list = field(default_factory=list)  # index.json's, as last written
     title_order: array = field(default_factory=lambda: array("i"))  # paper numbers by _title_key
     files: dict[str, bytes] = field(default_factory=dict)  # index.json, docs.json, order.json
+    # path -> (bytes, receipt) of every file as the last build stored it: the same bytes are not hashed again
+    receipts: dict[str, tuple[bytes, str]] = field(default_factory=dict)
 
-    def job(self, catalog: Catalog, abstracts: dict[str, Abstract],
-            store: Callable[[str, bytes], Any] | None = None) -> tuple[Callable[[], tuple], int]:
+    def job(self, catalog: Catalog, abstracts: dict[str, Abstract], store: Callable[[str, bytes], Any] | None = None,
+            reuse: Callable[[str, str], str | None] = lambda path, receipt: None
+            ) -> tuple[Callable[[], tuple], int]:
         """search_files as a job that may run in another process (a build makes the index
         alongside its pages), and the size of its work: the papers to index again. `keep`
         takes what it returned, this cache as the job left it, so that even an index made
         in another process is where the next build starts."""
         here = os.getpid()
+        changed = _changed(catalog, abstracts, catalog.author_paths, self) if _names(catalog) == self.names else None
 
         def job() -> tuple[dict[str, Any], SearchCache]:
-            files = search_files(catalog, abstracts, self, store)
+            files = search_files(catalog, abstracts, self, store, changed=changed, reuse=reuse)
             if os.getpid() == here:
                 return files, self
             # The papers, abstracts and bylines are this process's objects: the parent has them.
             return files, replace(self, papers=[], abstracts=[], bylines=[])
 
-        changed = _changed(catalog, abstracts, catalog.author_paths, self) if _names(catalog) == self.names else None
         if changed is not None:
             return job, len(changed)
         # Everything is indexed anew: in a process of its own, that process is better started
@@ -179,14 +182,20 @@ def _numbered(catalog: Catalog) -> list[Paper]:
     return sorted(catalog.papers, key=lambda p: (venue_rank[p.venue], p.id))
 
 
+_FIND = object()  # search_files finds which papers changed
+
+
 def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: SearchCache | None = None,
                  store: Callable[[str, bytes], Any] | None = None,
-                 numbered: tuple[tuple[str, ...], Iterator[tuple[Paper, Abstract, tuple]]] | None = None
+                 numbered: tuple[tuple[str, ...], Iterator[tuple[Paper, Abstract, tuple]]] | None = None,
+                 changed: Any = _FIND, reuse: Callable[[str, str], str | None] = lambda path, receipt: None
                  ) -> dict[str, Any]:
-    """Every search file, output path -> bytes (or, with `store`, its receipt: see render_pages).
+    """Every search file, output path -> bytes (or, with `store`, its receipt: see render_pages;
+    `reuse` gives the receipt of a file whose bytes the last build stored, while the output holds them).
     `numbered`: the papers' ids in number order, and each paper with its abstract and byline in that
     order, where they are streamed to a fresh process that indexes everything anew (catalog.papers
-    fills as they are read; the cache keeps no abstracts or bylines).
+    fills as they are read; the cache keeps no abstracts or bylines). `changed`: what _changed
+    gave, where the caller has looked already.
 
     With a cache: if every paper kept its number (no paper came, went or
     changed venue, and no name changed), only the papers that are not the
@@ -198,7 +207,8 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
     venue_names = {v.slug: v.name for v in catalog.venues}
     names = _names(catalog)
     bylines = catalog.author_paths
-    changed = _changed(catalog, abstracts, bylines, cache) if names == cache.names else None
+    if changed is _FIND:
+        changed = _changed(catalog, abstracts, bylines, cache) if names == cache.names else None
     link = urls.Urls(catalog.config.base_url)
 
     def made(paper: Paper, abstract: Abstract, byline: tuple) -> tuple[tuple, tuple]:
@@ -283,9 +293,16 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
             path, data = docstore.doc_file(chunk, [now[n][1] if n in now else made_of(n)[1] for n in numbers])
             cache.doc_files[path] = data
     files.update(cache.doc_files)
-    if store is not None:
-        return {path: store(path, data) for path, data in files.items()}
-    return files
+    if store is None:
+        cache.receipts = {}
+        return files
+    receipts, last = {}, cache.receipts
+    for path, data in files.items():  # most of them the very bytes of last time: not hashed again
+        kept = last.get(path)
+        receipt = reuse(path, kept[1]) if kept is not None and kept[0] is data else None
+        receipts[path] = receipt if receipt is not None else store(path, data)
+    cache.receipts = {path: (data, str(receipts[path])) for path, data in files.items()}
+    return receipts
 
 
 def _indexed(entries: Iterator[tuple[tuple, tuple]], doc_files: dict[str, bytes],

@@ -325,6 +325,11 @@ class PaperCache:
             self._entries.clear()  # venue/topic validity depends on site.yaml
             self.config_key = (config.venues, config.topics)
 
+    def paper_of(self, path: str) -> tuple[bool, Paper | None]:
+        """(whether the last build read `path`, the paper it gave there, None if none)."""
+        entry = self._entries.get(path)
+        return (False, None) if entry is None else (True, entry[1].paper)
+
     def by_content(self, known: Callable[[str], tuple[tuple, str] | None]) -> dict[str, tuple[str, Parsed]]:
         """path -> (digest of the file's bytes, its parse), for the persistent cache: a parse is
         reused for the same bytes, whatever the file's stamp. `known`: a file's stamp and digest,
