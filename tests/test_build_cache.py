@@ -679,6 +679,47 @@ def test_a_warm_build_lays_the_landmarks_out_ahead_after_an_edit_to_one_alone(ca
     assert tree(out) == tree(tmp_path / "clean")
 
 
+def test_a_warm_build_walks_content_only_when_a_paper_came_or_went_and_reloads_a_changed_config(catalog,
+                                                                                               tmp_path, monkeypatch):
+    """In the warm process (engine/warm.py) the command's fingerprint says which files changed: an
+    edit to papers alone reads neither content/'s listing nor site.yaml again; a paper added, or
+    site.yaml edited, is read as a cold build reads it. Each time: the clean build's bytes."""
+    from papersite.engine import command
+    from papersite.engine.store import fingerprint, spelled_output
+    from papersite.source import content, config as site_config
+    config, out = command.one_spelling(catalog.root / "site.yaml"), catalog.root / "_site"
+    run("build", "--config", config, "-o", out)
+    papersite.engine.store.wait_for_saver(catalog.root)
+    memo, since = command._kept[0], fingerprint(config, (spelled_output(out), None))
+    calls = []
+    for module, name in ((content, "_content_entries"), (site_config, "load_config")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *args, real=real, name=name, **kwargs: (
+            calls.append(name), real(*args, **kwargs))[1])
+
+    def warm_build(step: str) -> list[str]:
+        nonlocal since
+        calls.clear()
+        now = fingerprint(config, (spelled_output(out), None), since.files)
+        command.build_now(config, out, None, now, memo=memo, since=since)
+        since, called = now, sorted(set(calls))
+        run("build", "--clean", "--config", config, "-o", tmp_path / step)
+        assert tree(out) == tree(tmp_path / step), step
+        return called
+
+    catalog.paper("paper-2", id="p2", title="Paper 2 retitled", body="A new abstract on bandits.")
+    assert warm_build("edited") == []
+    catalog.paper("paper-7", id="p7", title="A new paper", body="On kernels.")
+    assert warm_build("added") == ["_content_entries"]
+    assert (out / "papers" / "paper-7" / "index.html").exists()
+    catalog.write("site.yaml", (catalog.root / "site.yaml").read_text().replace("Test Catalog", "Renamed Catalog"))
+    assert warm_build("renamed") == ["load_config"]
+    assert b"Renamed Catalog" in (out / "index.html").read_bytes()
+    (catalog.root / "content" / "icml-2024" / "paper-7.md").unlink()
+    assert warm_build("removed") == ["_content_entries"]
+    assert not (out / "papers" / "paper-7").exists()
+
+
 SAVER_WAITED = """
 import fcntl, os, signal, sys, threading, time
 from pathlib import Path

@@ -1,4 +1,5 @@
 """write_site: all or nothing, and unchanged files are never rewritten."""
+import json
 import os
 
 import pytest
@@ -282,13 +283,20 @@ def test_a_file_written_a_few_bytes_at_a_time_is_written_whole(tmp_path, monkeyp
 
 def test_what_a_commit_leaves_is_what_the_next_survey_finds(tmp_path):
     out = tmp_path / "site"
-    for files in ({"a.html": b"a", "d/b.html": b"b"}, {"a.html": b"A", "d/c.html": b"c"}, {"a.html": b"A", "d/c.html": b"c"}):
-        with Staging(out) as staging:
-            staging.commit(files)
-            left = staging.left
-        assert left is not None and set(left.on_disk) == set(files)
-        with Staging(out) as staging:
-            assert staging.surveyed() == left
+    left = None
+    for files in ({"a.html": b"a", "d/b.html": b"b"}, {"a.html": b"A", "d/c.html": b"c"},
+                  {"a.html": b"A", "d/c.html": b"c"}, {"a.html": b"A2", "e.html": b"e"}):
+        for trusted in (False, True):  # a commit expecting the last one's output keeps its manifest's entries
+            with Staging(out, survey_alongside=True, expected=left if trusted else None) as staging:
+                report = staging.commit(files)
+                left = staging.left
+            assert left is not None and set(left.survey.on_disk) == set(files)
+            with Staging(out) as staging:
+                assert staging.surveyed() == left.survey
+            assert left.entries is not None or not (report.written or report.removed)  # kept by a commit that wrote
+            if left.entries is not None:
+                assert json.loads(manifest_path(out).read_text())["files"] == {
+                    path: json.loads(f"{{{entry}}}")[path] for path, entry in left.entries.items()}
 
 
 def test_a_commit_expecting_the_output_as_it_was_left_moves_nothing_when_it_was_changed_since(tmp_path):
@@ -296,17 +304,16 @@ def test_a_commit_expecting_the_output_as_it_was_left_moves_nothing_when_it_was_
     with Staging(out) as staging:
         staging.commit({"a.html": b"a", "b.html": b"b"})
         left = staging.left
-    with Staging(out, survey_alongside=True) as staging:  # as expected: committed as usual
-        staging.expect(left)
+    with Staging(out, survey_alongside=True, expected=left) as staging:  # as expected: committed as usual
         report = staging.commit({"a.html": b"a2", "b.html": b"b"})
         left = staging.left
     assert report.written == 1 and (out / "a.html").read_bytes() == b"a2"
     (out / "b.html").unlink()
-    with Staging(out, survey_alongside=True) as staging:
-        staging.expect(left)
-        assert staging.put("b.html", b"b") == left.vouched["b.html"]  # as it expects: kept, not written
+    kept = left.survey.vouched["b.html"]
+    with Staging(out, survey_alongside=True, expected=left) as staging:
+        assert staging.put("b.html", b"b") == kept  # as it expects: kept, not written
         with pytest.raises(output.OutputChanged):
-            staging.commit({"a.html": b"a3"}, {"b.html": left.vouched["b.html"]})
+            staging.commit({"a.html": b"a3"}, {"b.html": kept})
     assert sorted(os.listdir(out)) == ["a.html"] and (out / "a.html").read_bytes() == b"a2"
     with Staging(out) as staging:  # and as a build does then: against what the output holds
         staging.commit({"a.html": b"a3", "b.html": b"b"})

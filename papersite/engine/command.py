@@ -7,6 +7,7 @@ A build that finds nothing changed imports this module, store.py and little else
 from __future__ import annotations
 
 import gc
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,19 +82,21 @@ def build_now(config_path: Path, output: Path, base_url: str | None, now: Finger
     process this runs in, see warm.py, of the build of inputs `since`), else from the last session
     unless `clean`. The cache is saved after, by a process that stays warm for the next build where
     that is worth it."""
-    from ..source.config import load_config  # only now: a build with nothing to do needs none of it
-    from . import map_ahead, warm
+    from . import map_ahead, warm  # only now: a build with nothing to do needs none of it
     from .runner import BuildCache
 
     root = config_path.parent
-    config = load_config(config_path).with_base_url(base_url)
-    # An edit to one of the map's landmarks lays them out anew: started now, not once the memo is loaded
-    # (or, warm, alongside the build, where an edited file may have moved a landmark)
-    if memo is not None and since is not None:
-        edited = [path for path, entry in now.files.items() if since.files.get(path) != entry]
-        ahead = map_ahead.start_warm(config, now, memo, since, edited + [path for path in since.files if path not in now.files])
-    else:
+    edited = None if memo is None or since is None else _edited(since, now)
+    config = _config(config_path, base_url, edited)
+    if edited is None:
+        # An edit to one of the map's landmarks lays them out anew: started now, not once the memo is loaded
         ahead = None if clean or memo is not None else map_ahead.start(root, config, now)
+    else:  # warm: alongside the build, where an edited file may have moved a landmark
+        ahead = map_ahead.start_warm(config, now, memo, since, edited)
+        content = str(config.content_dir) + os.sep
+        if all(path in since.files and path in now.files for path in edited if path.startswith(content)):
+            # no paper's file came or went: content/ is as the fingerprint found it, not walked again
+            memo.papers.vouch(lambda path: tuple(entry[:4]) if (entry := now.files.get(path)) else None)
 
     def start() -> BuildCache:  # called once the output is locked, while it is listed alongside
         kept = memo if memo is not None else (None if clean else load_session(root, now)) or BuildCache()
@@ -106,7 +109,9 @@ def build_now(config_path: Path, output: Path, base_url: str | None, now: Finger
 
     try:
         gc.disable()
-        result, report = build_and_write(config, output, progress=progress, notify=notify, start=start,
+        # the warm process's cache is given as it is: what it left in the output is known before the output is locked
+        result, report = build_and_write(config, output, progress=progress, notify=notify,
+                                         start=start if memo is None else start(),
                                          inspect=inspect)
     finally:
         gc.enable()
@@ -145,6 +150,28 @@ def build_now(config_path: Path, output: Path, base_url: str | None, now: Finger
     return written
 
 
+def _edited(since: Fingerprint, now: Fingerprint) -> list[str]:
+    """The input files that changed, came or went from the build of inputs `since` to now."""
+    return [*(path for path, entry in now.files.items() if since.files.get(path) != entry),
+            *(path for path in since.files if path not in now.files)]
+
+
+_configs: dict = {}  # (site.yaml, base URL) -> the config this process's last build loaded from them
+
+
+def _config(config_path: Path, base_url: str | None, edited: list[str] | None) -> SiteConfig:
+    """The site's config; in the warm process, the last build's where no file but papers was `edited`
+    since (None: not known)."""
+    from ..source.config import load_config
+
+    key, content = (str(config_path), base_url), str(config_path.parent / "content") + os.sep
+    if edited is not None and key in _configs and all(path.startswith(content) for path in edited):
+        return _configs[key]
+    _configs.clear()
+    _configs[key] = config = load_config(config_path).with_base_url(base_url)
+    return config
+
+
 def _keep_session(root: Path, now: Fingerprint) -> None:
     """The session of this process's last build, and what the next one's map layout ahead reads."""
     from . import map_ahead
@@ -176,14 +203,13 @@ def build_and_write(config: SiteConfig, out_dir: Path, progress: Callable[[str],
     from .output import OutputChanged, Staging
     from .runner import BuildCache, Streamed
 
-    memo = None
+    memo = None if callable(start) else start or BuildCache()
+    # What this process's last build left in the output, while the output is listed alongside to check
+    expected = memo.surveys.pop(str(out_dir), None) if memo is not None else None
     while True:
-        with Staging(out_dir, None, config.root, notify, survey_alongside=True) as staging:
+        with Staging(out_dir, None, config.root, notify, survey_alongside=True, expected=expected) as staging:
             if memo is None:
-                memo = (start() if callable(start) else start) or BuildCache()
-            folder = str(staging.out_dir)
-            # As this process left the output last time, while the output is listed alongside to check
-            staging.expect(memo.surveys.pop(folder, None))
+                memo = start() or BuildCache()
             build = build_site(config, Streamed(memo, staging, progress))
             if inspect is not None:
                 progress("checking")
@@ -193,9 +219,10 @@ def build_and_write(config: SiteConfig, out_dir: Path, progress: Callable[[str],
             try:
                 report = staging.commit(build.files, build.stored)
             except OutputChanged:
-                continue  # a file in the output was changed by hand since: built again, against what is there
+                expected = None  # a file in the output was changed by hand since: built again, against what is there
+                continue
         if staging.left is not None:
-            memo.surveys[folder] = staging.left
+            memo.surveys[str(out_dir)] = staging.left
         build.timings["write"] = time.perf_counter() - began
         return build, report
 

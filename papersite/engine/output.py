@@ -102,9 +102,12 @@ class Staging:
 
     def __init__(self, out_dir: Path, digests: dict[str, tuple[bytes, str]] | None = None,
                  project: Path | None = None, notify: Callable[[str], None] | None = None,
-                 survey_alongside: bool = False):
+                 survey_alongside: bool = False, expected: Left | None = None):
         """`survey_alongside`: list what the output holds in a process of its own, while the
-        caller prepares the build; `surveyed()` waits for it."""
+        caller prepares the build; `surveyed()` waits for it. `expected`: what this process's last
+        commit into out_dir left there (its `left`), which the build compares its files with instead,
+        while the survey checks alongside that the output holds just that: commit raises
+        OutputChanged, moving nothing, where it does not (the build is then made again, without)."""
         self.shown = Path(out_dir)  # as the user gave it, for messages
         self.out_dir = resolve_output(self.shown)
         refuse_unsafe_output(self.shown, self.out_dir, project)
@@ -119,13 +122,14 @@ class Staging:
         except OSError as exc:
             raise _write_error(self.shown, exc) from None
         self._survey: Survey | None = None
-        self._expected: Survey | None = None  # see expect()
-        self.left: Survey | None = None  # what the output holds once committed: see commit()
+        self.expected = expected
+        self._trusted = expected is not None  # until commit checks it
+        self.left: Left | None = None  # what the output holds once committed: see commit()
         self._jobs = contextlib.ExitStack()
         try:
             _clear_leftovers(self.out_dir)  # under the lock: no other build is using them
             self.folder.mkdir(parents=True)
-            job = functools.partial(survey, self.out_dir, self.shown)
+            job = functools.partial(_survey_unless, self.out_dir, self.shown, expected and expected.survey)
             files = _recorded_files(self.out_dir) if survey_alongside else 0
             self._pending = self._jobs.enter_context(in_background(job, files if files >= SURVEY_APART_FROM else 0))
             if not survey_alongside:
@@ -138,26 +142,19 @@ class Staging:
                 raise _write_error(self.shown, exc) from None
             raise
 
-    def expect(self, survey: Survey | None) -> None:
-        """Take `survey` (a commit's `left`, of the last build this process made into this output)
-        as what the output holds still: the build compares its files with it, not waiting for the
-        survey made alongside, and commit checks the two agree before anything moves (else it
-        raises OutputChanged: the build is made again against what the output holds)."""
-        if self._survey is None:
-            self._expected = survey
-
     def surveyed(self) -> Survey:
         """What the output folder holds (waiting for the survey, unless one is expected); raises
         the SiteError of a folder that holds files no build of ours wrote."""
-        if self._expected is not None:
-            return self._expected
+        if self._trusted:
+            return self.expected.survey
         if self._survey is None:
             try:
-                self._survey = self._pending()
+                found = self._pending()  # None: just what was expected
             except OSError as exc:
                 raise _write_error(self.shown, exc) from None
             finally:
                 self._jobs.close()
+            self._survey = found if found is not None else self.expected.survey
         return self._survey
 
     @property
@@ -221,43 +218,60 @@ class Staging:
         """Put `files`, besides those already `stored`; keep the unchanged ones; move the new ones in.
         `left` is then what the output holds, as a survey would find it."""
         stored = {**(stored or {}), **{path: self.put(path, data) for path, data in files.items()}}
-        expected, self._expected = self._expected, None
+        trusted, self._trusted = self._trusted, False
         held = self.surveyed()
-        if expected is not None and expected != held:
+        if trusted and held is not self.expected.survey:
             raise OutputChanged(self.shown)
         foreign = sorted(held.unvouched - stored.keys())
         if foreign:
             raise SiteError(Problem(self.shown / foreign[0], None, foreign_message(self.shown, foreign)))
-        changed = sum(isinstance(entry, Written) for entry in stored.values())
-        stale = [path for path in self.on_disk if path not in stored]
-        if not changed and not stale and self.out_dir.is_dir():
+        fresh = [path for path, entry in stored.items() if isinstance(entry, Written)]
+        stale = sorted(held.on_disk.keys() - stored.keys())
+        if not fresh and not stale and self.out_dir.is_dir():
             if held.recorded != len(stored):  # first build with a manifest: record what is there
-                _write_manifest(self.out_dir, stored, self.on_disk, [], required=False)
+                _write_manifest(self.out_dir, _entries(stored, held.on_disk), [], required=False)
             else:
-                self.left = held
+                self.left = Left(held, self.expected.entries if trusted else None)
             # nothing written, nothing stale: the output holds exactly the stored files
-            return WriteReport(0, 0, len(stored), sum(stat[0] for stat in self.on_disk.values()), self.on_disk,
+            return WriteReport(0, 0, len(stored), sum(stat[0] for stat in held.on_disk.values()), held.on_disk,
                                self.warnings)
         try:
-            if not self.on_disk:  # a new or empty folder: the staging folder holds the whole site
+            if not held.on_disk:  # a new or empty folder: the staging folder holds the whole site
                 stats = {path: _stat(os.path.join(self.folder, path)) for path in stored}
-                _write_manifest(self.out_dir, stored, stats, [], required=True)
+                entries = _entries(stored, stats)
+                _write_manifest(self.out_dir, entries, [], required=True)
                 _swap(self.folder, self.out_dir)
             else:
-                fresh = sorted(path for path, entry in stored.items() if isinstance(entry, Written))
-                stats = {path: self.on_disk[path] for path, entry in stored.items() if not isinstance(entry, Written)}
-                stats |= {path: _stat(os.path.join(self.folder, path)) for path in fresh}  # a rename keeps both
+                # kept files as they are (their receipts, the hashes last vouched for), new ones as staged
+                stats, entries = dict(held.on_disk), None
+                for path in stale:
+                    del stats[path]
+                for path in fresh:
+                    stats[path] = _stat(os.path.join(self.folder, path))  # a rename keeps both
+                if trusted and self.expected.entries is not None:  # the last manifest's, changed where the site did
+                    entries = dict(self.expected.entries)
+                    for path in stale:
+                        del entries[path]
+                    entries.update(_entries({path: stored[path] for path in fresh}, stats))
+                entries = entries if entries is not None else _entries(stored, stats)
                 # Written before anything moves, naming the old site's files too: wherever a
                 # crash stops, the manifest vouches for every file in the output, and the next
                 # build (comparing what does not match it) finishes the job.
-                _write_manifest(self.out_dir, stored, stats, stale, required=True)
-                _move_in(self.folder, self.out_dir, fresh, stale)
+                _write_manifest(self.out_dir, entries, stale, required=True)
+                _move_in(self.folder, self.out_dir, sorted(fresh), stale)
         except OSError as exc:
             raise _write_error(self.shown, exc) from None
-        self.left = Survey(stats, {path: str(entry) for path, entry in stored.items()}, set(), len(stored))
+        if trusted:
+            vouched = dict(held.vouched)
+            for path in stale:
+                del vouched[path]
+            vouched.update((path, str(stored[path])) for path in fresh)
+        else:
+            vouched = {path: str(entry) for path, entry in stored.items()}
+        self.left = Left(Survey(stats, vouched, set(), len(stored)), entries)
         for path in (self.digests or {}).keys() - stored.keys():
             del self.digests[path]
-        return WriteReport(changed, len(stale), len(stored), sum(stats[path][0] for path in stored), stats,
+        return WriteReport(len(fresh), len(stale), len(stored), sum(stats[path][0] for path in stored), stats,
                            self.warnings)
 
 
@@ -290,6 +304,21 @@ def _digest(path: str, data: bytes, digests: dict[str, tuple[bytes, str]] | None
     if known is None or known[0] is not data:  # identity: a rebuild reuses unchanged bytes
         known = digests[path] = (data, hashlib.blake2b(data, digest_size=16).hexdigest())
     return known[1]
+
+
+@dataclass(frozen=True)
+class Left:
+    """What a commit left in the output folder: the survey of it the next build would make, and
+    the manifest's entries (see _entries; None: not kept)."""
+
+    survey: Survey
+    entries: dict[str, str] | None
+
+
+def _survey_unless(out_dir: Path, shown: Path, expected: Survey | None) -> Survey | None:
+    """survey(), or None when it is `expected` (a survey made apart sends back a word, not every path)."""
+    found = survey(out_dir, shown)
+    return None if found == expected else found
 
 
 class OutputChanged(Exception):
@@ -362,14 +391,25 @@ def _manifest_number(digits: str) -> int:
 _MANIFEST_JSON = json.JSONDecoder(parse_int=_manifest_number)
 
 
-def _write_manifest(out_dir: Path, stored: dict[str, Receipt], stats: dict[str, Stat], leaving: list[str],
-                    required: bool) -> None:
-    """`leaving`: files of the current site the new one drops, still ours until the swap."""
-    entries = {path: [*stats[path], str(entry)] for path, entry in stored.items() if path in stats}
+def _entries(stored: dict[str, Receipt], stats: dict[str, Stat]) -> dict[str, str]:
+    """Each file's manifest entry, as JSON: "path":[size,mtime,inode,"hash"] (a hash is hex digits)."""
+    return {path: f'{_json_string(path)}:[{stat[0]},{stat[1]},{stat[2]},"{entry}"]'
+            for path, entry in stored.items() if (stat := stats.get(path)) is not None}
+
+
+def _json_string(text: str) -> str:
+    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
+        return f'"{text}"'  # as json.dumps writes it, and far quicker to make
+    return json.dumps(text)
+
+
+def _write_manifest(out_dir: Path, entries: dict[str, str], leaving: list[str], required: bool) -> None:
+    """`entries`: see _entries; `leaving`: files of the current site the new one drops, still ours
+    until the swap."""
     target = manifest_path(out_dir)
     temporary = target.with_name(target.name + f".{os.getpid()}")
     try:
-        temporary.write_text(json.dumps({"files": entries, "leaving": sorted(leaving)}, separators=(",", ":")),
+        temporary.write_text(f'{{"files":{{{",".join(entries.values())}}},"leaving":{json.dumps(sorted(leaving))}}}',
                              encoding="utf-8")
         os.replace(temporary, target)
     except OSError:

@@ -280,17 +280,29 @@ class PaperCache:
         self.config_key: object = None
         self.warnings: tuple[str, ...] = ()  # of the last load_papers: folders not followed
         self._people: dict[Person, Person] = {}  # each person as the papers share them (see _shared)
+        self.listing: list[str] | None = None  # the content files the last load_papers found
+        self._stamps: Callable[[str], tuple | None] | None = None  # see vouch
 
-    def read_all(self, entries: list[tuple[str, os.DirEntry]], config: SiteConfig) -> list[Parsed]:
-        """Every (path, directory entry) parsed, or its last parse while its stamp is unchanged: the
-        loop a rebuild runs once per file, kept lean; the files to parse are parsed on all cores."""
+    def vouch(self, stamps: Callable[[str], tuple | None]) -> None:
+        """For the next load_papers alone: no content file came or went since the last one, and
+        `stamps(path)` is each one's stamp now (files.stamp), so content/ is not walked again. The
+        warm process knows both from the command's fingerprint (engine/warm.py)."""
+        self._stamps = stamps
+
+    def listed(self) -> list[tuple[str, tuple | None]] | None:
+        """(path, stamp) of every content file, as vouched for (None: walk content/)."""
+        stamps, self._stamps = self._stamps, None
+        if stamps is None or self.listing is None:
+            return None
+        listed = [(path, stamps(path)) for path in self.listing]
+        return None if any(stamp is None for _, stamp in listed) else listed
+
+    def read_all(self, entries: list[tuple[str, tuple | None]], config: SiteConfig) -> list[Parsed]:
+        """Every (path, stamp) parsed, or its last parse while its stamp is unchanged (None: unknown):
+        the loop a rebuild runs once per file, kept lean; the files to parse are parsed on all cores."""
         self._check_config(config)
         cached, found, missing = self._entries.get, [], []
-        for path, entry in entries:
-            try:
-                stamp = file_stamp(entry.stat())
-            except OSError:
-                stamp = None
+        for path, stamp in entries:
             hit = cached(path)
             if stamp and hit and hit[0] == stamp:
                 found.append(hit[1])
@@ -357,8 +369,12 @@ def load_papers(config: SiteConfig, cache: PaperCache | None = None) -> list[Pap
         raise SiteError(Problem(content_dir, None, "content folder not found (make it, or bring papers in "
                                                    "with the import command)"))
     papers, problems, unfollowed = [], [], []
-    entries = _content_entries(content_dir, config.root, problems, unfollowed)
-    cache.warnings = tuple(unfollowed_warning(folder) for folder in unfollowed)
+    entries = cache.listed()
+    if entries is None:
+        entries = [(path, _stamp(entry)) for path, entry in _content_entries(content_dir, config.root, problems,
+                                                                            unfollowed)]
+        cache.warnings = tuple(unfollowed_warning(folder) for folder in unfollowed)
+        cache.listing = None if problems else [path for path, _ in entries]
     for parsed in cache.read_all(entries, config):
         problems.extend(parsed.problems)
         if parsed.paper:
@@ -366,6 +382,13 @@ def load_papers(config: SiteConfig, cache: PaperCache | None = None) -> list[Pap
     if problems:
         raise SiteError(problems)
     return papers
+
+
+def _stamp(entry: os.DirEntry) -> tuple | None:
+    try:
+        return file_stamp(entry.stat())
+    except OSError:
+        return None
 
 
 def _display(path: Path, root: Path) -> str:
