@@ -273,7 +273,6 @@ def serve(listener: Listener, made: Fingerprint,
     here, idle = os.getcwd(), idle_seconds()
     try:
         while True:
-            _settle()
             last = time.monotonic()
             listener.socket.settimeout(1.0)
             taken = None
@@ -309,7 +308,7 @@ def serve(listener: Listener, made: Fingerprint,
                 return  # idle, or another process took the socket
             made = taken  # the fork that built: the warm process from now on
             try:
-                save(made)
+                save(made)  # its session, once settle() has freed what the build left
             except Exception:  # no session then: the next cold build starts from an older one, or nothing
                 pass
     finally:
@@ -329,8 +328,9 @@ def _wait_for(worker: int, listener: Listener) -> None:
         time.sleep(0.02)
 
 
-def _settle() -> None:
-    """Between builds: what the last one left collected, and the memory freed given back."""
+def settle() -> None:
+    """Between builds, before the session is saved: what the last one left collected, and the
+    memory freed given back (a build waits for the warm process only as it waits for a saver)."""
     import gc
 
     from ..parallel import give_back_freed_memory
