@@ -48,7 +48,7 @@ def build_site(config: SiteConfig, runner: Runner | None = None) -> Build:
         config = memo.settle(config)
         papers = stage("load", load_papers, config, memo.papers)
         stage("load", check_templates, config)
-        catalog = stage("load", Catalog.build, papers, config, memo.people, memo.keys)
+        catalog = stage("load", Catalog.build, papers, config, memo.people, memo.keys, memo.titles)
         abstracts = stage("markdown", render_abstracts, catalog, memo.abstracts)
         texts = stage("related", counted_texts, catalog.papers, abstracts, memo.related)
         search = stage.alongside("search", memo.search.job(catalog, abstracts, run.store, run.reuse))

@@ -35,8 +35,9 @@ class Catalog:
 
     @classmethod
     def build(cls, papers: list[Paper], config: SiteConfig, people: PeopleCache | None = None,
-              keys: dict[tuple, str] | None = None) -> "Catalog":
-        """`people` and `keys` (see assign_keys): what the last build worked out, to reuse."""
+              keys: dict[tuple, str] | None = None, titles: dict[str, str] | None = None) -> "Catalog":
+        """`people`, `keys` (see assign_keys) and `titles` (each title's title_key): what the last
+        build worked out, to reuse; updated."""
         _check_unique(papers, config, "id", lambda p: p.id, line=_id_line)
         _check_unique(papers, config, "URL slug (from the file name)", lambda p: p.slug)
         # BibTeX finds duplicate keys ignoring case; the message shows the key as written
@@ -47,7 +48,12 @@ class Catalog:
             newest[paper.venue] = max(newest.get(paper.venue, paper.year), paper.year)
         venue_order = {v.slug: (-(v.year if v.year is not None else newest.get(v.slug, 0)), v.name.casefold(), v.slug)
                        for v in config.venues}
-        ordered = tuple(sorted(papers, key=lambda p: (venue_order[p.venue], -p.year, title_key(p.title), p.id)))
+        known = titles if titles is not None else {}
+        sort_keys = {title: known.get(title) or title_key(title) for title in {p.title for p in papers}}
+        if titles is not None:  # the titles of now alone: an edited one is not kept for ever
+            titles.clear()
+            titles.update(sort_keys)
+        ordered = tuple(sorted(papers, key=lambda p: (venue_order[p.venue], -p.year, sort_keys[p.title], p.id)))
         by_venue: dict[str, list[Paper]] = defaultdict(list)
         by_topic: dict[str, list[Paper]] = defaultdict(list)
         for paper in ordered:

@@ -55,6 +55,7 @@ class BuildCache:
     related: RelatedIndex = field(default_factory=RelatedIndex)  # updated for the texts that changed
     people: PeopleCache = field(default_factory=PeopleCache)  # who is who, while no paper's authors change
     keys: dict = field(default_factory=dict)  # citation keys' bare keys, by what makes them (bibtex.assign_keys)
+    titles: dict = field(default_factory=dict)  # each title's place in A-Z order (catalog.order.title_key)
     templates: TemplateCache = field(default_factory=TemplateCache)  # checked against template sources
     plans: dict = field(default_factory=dict)  # paper id -> (inputs, page) of the last plan
     pages: RenderCache = field(default_factory=RenderCache)  # each page's bytes, by what it shows
