@@ -27,6 +27,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from array import array
 from dataclasses import dataclass
 from multiprocessing.pool import AsyncResult
@@ -98,8 +99,7 @@ class MapInBackground:
         global _job
         _job = (func, items)  # until stop(): a fresh worker forks later, from the pool's thread
         try:
-            self.pool = multiprocessing.get_context("fork").Pool(count, initializer=_start_worker,
-                                                                 maxtasksperchild=1 if fresh else None)
+            self.pool = _forked_pool(count, maxtasksperchild=1 if fresh else None)
             self.parts = self.pool.map_async(_run_slice, bounds, chunksize=1)
             self.pool.close()
         except BaseException:
@@ -199,7 +199,7 @@ def in_background(func: Callable[[], R], size: int) -> Iterator[Callable[[], R]]
     global _job
     previous, _job = _job, (func, ())
     try:
-        pool = multiprocessing.get_context("fork").Pool(1, initializer=_start_worker)  # forks here
+        pool = _forked_pool(1)  # forks here
     finally:
         _job = previous
     try:
@@ -344,7 +344,7 @@ class Background:
         global _job
         previous, _job = _job, (func, ())
         try:
-            self.pool = multiprocessing.get_context("fork").Pool(1, initializer=_start_worker)  # forks here
+            self.pool = _forked_pool(1)  # forks here
         finally:
             _job = previous
         self.outcome = self.pool.apply_async(_run_job, callback=lambda _: then(), error_callback=lambda _: then())
@@ -374,12 +374,24 @@ def waited(outcome: AsyncResult):
     return outcome.get()
 
 
+_before: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # pool -> pids of the children alive before it
+
+
+def _forked_pool(count: int, **options):
+    """A pool of `count` forked workers (see _start_worker)."""
+    alive = {child.pid for child in multiprocessing.active_children()}
+    pool = multiprocessing.get_context("fork").Pool(count, initializer=_start_worker, **options)
+    _before[pool] = alive
+    return pool
+
+
 def end_pool(pool) -> None:
     """pool.terminate() and join(), given STOP_WAIT seconds. A worker killed from outside (SIGTERM
     to the process group, which the build's own clean-up then answers) while it held a lock of
     the pool's queues (an idle worker holds one as it waits for a task) leaves terminate()
     waiting for that lock for ever; the workers are gone by then, and the process goes on
-    without the pool's threads."""
+    without the pool's threads. A worker that outlives SIGTERM (one stuck before it could set
+    its signals up, say) is killed: else it would outlive the command, holding its output open."""
     failed: list[BaseException] = []
 
     def end() -> None:
@@ -392,6 +404,12 @@ def end_pool(pool) -> None:
     ender = threading.Thread(target=end, name="end-pool", daemon=True)
     ender.start()
     ender.join(STOP_WAIT)
+    if ender.is_alive():
+        before = _before.get(pool, set())
+        for child in multiprocessing.active_children():  # this pool's workers, and any of a pool made since
+            if child.pid not in before:
+                child.kill()
+        ender.join(STOP_WAIT)
     if failed:
         raise failed[0]
 

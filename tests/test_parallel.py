@@ -404,3 +404,26 @@ def run_apart(script: str, timeout: float = 60):
         except ProcessLookupError:
             pass
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def test_a_worker_that_will_not_stop_does_not_outlive_its_pool(monkeypatch, tmp_path):
+    """A forked worker that outlives SIGTERM (as one stuck before it could set its signals up)
+    would outlive the command too, holding its output open: end_pool kills it."""
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
+    monkeypatch.setenv("PAPERSITE_JOBS", "2")
+    monkeypatch.setattr(parallel, "STOP_WAIT", 0.5)
+    started = tmp_path / "started"
+
+    def stubborn() -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        started.write_text(str(os.getpid()))
+        time.sleep(600)
+
+    began = time.monotonic()
+    with parallel.in_background(stubborn, size=1):
+        while not started.exists():
+            time.sleep(0.01)
+    worker = int(started.read_text())
+    assert time.monotonic() - began < 30
+    with pytest.raises(OSError):  # gone, and reaped
+        os.kill(worker, 0)

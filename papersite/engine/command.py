@@ -137,13 +137,14 @@ def build_now(config_path: Path, output: Path, base_url: str | None, now: Finger
                 nonlocal listener
                 if stay_warm:  # bound first: a build started meanwhile waits for this process, not the session
                     listener = warm.open_listener(root)
-                    warm.settle()
-                _keep_session(root, now)
+                    warm.settled(lambda: _keep_session(root, now))
+                else:
+                    _keep_session(root, now)
 
             def then() -> None:  # once the session is saved and its lock let go
                 if listener is not None:
                     warm.serve(listener, now, _warm_build, lambda made: save_session_locked(
-                        root, lambda: (warm.settle(), _keep_session(root, made))))
+                        root, lambda: warm.settled(lambda: _keep_session(root, made))))
             save_session_alongside(root, save, papers, then if stay_warm else None)
     except OSError as exc:
         written.warnings.append(cache_warning(root, exc))

@@ -308,7 +308,7 @@ def serve(listener: Listener, made: Fingerprint,
                 return  # idle, or another process took the socket
             made = taken  # the fork that built: the warm process from now on
             try:
-                save(made)  # its session, once settle() has freed what the build left
+                save(made)  # its session (see settled)
             except Exception:  # no session then: the next cold build starts from an older one, or nothing
                 pass
     finally:
@@ -328,9 +328,10 @@ def _wait_for(worker: int, listener: Listener) -> None:
         time.sleep(0.02)
 
 
-def settle() -> None:
-    """Between builds, before the session is saved: what the last one left collected, and the
-    memory freed given back (a build waits for the warm process only as it waits for a saver)."""
+def settled(save: Callable[[], None]) -> None:
+    """save() (the session of the build just made), between builds: first what that build left
+    collected, after it the memory freed given back; all while a build asked for waits for the
+    session's lock, as it waits for a saver's."""
     import gc
 
     from ..parallel import give_back_freed_memory
@@ -339,7 +340,10 @@ def settle() -> None:
     gc.unfreeze()
     gc.collect()
     gc.freeze()
-    give_back_freed_memory()
+    try:
+        save()
+    finally:
+        give_back_freed_memory()  # the pickler's buffers too
 
 
 def _request(conn: socket.socket) -> tuple[dict | None, list[int]]:
