@@ -322,7 +322,7 @@ def _survey_unless(out_dir: Path, shown: Path, expected: Survey | None) -> Surve
 
 
 class OutputChanged(Exception):
-    """The output is not as the survey a build expected said (Staging.expect): a file was changed,
+    """The output is not as the build expected it (Staging's `expected`): a file was changed,
     added or removed since this process last wrote it."""
 
 
