@@ -63,7 +63,7 @@ class BuildCache:
     search: SearchCache = field(default_factory=SearchCache)  # tokens, postings and files of the search index
     citations: CitationCache = field(default_factory=CitationCache)  # each paper's RIS, CSL-JSON and BibTeX
     map: LayoutCache = field(default_factory=LayoutCache)  # the paper map's layout, by its texts
-    # output folder -> what this process's last build left there (output.Staging.expect); not in the session
+    # output folder -> what this process's last build left there (output.Left, see Staging); not in the session
     surveys: dict = field(default_factory=dict)
 
     def settle(self, config: SiteConfig) -> SiteConfig:
