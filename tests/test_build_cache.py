@@ -769,3 +769,20 @@ def test_an_entry_written_as_it_is_made_replaces_the_old_one_whole_or_not_at_all
     chunks = [b"x" * 70_000, memoryview(b"y" * 10), b""]
     write_entry_from(path, lambda file: [file.write(chunk) for chunk in chunks])
     assert bytes(read_entry(path)) == b"x" * 70_000 + b"y" * 10
+
+
+def test_a_record_written_after_an_edit_reads_as_the_fingerprint_it_was_written_from(tmp_path):
+    """write_record encodes only the files whose entries are new since this process's last record;
+    what it writes still reads back as the whole fingerprint, names in any script included."""
+    store = papersite.engine.store
+    root, output = tmp_path, tmp_path / "_site"
+    files = {"site.yaml": [1, 2, 3, 4, "a"], "content/é/\"q\".md": [5, 6, 7, 8, "b"], "content/x\udcff.md": [9, 9, 9, 9, "c"]}
+    first = store.Fingerprint(files, "k1", "e")
+    store.write_record(root, output, first, {"papers": 2}, None, ["a warning"])
+    assert store.read_record(root, output)["files"] == files
+    edited = {**files, "content/é/\"q\".md": [5, 6, 7, 9, "d"], "content/new.md": [1, 1, 1, 1, "e"]}
+    del edited["site.yaml"]
+    store.write_record(root, output, store.Fingerprint(edited, "k2", "e"), {"papers": 3}, None, [])
+    record = store.read_record(root, output)
+    assert record["files"] == edited and record["key"] == "k2" and record["summary"] == {"papers": 3}
+    assert list(record["files"]) == list(edited)

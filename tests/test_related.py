@@ -4,6 +4,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
+
 from papersite import parallel
 from papersite.catalog import related
 from papersite.catalog.related import RelatedIndex, find_related
@@ -64,7 +66,10 @@ def test_related_papers_of_the_seeds_are_plausible():
     assert find_related(dict(reversed(list(texts.items())))) == related  # input order does not matter
 
 
-def test_updates_after_edits_equal_a_fresh_computation():
+@pytest.mark.parametrize("at_once", [64, 2])
+def test_updates_after_edits_equal_a_fresh_computation(monkeypatch, at_once):
+    # at_once: how many changed vectors an edit scores together (two: an edit's are scored in several blocks)
+    monkeypatch.setattr("papersite.catalog.related.SCORED_AT_ONCE", at_once)
     rng = random.Random(7)
     texts = corpus(rng, 200)
     words = sorted({w for t in texts.values() for w in t.split()})
@@ -118,6 +123,25 @@ def test_an_edit_that_adds_a_common_word_gives_few_papers_a_new_vector():
     renewed = sum(new is not old for new, old in zip(index.vectors, before))
     assert holding >= 300 and renewed <= 5 + holding // 10
 
+
+
+def test_an_edit_that_moves_a_common_word_s_weight_ranks_again_every_list_it_reaches(monkeypatch):
+    """When a common word's rounded IDF moves, dozens of papers get a new vector at once, scored a
+    few at a time: every list one of their new scores enters is ranked again, as a fresh
+    computation ranks it."""
+    monkeypatch.setattr("papersite.catalog.related.SCORED_AT_ONCE", 3)
+    rng = random.Random(11)
+    texts = corpus(rng, 500)
+    index = RelatedIndex(restart=1.0)
+    index.update(parts(texts))
+    renewed = 0
+    for number in range(30):
+        before = list(index.vectors)
+        for pid in rng.sample(sorted(texts), 3):  # words a few dozen of the papers hold
+            texts[pid] += " " + rng.choice(["gradient", "information", "accuracy", "exploration", "network"])
+        assert index.update(parts(texts)) == find_related(texts), number
+        renewed = max(renewed, sum(new is not old for new, old in zip(index.vectors, before)))
+    assert renewed >= 20  # some edit moved a common word's weight in many papers at once
 
 WORDS = [f"{a}{b}" for a in ("alpha", "beta", "gamma", "delta", "kappa") for b in ("red", "green", "blue", "grey")]
 

@@ -31,6 +31,7 @@ COUNT = 5  # related papers per paper
 SCALE = 1 << 24  # weight resolution: a score is at most SCALE**2 = 2**48 (Cauchy-Schwarz)
 BLOCK_CELLS = 1 << 18  # scores held at once per block: 2 MB of float64, small enough to stay in cache
 VECTOR_BLOCK = 4_096  # papers whose vectors are made at once (their temporaries: ~20 MB)
+SCORED_AT_ONCE = 64  # changed vectors whose rows of scores an edit holds at once (8 bytes a paper each)
 GROUPS = 64  # stretches of a row of scores whose maxima bound its top (see _BlockScorer.best)
 _LOG1 = [0.0] + [1 + math.log(n) for n in range(1, 4096)]  # 1 + log(count)
 
@@ -401,23 +402,32 @@ class RelatedIndex:
             self._post(paper, -1)
             self._vector(paper)
             self._post(paper, +1)
-        fresh = {paper: self._scores(paper) for paper in revector}
-        for scores in fresh.values():
-            seen_by.update(scores)
-        seen_by -= revector
+        listing = seen_by - revector  # papers whose list held a changed vector
 
-        # 4. New lists: in full for changed vectors and for lists that held one;
-        #    the others only gain the new scores, since no other score of theirs moved.
-        for paper, scores in fresh.items():
-            self._rank(paper, scores)
-        # What each other paper gains, in one pass over the new scores (per paper, a pass
-        # over all of them would cost |seen_by| x |revector|).
-        incoming: dict[int, dict[int, int]] = {}
-        for other, scores in fresh.items():
-            for paper, score in scores.items():
-                if score > 0:
-                    incoming.setdefault(paper, {})[other] = score
-        for paper in sorted(seen_by):
+        # 4. New lists: in full for changed vectors and for lists that held one; the others only
+        #    gain the new scores, since no other score of theirs moved, and only where one beats
+        #    their weakest kept score (found for every paper at once, by numpy: a common term's
+        #    shifted IDF changes dozens of vectors, each scored against thousands of papers).
+        rows = sorted(revector)
+        incoming: dict[int, dict[int, int]] = {}  # paper -> {changed paper: its new positive score}
+        for first in range(0, len(rows), SCORED_AT_ONCE):
+            block = rows[first:first + SCORED_AT_ONCE]
+            scores = np.stack([self._dense_scores(paper) for paper in block])
+            number = np.array(block)[:, None]
+            scored = np.flatnonzero((scores > 0).any(axis=0))
+            bests = [self.best[paper] for paper in scored.tolist()]
+            full = np.array([len(best) == 2 * self.count for best in bests], bool)
+            weakest = np.array([(best[-2], best[-1]) if best else (0, 0) for best in bests], np.int64).reshape(-1, 2)
+            part = scores[:, scored]
+            gains = (part > 0) & (~full | (part > weakest[:, 0]) | ((part == weakest[:, 0]) & (number < weakest[:, 1])))
+            for column in sorted(set(scored[gains.any(axis=0)].tolist()).union(listing) - revector):
+                at = np.flatnonzero(scores[:, column] > 0)
+                if len(at):
+                    incoming.setdefault(column, {}).update(zip(number[at, 0].tolist(), scores[at, column].tolist()))
+            for paper, row in zip(block, scores):
+                others = np.flatnonzero(row > 0)
+                self._rank(paper, dict(zip(others.tolist(), row[others].tolist())))
+        for paper in sorted(listing | (incoming.keys() - revector)):
             best = self.ranked(paper)
             gained = incoming.get(paper, {})
             if any(other in revector for _, other in best):
@@ -430,11 +440,21 @@ class RelatedIndex:
                     self._rank(paper, {o: s for s, o in best} | gained)
                 continue
             if len(best) == self.count:  # full: only a score above the weakest kept one gets in
-                weakest = best[-1]
-                gained = {o: s for o, s in gained.items() if s > weakest[0] or s == weakest[0] and o < weakest[1]}
+                weakest_kept = best[-1]
+                gained = {o: s for o, s in gained.items()
+                          if s > weakest_kept[0] or s == weakest_kept[0] and o < weakest_kept[1]}
             if gained:
                 self._rank(paper, {o: s for s, o in best} | gained)
 
+    def _dense_scores(self, paper: int) -> np.ndarray:
+        """_scores(paper) as a row of every paper's score (0 where none)."""
+        row = np.zeros(len(self.ids), np.int64)
+        postings = self._posted()
+        for term, weight in zip(*self.vectors[paper]):
+            others, weights = postings[term]
+            row[np.frombuffer(others, np.int32)] += weight * np.frombuffer(weights, np.int32).astype(np.int64)
+        row[paper] = 0
+        return row
 
 def _counted_apart(texts: list[tuple[str, ...]]) -> tuple[list[str], bytes, bytes, list[int]]:
     """RelatedIndex._counts of each text, numbered in an index of their own: its words, then, end to

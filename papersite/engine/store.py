@@ -329,8 +329,27 @@ def write_record(root: Path, output: Path, fingerprint_: Fingerprint, summary: d
     """`optional`: optional_bytes of the site, for the warning a build with nothing to do repeats;
     so are the build's `warnings` (of its sources)."""
     record = {"key": fingerprint_.key, "output": output_stamp(output), "summary": summary,
-              "optional": optional or {}, "warnings": list(warnings), "files": fingerprint_.files}
-    write_entry(record_path(root, output), json.dumps(record, separators=(",", ":")).encode())
+              "optional": optional or {}, "warnings": list(warnings)}
+    text = f'{json.dumps(record, separators=(",", ":"))[:-1]},"files":{_files_json(fingerprint_.files)}}}'
+    write_entry(record_path(root, output), text.encode())
+
+
+_encoded: dict[str, tuple[list, str]] = {}  # path -> (its fingerprint entry, "path":entry in JSON)
+
+
+def _files_json(files: dict[str, list]) -> str:
+    """json.dumps(files), compact. An entry is encoded again only when it is not the very list
+    this process encoded last (a fingerprint shares the entries of unchanged files): a warm
+    process's edit encodes a file or two, not every file of the catalog."""
+    global _encoded
+    last, kept = _encoded, {}
+    for path, entry in files.items():
+        known = last.get(path)
+        if known is None or known[0] is not entry:
+            known = (entry, f'{json.dumps(path)}:{json.dumps(entry, separators=(",", ":"))}')
+        kept[path] = known
+    _encoded = kept
+    return "{" + ",".join(known[1] for known in kept.values()) + "}"
 
 
 # --- The last session ----------------------------------------------------------------
