@@ -129,7 +129,7 @@ def build_now(config_path: Path, output: Path, base_url: str | None, now: Finger
     del result, report  # not kept by the process that saves the session and may stay warm, forked below
     try:
         write_record(root, output, now, summary, optional, sources_warnings)
-        if memo is None:  # in the warm process (see warm.serve), the fork that built saves the session itself
+        if memo is None:  # in the warm process (see warm.serve), it saves the session itself once it has answered
             stay_warm = warm.wanted(papers)
             listener = None
 
@@ -183,9 +183,9 @@ def _keep_session(root: Path, now: Fingerprint) -> None:
     map_ahead.keep(root, now, kept)
 
 
-def _warm_build(request: dict, now: Fingerprint, made: Fingerprint, progress, notify) -> Written:
-    """In a fork of the warm process: the build a command handed over, from the cache it holds,
-    that of the build of inputs `made`."""
+def _warm_build(request: dict, now: Fingerprint, made: Fingerprint | None, progress, notify) -> Written:
+    """In the warm process: the build a command handed over, from the cache it holds, that of the
+    build of inputs `made` (None: not known)."""
     return build_now(Path(request["config_path"]), Path(request["output"]), request["base_url"], now,
                      progress=progress, notify=notify, memo=_kept[0], since=made)
 

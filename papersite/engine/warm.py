@@ -1,20 +1,22 @@
-"""The last build, kept warm: the next `build` of a large catalog forks from it instead of
+"""The last build, kept warm: the next `build` of a large catalog is made by it instead of
 loading the session from disk.
 
 A `build` of a catalog of WARM_FROM papers or more leaves the process that saves its session
 (store.save_session_alongside) running once the session is written, for IDLE_MINUTES: it
 holds that build's cache in memory and listens on `.cache/papersite/warm.sock`. The next
 `build` still fingerprints the inputs itself (with nothing changed it stops there, as
-always); with something changed it hands the build over. The warm process forks, and the
-fork builds from the cache in memory, as the preview does, telling the command what it is
-doing and what it built; when it worked, the fork takes the warm process's place, saves its
-session and waits for the next build. A cold `build` spends more than half of a one-paper edit
+always); with something changed it hands the build over. The warm process builds from the
+cache in memory, as the preview does, telling the command what it is doing and what it built,
+then saves its session and waits for the next build. It builds in itself, not in a fork: a
+fork would copy each page of the cache that the build touches (at 10,000 papers, 50,000 pages
+and a fifth of an edit's time). A SiteError leaves the caches whole, as in the preview; an
+interrupted or crashed build may not, and ends the process. A cold `build` spends more than half of a one-paper edit
 importing the engine and unpickling the session (docs/performance.md).
 
 Nothing is trusted that a cold build would not trust: the warm process serves only a build of
 the same engine, from the same working folder, of the same user; what it holds is the cache of
 a build that worked, checked by each stage as a loaded session is. Whenever it cannot serve
-(none running, another engine, a `--clean` or `--strict` build, a fork that died) the command
+(none running, another engine, a `--clean` or `--strict` build, a build that crashed) the command
 builds cold, as before. It ends when idle, when its socket is taken over or removed (so
 deleting .cache/papersite/ ends it), and on `PAPERSITE_WARM=0` builds never start one.
 """
@@ -255,10 +257,11 @@ def serve(listener: Listener, made: Fingerprint,
           build: Callable[[dict, Fingerprint, Fingerprint, Callable, Callable], Any],
           save: Callable[[Fingerprint], None]) -> None:
     """Be the warm process of the build of inputs `made` until idle, or until another takes the
-    socket. Each build handed over is made by a fork of this process, `build(request, fingerprint,
-    made, progress, notify)` (`made`: the inputs of the build whose cache this process holds); a fork whose build worked takes the socket, answers the command, saves its
-    session (`save(fingerprint)`) and goes on as the warm process, in this same loop (a warm
-    process made inside the last one's build would keep that build's frames, and the one before's).
+    socket. Each build handed over is made here, `build(request, fingerprint, since, progress,
+    notify)`, on the cache this process holds (`since`: the inputs of the build it is the cache
+    of, None when a failed build may have kept some of its own since); one that worked is
+    answered, then its session saved (`save(fingerprint)`) before the next build is taken. An
+    interrupted or crashed build ends this process: the next build is cold.
     Never returns."""
     try:
         os.setsid()  # not ended with the terminal the first build ran in
@@ -271,61 +274,45 @@ def serve(listener: Listener, made: Fingerprint,
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     here, idle = os.getcwd(), idle_seconds()
+    trusted = True  # what this process holds is the cache of the build of inputs `made`, as that build left it
     try:
-        while True:
-            last = time.monotonic()
-            listener.socket.settimeout(1.0)
-            taken = None
-            while taken is None and listener.ours() and time.monotonic() - last < idle:
-                try:
-                    conn, _ = listener.socket.accept()
-                except socket.timeout:
-                    continue
-                except OSError:
-                    return
-                with conn:
-                    request, fds = _request(conn)
-                    wanted = request is not None and len(fds) == 2 and request.get("engine") == made.engine \
-                        and request.get("cwd") == here
-                    now = _inputs(conn, request, made) if wanted else None
-                    if now is None:
-                        for fd in fds:
-                            os.close(fd)
-                        if request is not None and request.get("engine") != made.engine:
-                            return  # the engine changed: this process is of the old one
-                        continue  # closed without a word: the build runs cold
-                    worker = os.fork()
-                    if worker == 0:
-                        listener.socket.close()
-                        listener = _build_here(conn, fds, request, now, made, build, listener.root)  # exits unless it worked
-                        taken = now
-                        continue
+        listener.socket.settimeout(1.0)
+        last = time.monotonic()
+        while listener.ours() and time.monotonic() - last < idle:
+            try:
+                conn, _ = listener.socket.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            with conn:
+                request, fds = _request(conn)
+                wanted = request is not None and len(fds) == 2 and request.get("engine") == made.engine \
+                    and request.get("cwd") == here
+                now = _inputs(conn, request, made) if wanted else None
+                if now is None:
                     for fd in fds:
                         os.close(fd)
-                _wait_for(worker, listener)  # one build at a time; returns if it failed
-                last = time.monotonic()
-            if taken is None:
-                return  # idle, or another process took the socket
-            made = taken  # the fork that built: the warm process from now on
-            try:
-                save(made)  # its session (see settled)
-            except Exception:  # no session then: the next cold build starts from an older one, or nothing
-                pass
+                    if request is not None and request.get("engine") != made.engine:
+                        return  # the engine changed: this process is of the old one
+                    continue  # closed without a word: the build runs cold
+                outcome = _build_here(conn, fds, request, now, made if trusted else None, build)
+            last = time.monotonic()
+            if outcome == BUILT:
+                made, trusted = now, True
+                try:
+                    save(made)  # its session (see settled)
+                except Exception:  # no session then: the next cold build starts from an older one, or nothing
+                    pass
+            elif outcome == FAILED:
+                # A stage may have kept what the failed build read (as the preview's do): the next build
+                # checks every input, as one from a loaded session does, not only those changed since `made`
+                trusted = False
+            elif outcome != DECLINED:
+                return  # interrupted or crashed midway: what the cache holds may be half made
     finally:
         listener.close()
         os._exit(0)
-
-
-def _wait_for(worker: int, listener: Listener) -> None:
-    """Until the fork building ends (its build failed: this process stays warm), or takes the
-    socket (it worked: this process ends)."""
-    while True:
-        done, _ = os.waitpid(worker, os.WNOHANG)
-        if done:
-            return
-        if not listener.ours():
-            raise SystemExit  # the fork goes on as the warm process
-        time.sleep(0.02)
 
 
 def settled(save: Callable[[], None]) -> None:
@@ -386,13 +373,18 @@ def _inputs(conn: socket.socket, request: dict, made: Fingerprint) -> Fingerprin
     return Fingerprint(files, request["key"], request.get("engine"))
 
 
-def _build_here(conn: socket.socket, fds: list[int], request: dict, now: Fingerprint, made: Fingerprint,
-                build: Callable,
-                root: Path) -> Listener:
-    """In the fork: the build handed over, its output on the command's terminal, its messages to it.
-    When it worked, the socket, taken for this process (which goes on as the warm one); else it
-    ends here."""
-    taken = None
+BUILT, FAILED, DECLINED, ENDED = "built", "failed", "declined", "ended"  # how a build handed over went
+
+
+def _build_here(conn: socket.socket, fds: list[int], request: dict, now: Fingerprint, since: Fingerprint | None,
+                build: Callable) -> str:
+    """The build handed over, made here, in the process whose memory holds the cache (a fork would
+    copy every page of it the build writes to, a fifth of an edit's time): its output on the
+    command's terminal, its messages to the command. Returns BUILT; FAILED (a SiteError, raised
+    where the caches are whole, as in the preview); DECLINED (the command went before it began);
+    or ENDED (interrupted, or crashed, maybe midway through updating a cache)."""
+    quiet = [os.dup(1), os.dup(2)]
+    outcome = DECLINED
     try:
         for fd, target in zip(fds, (1, 2)):
             os.dup2(fd, target)
@@ -410,9 +402,13 @@ def _build_here(conn: socket.socket, fds: list[int], request: dict, now: Fingerp
         def say(kind: str, value: Any) -> None:
             _send(conn, pickle.dumps((kind, value), protocol=pickle.HIGHEST_PROTOCOL))
 
-        say("taken", me)
         try:
-            written = build(request, now, made, lambda doing: say("progress", doing), lambda text: say("notify", text))
+            say("taken", me)
+        except OSError:
+            return DECLINED
+        outcome = ENDED
+        try:
+            written = build(request, now, since, lambda doing: say("progress", doing), lambda text: say("notify", text))
         except KeyboardInterrupt:
             say("interrupted", None)
         except Exception as error:
@@ -420,31 +416,28 @@ def _build_here(conn: socket.socket, fds: list[int], request: dict, now: Fingerp
             if not isinstance(error, SiteError):
                 say("crashed", f"{type(error).__name__}: {error}")
             else:
+                outcome = FAILED
                 try:
                     say("failed", error)
                 except (pickle.PickleError, TypeError, AttributeError):
                     say("crashed", str(error))
         else:
-            # taken before the command has its answer: the next build waits for this process
-            taken = open_listener(root)
+            outcome = BUILT
             try:
                 say("built", written)
             except OSError:
                 pass  # the command is gone: the site is built all the same
     except BaseException:
-        taken = None
-    if taken is None:
+        pass  # the command went, or Ctrl-C came between two steps: `outcome` says what the cache is
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         try:
             sys.stdout.flush()
             sys.stderr.flush()
         except Exception:
             pass
-        os._exit(0)
-    conn.close()
-    quiet = os.open(os.devnull, os.O_RDWR)
-    for fd in (1, 2):
-        os.dup2(quiet, fd)
-    os.close(quiet)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    return taken
+        for fd, target in zip(quiet, (1, 2)):
+            os.dup2(fd, target)
+            os.close(fd)
+    return outcome
