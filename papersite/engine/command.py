@@ -181,6 +181,8 @@ def _keep_session(root: Path, now: Fingerprint) -> None:
     kept.map.ahead = None
     save_session(root, now, kept)
     map_ahead.keep(root, now, kept)
+    for left in kept.surveys.values():  # made now, not when the next build (in this process, warm) waits
+        left.sendable()
 
 
 def _warm_build(request: dict, now: Fingerprint, made: Fingerprint | None, progress, notify) -> Written:

@@ -34,6 +34,7 @@ import functools
 import hashlib
 import json
 import os
+import pickle
 import re
 import shutil
 import stat
@@ -43,7 +44,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import Problem, SiteError
-from ..parallel import in_background
+from ..parallel import Detachable, in_background
 from ..source.files import write_all
 from .output_guard import (SITE_MARK, OutputLock, Stat, foreign_message, manifest_path, refuse_foreign,
                            refuse_unsafe_output, resolve_output)
@@ -130,6 +131,10 @@ class Staging:
             _clear_leftovers(self.out_dir)  # under the lock: no other build is using them
             self.folder.mkdir(parents=True)
             job = functools.partial(_survey_unless, self.out_dir, self.shown, expected and expected.survey)
+            if expected is not None:
+                # In the warm process, whose memory is the cache: a fork would copy each page of it
+                # the build then writes to. A fresh process instead, sent the survey expected.
+                job = Detachable(job, lambda: (_survey_unless, (self.out_dir, self.shown, expected.sendable())))
             files = _recorded_files(self.out_dir) if survey_alongside else 0
             self._pending = self._jobs.enter_context(in_background(job, files if files >= SURVEY_APART_FROM else 0))
             if not survey_alongside:
@@ -313,6 +318,24 @@ class Left:
 
     survey: Survey
     entries: dict[str, str] | None
+    _sent: list = field(default_factory=list, compare=False, repr=False)  # see sendable
+
+    def sendable(self) -> _Pickled:
+        """The survey as a process of its own is sent it, pickled once: the warm process makes it
+        between builds (see Staging), not while a build waits."""
+        if not self._sent:
+            self._sent.append(_Pickled(pickle.dumps(self.survey, protocol=pickle.HIGHEST_PROTOCOL)))
+        return self._sent[0]
+
+
+class _Pickled:
+    """An object pickled already: pickling it again copies its bytes, and unpickling gives the object."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+
+    def __reduce__(self):
+        return pickle.loads, (self.data,)
 
 
 def _survey_unless(out_dir: Path, shown: Path, expected: Survey | None) -> Survey | None:
