@@ -215,15 +215,40 @@ def in_background(func: Callable[[], R], size: int) -> Iterator[Callable[[], R]]
 # multiprocessing's "spawn", which imports the caller's __main__ again: a script calling the build
 # without an `if __name__ == "__main__"` guard would start a second build, and wait for it for ever.
 _FRESH = """
-import gc, os, pickle, signal, sys
+import gc, importlib, os, pickle, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to answer: it ends this process
 gc.disable()  # one job's objects, all alive until it ends
 answer = os.fdopen(os.dup(1), "wb")
 os.dup2(2, 1)
 from papersite.parallel import run_fresh, dump_answer
-dump_answer(run_fresh(pickle.load(sys.stdin.buffer)), answer)
+for name in sys.argv[1:]:  # a spare imports its job's modules while it waits for the job
+    importlib.import_module(name)
+try:
+    job = pickle.load(sys.stdin.buffer)
+except EOFError:  # a spare never given a job: its parent has ended
+    sys.exit(0)
+dump_answer(run_fresh(job), answer)
 answer.close()
 """
+_spare: list[subprocess.Popen] = []  # a fresh interpreter started ahead, waiting for its job (see start_spare)
+
+
+def start_spare(modules: Sequence[str]) -> None:
+    """Start the fresh interpreter the next Detachable job sent to one will take, importing
+    `modules` now: the warm process (engine/warm.py) starts it between builds, so that a job
+    of the next build does not wait for an interpreter to start. One at a time."""
+    if not _spare or _spare[0].poll() is not None:
+        _spare[:] = [_fresh_process(modules)]
+
+
+def _fresh_process(modules: Sequence[str] = ()) -> subprocess.Popen:
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = os.environ.get("PYTHONPATH")
+    env = {**os.environ, "PYTHONPATH": package_root + (os.pathsep + path if path else "")}
+    # -P: the working folder is not put first on sys.path, so a `papersite` folder there (another
+    # checkout) never stands in for this one
+    return subprocess.Popen([sys.executable, "-P", "-c", _FRESH, *modules], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, env=env)
 
 
 def dump_answer(answer: object, file) -> None:
@@ -257,13 +282,8 @@ class _Fresh:
     """func(*args) in a fresh interpreter; result() waits for it (waking as waited() does)."""
 
     def __init__(self, func: Callable[..., R], args: tuple):
-        package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        path = os.environ.get("PYTHONPATH")
-        env = {**os.environ, "PYTHONPATH": package_root + (os.pathsep + path if path else "")}
-        # -P: the working folder is not put first on sys.path, so a `papersite` folder there (another
-        # checkout) never stands in for this one
-        self.process = subprocess.Popen([sys.executable, "-P", "-c", _FRESH], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, env=env)
+        spare = _spare.pop() if _spare else None
+        self.process = spare if spare is not None and spare.poll() is None else _fresh_process()
         self.answer: list[tuple[str, object]] = []
         self.failed: BaseException | None = None  # raised by an ItemStream's items as they were sent
         global _streams

@@ -425,3 +425,23 @@ def test_a_worker_that_will_not_stop_does_not_outlive_its_pool(monkeypatch, tmp_
     worker = int(started.read_text())
     with pytest.raises(OSError):  # gone, and reaped
         os.kill(worker, 0)
+
+
+def test_a_job_for_a_fresh_process_takes_the_spare_started_ahead_and_an_unused_spare_ends_with_its_parent(
+        monkeypatch):
+    monkeypatch.setenv("PAPERSITE_JOBS", "2")
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
+    parallel.start_spare(["json"])
+    spare = parallel._spare[0]
+    parallel.start_spare(["json"])  # one at a time: the same one
+    assert parallel._spare == [spare]
+    job = parallel.Detachable(lambda: None, lambda: (os.getpid, ()))
+    with parallel.in_background(job, 10) as result:
+        assert result() == spare.pid  # ran there, not in a process started for it
+    assert not parallel._spare and spare.wait(10) == 0
+    with parallel.in_background(job, 10) as result:  # none left: one is started
+        assert result() not in (spare.pid, os.getpid())
+    parallel.start_spare([])
+    unused = parallel._spare.pop()
+    unused.stdin.close()  # as when the process that started it ends
+    assert unused.wait(10) == 0 and unused.stdout.read() == b""

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import Problem, SiteError
-from ..parallel import Detachable, in_background
+from ..parallel import Detachable, in_background, start_spare
 from ..source.files import write_all
 from .output_guard import (SITE_MARK, OutputLock, Stat, foreign_message, manifest_path, refuse_foreign,
                            refuse_unsafe_output, resolve_output)
@@ -326,6 +326,14 @@ class Left:
         if not self._sent:
             self._sent.append(_Pickled(pickle.dumps(self.survey, protocol=pickle.HIGHEST_PROTOCOL)))
         return self._sent[0]
+
+
+def ahead_of_next_build(left: Left) -> None:
+    """In the warm process, between builds: what the next build into the output `left` describes
+    sends the process that surveys it (see Staging), and that process, started now."""
+    left.sendable()
+    if len(left.survey.on_disk) >= SURVEY_APART_FROM:
+        start_spare([__name__])
 
 
 class _Pickled:
