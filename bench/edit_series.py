@@ -17,8 +17,8 @@ For each build it prints the wall time, the peak PSS of every process the build 
 workers, and the detached process that saves the session once the site is written, which the next
 build waits for) and of the warm process that made it (papersite/engine/warm.py: every process
 working in the catalog's folder), how long that saver ran on after the build returned, and the
-size of .cache/papersite/. A build the warm process made runs in a fork of it: its CPU time is not
-the command's, and is shown as "warm". Hugo (bench/scale.py's minimal peer) builds the same catalog before the clean
+size of .cache/papersite/. A build the warm process made runs in it: its CPU time is not the
+command's, and is shown as "warm". Hugo (bench/scale.py's minimal peer) builds the same catalog before the clean
 build and after each series (`--peer full`: the peer that builds what our site has); ratios are
 to the median of those builds.
 """
@@ -53,7 +53,7 @@ USERS_ENV = {name: value for name, value in os.environ.items() if name != "PYTHO
 
 def session_pss_mb(session: int, folder: Path | None = None) -> float:
     """PSS of every process of a session (a build started in one of its own, its saver included),
-    and of every process working in `folder` (the warm process, the fork that builds, its workers)."""
+    and of every process working in `folder` (the warm process, and the workers of the build it makes)."""
     total = 0
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -87,7 +87,7 @@ def session_alive(session: int) -> bool:
 def build(tree: Path, site: Path, *options: str) -> dict:
     """One `build` in a fresh process: its seconds, the seconds its session's saver ran on after it,
     the peak PSS of all of them, and the cache's size once the saver is done."""
-    warm = listening(site)  # then the command hands a build over: the warm process is replaced
+    warm = listening(site)  # then the command hands the build over, and the warm process builds it
     start = time.perf_counter()
     process = subprocess.Popen([sys.executable, str(tree / "build.py"), "build", "-q", "--config",
                                 str(site / "site.yaml"), *options], env=USERS_ENV, cwd=site, start_new_session=True)
@@ -109,7 +109,7 @@ def build(tree: Path, site: Path, *options: str) -> dict:
             peak = max(peak, session_pss_mb(process.pid, site))
         time.sleep(SAMPLE_EVERY or 0.05)
     saver = time.perf_counter() - start - seconds
-    warm = warm is not None and warm != listening(site)
+    warm = warm is not None and warm == listening(site)  # a cold build's saver would have taken its place
     cache = sum(p.stat().st_size for p in (site / ".cache" / "papersite").rglob("*") if p.is_file())
     return {"seconds": seconds, "cpu": None if warm else cpu, "saver": saver, "peak_mb": peak,
             "cache_mb": cache / 1e6}

@@ -1,5 +1,5 @@
-"""The warm process (papersite/engine/warm.py): the next `build` is made by a fork of the last
-one's, gives the bytes a clean build gives, fails as a cold build fails, and leaves nothing
+"""The warm process (papersite/engine/warm.py): the next `build` is made by the last one's
+process, gives the bytes a clean build gives, fails as a cold build fails, and leaves nothing
 running once its cache is gone. Every build here is the real command in a process of its own."""
 from __future__ import annotations
 
@@ -29,9 +29,16 @@ COMMAND = ("import sys; from papersite.cli import cli\n"
            "sys.exit(code)")
 
 
-def build(site: TinySite, *options: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    """`build` in a process of its own, waiting for its session to be saved."""
-    done = subprocess.run([sys.executable, "-c", COMMAND, str(site.root / "site.yaml"), *options], cwd=site.root,
+# The same, with the output surveyed apart however few its files (as a large site's is): the warm
+# process then keeps a fresh interpreter ready for the next build's survey
+COMMAND_APART = ("import papersite.engine.output, papersite.parallel\n"
+                 "papersite.engine.output.SURVEY_APART_FROM = 0; papersite.parallel.MIN_ITEMS = 1\n" + COMMAND)
+
+
+def build(site: TinySite, *options: str, env: dict | None = None, command: str = COMMAND) -> subprocess.CompletedProcess:
+    """`build` in a process of its own, waiting for its session to be saved. Its output is read to
+    the end: a process it leaves running with it (the warm one, a worker) would hold it open."""
+    done = subprocess.run([sys.executable, "-c", command, str(site.root / "site.yaml"), *options], cwd=site.root,
                           env=env or WARM_ENV, capture_output=True, text=True, timeout=120)
     wait_for_saver(site.root)
     return done
@@ -118,6 +125,42 @@ def test_builds_after_edits_are_made_warm_and_equal_clean_builds(catalog, tmp_pa
     assert not (catalog.root / "_site" / "papers" / "paper-3").exists()
     assert working_in(catalog.root) == [warm_pid(catalog.root)]  # each took the last one's place
 
+
+
+def test_the_output_surveyed_apart_by_a_spare_made_ready_between_builds_that_holds_no_terminal(catalog, tmp_path):
+    first = build(catalog, command=COMMAND_APART)
+    assert first.returncode == 0 and not handed_over(first), first.stderr
+    pid = warm_pid(catalog.root)
+    spares = children(pid)
+    # its stdin and stdout are pipes to the warm process; its stderr is not the command's
+    assert len(spares) == 1 and os.readlink(f"/proc/{spares[0]}/fd/2") == "/dev/null"
+    for step, body in enumerate(["Surveyed apart.", "Again, surveyed apart."]):
+        catalog.paper("paper-2", id="p2", title="Paper 2", body=body)
+        done = build(catalog, command=COMMAND_APART)
+        assert done.returncode == 0 and handed_over(done), done.stderr
+        assert tree(catalog.root / "_site") == clean_tree(catalog, tmp_path, str(step))
+        assert spares[0] not in children(pid)  # the last one surveyed, and ended
+        spares = children(pid)
+        assert len(spares) == 1  # the next one's
+    (catalog.root / "_site" / "papers" / "paper-2" / "index.html").unlink()  # by hand: seen by the survey apart
+    catalog.paper("paper-5", id="p5", title="Paper 5", body="Edited once more.")
+    done = build(catalog, command=COMMAND_APART)
+    assert done.returncode == 0 and handed_over(done), done.stderr
+    assert tree(catalog.root / "_site") == clean_tree(catalog, tmp_path, "by hand")
+
+
+def children(pid: int) -> list[int]:
+    """The running processes whose parent is `pid`."""
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{name}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] != "Z" and int(fields[1]) == pid:
+            found.append(int(name))
+    return found
 
 def running(pid: int) -> bool:
     """Whether process `pid` exists and is not a zombie."""

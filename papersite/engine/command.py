@@ -137,14 +137,14 @@ def build_now(config_path: Path, output: Path, base_url: str | None, now: Finger
                 nonlocal listener
                 if stay_warm:  # bound first: a build started meanwhile waits for this process, not the session
                     listener = warm.open_listener(root)
-                    warm.settled(lambda: _keep_session(root, now, stays_warm=True))
+                    warm.settled(lambda: _keep_session(root, now))
                 else:
                     _keep_session(root, now)
 
             def then() -> None:  # once the session is saved and its lock let go
                 if listener is not None:
                     warm.serve(listener, now, _warm_build, lambda made: save_session_locked(
-                        root, lambda: warm.settled(lambda: _keep_session(root, made, stays_warm=True))))
+                        root, lambda: warm.settled(lambda: _keep_session(root, made))), _ready_for_next_build)
             save_session_alongside(root, save, papers, then if stay_warm else None)
     except OSError as exc:
         written.warnings.append(cache_warning(root, exc))
@@ -174,19 +174,20 @@ def _config(config_path: Path, base_url: str | None, edited: list[str] | None) -
     return config
 
 
-def _keep_session(root: Path, now: Fingerprint, stays_warm: bool = False) -> None:
-    """The session of this process's last build, and what the next one's map layout ahead reads;
-    in a process that `stays_warm`, what its next build's survey of the output takes, made now rather
-    than while that build waits."""
+def _keep_session(root: Path, now: Fingerprint) -> None:
+    """The session of this process's last build, and what the next one's map layout ahead reads."""
     from . import map_ahead
-    from .output import ahead_of_next_build
     kept = _kept[0]
     kept.map.ahead = None
     save_session(root, now, kept)
     map_ahead.keep(root, now, kept)
-    if stays_warm:
-        for left in kept.surveys.values():
-            ahead_of_next_build(left)
+
+
+def _ready_for_next_build() -> None:
+    """In the warm process, between builds: what the next build's survey of each output takes."""
+    from .output import ahead_of_next_build
+    for left in _kept[0].surveys.values():
+        ahead_of_next_build(left)
 
 
 def _warm_build(request: dict, now: Fingerprint, made: Fingerprint | None, progress, notify) -> Written:

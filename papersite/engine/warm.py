@@ -255,13 +255,14 @@ def open_listener(root: Path) -> Listener | None:
 
 def serve(listener: Listener, made: Fingerprint,
           build: Callable[[dict, Fingerprint, Fingerprint, Callable, Callable], Any],
-          save: Callable[[Fingerprint], None]) -> None:
+          save: Callable[[Fingerprint], None], ready: Callable[[], None] = lambda: None) -> None:
     """Be the warm process of the build of inputs `made` until idle, or until another takes the
     socket. Each build handed over is made here, `build(request, fingerprint, since, progress,
     notify)`, on the cache this process holds (`since`: the inputs of the build it is the cache
     of, None when a failed build may have kept some of its own since); one that worked is
     answered, then its session saved (`save(fingerprint)`) before the next build is taken. An
-    interrupted or crashed build ends this process: the next build is cold.
+    interrupted or crashed build ends this process: the next build is cold. `ready()` makes ahead
+    what the next build would wait for (once this process holds no terminal, then after each save).
     Never returns."""
     try:
         os.setsid()  # not ended with the terminal the first build ran in
@@ -274,6 +275,7 @@ def serve(listener: Listener, made: Fingerprint,
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     here, idle = os.getcwd(), idle_seconds()
+    _ready(ready)
     trusted = True  # what this process holds is the cache of the build of inputs `made`, as that build left it
     try:
         listener.socket.settimeout(1.0)
@@ -304,6 +306,7 @@ def serve(listener: Listener, made: Fingerprint,
                     save(made)  # its session (see settled)
                 except Exception:  # no session then: the next cold build starts from an older one, or nothing
                     pass
+                _ready(ready)
             elif outcome == FAILED:
                 # A stage may have kept what the failed build read (as the preview's do): the next build
                 # checks every input, as one from a loaded session does, not only those changed since `made`
@@ -313,6 +316,13 @@ def serve(listener: Listener, made: Fingerprint,
     finally:
         listener.close()
         os._exit(0)
+
+
+def _ready(ready: Callable[[], None]) -> None:
+    try:
+        ready()
+    except Exception:  # it only saves time
+        pass
 
 
 def settled(save: Callable[[], None]) -> None:
