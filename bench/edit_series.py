@@ -88,6 +88,7 @@ def build(tree: Path, site: Path, *options: str) -> dict:
     """One `build` in a fresh process: its seconds, the seconds its session's saver ran on after it,
     the peak PSS of all of them, and the cache's size once the saver is done."""
     warm = listening(site)  # then the command hands the build over, and the warm process builds it
+    warm_cpu = cpu_seconds(warm)
     start = time.perf_counter()
     process = subprocess.Popen([sys.executable, str(tree / "build.py"), "build", "-q", "--config",
                                 str(site / "site.yaml"), *options], env=USERS_ENV, cwd=site, start_new_session=True)
@@ -109,10 +110,22 @@ def build(tree: Path, site: Path, *options: str) -> dict:
             peak = max(peak, session_pss_mb(process.pid, site))
         time.sleep(SAMPLE_EVERY or 0.05)
     saver = time.perf_counter() - start - seconds
-    warm = warm is not None and warm == listening(site)  # a cold build's saver would have taken its place
+    # made by the warm process: it is still the one listening (a cold build's saver would have taken
+    # its place), and it worked meanwhile (a build with nothing to do never asks it)
+    warm = warm is not None and warm == listening(site) and cpu_seconds(warm) - warm_cpu > 0.05
     cache = sum(p.stat().st_size for p in (site / ".cache" / "papersite").rglob("*") if p.is_file())
     return {"seconds": seconds, "cpu": None if warm else cpu, "saver": saver, "peak_mb": peak,
             "cache_mb": cache / 1e6}
+
+
+def cpu_seconds(pid: int | None) -> float:
+    """The CPU time process `pid` has used so far (0 if there is none)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except (OSError, TypeError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def listening(site: Path) -> int | None:

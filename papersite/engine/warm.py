@@ -262,7 +262,7 @@ def serve(listener: Listener, made: Fingerprint,
     of, None when a failed build may have kept some of its own since); one that worked is
     answered, then its session saved (`save(fingerprint)`) before the next build is taken. An
     interrupted or crashed build ends this process: the next build is cold. `ready()` makes ahead
-    what the next build would wait for (once this process holds no terminal, then after each save).
+    what the next build would wait for (once this process holds no terminal, then after each build).
     Never returns."""
     try:
         os.setsid()  # not ended with the terminal the first build ran in
@@ -302,11 +302,11 @@ def serve(listener: Listener, made: Fingerprint,
             last = time.monotonic()
             if outcome == BUILT:
                 made, trusted = now, True
+                _ready(ready)  # first: what it starts (a process) is ready by the time the session is saved
                 try:
                     save(made)  # its session (see settled)
                 except Exception:  # no session then: the next cold build starts from an older one, or nothing
                     pass
-                _ready(ready)
             elif outcome == FAILED:
                 # A stage may have kept what the failed build read (as the preview's do): the next build
                 # checks every input, as one from a loaded session does, not only those changed since `made`
