@@ -144,7 +144,8 @@ def build_now(config_path: Path, output: Path, base_url: str | None, now: Finger
             def then() -> None:  # once the session is saved and its lock let go
                 if listener is not None:
                     warm.serve(listener, now, _warm_build, lambda made: save_session_locked(
-                        root, lambda: warm.settled(lambda: _keep_session(root, made))), _ready_for_next_build)
+                        root, lambda: warm.settled(lambda: _keep_session(root, made), _ready_for_next_build)),
+                               _ready_for_next_build)
             save_session_alongside(root, save, papers, then if stay_warm else None)
     except OSError as exc:
         written.warnings.append(cache_warning(root, exc))

@@ -262,7 +262,8 @@ def serve(listener: Listener, made: Fingerprint,
     of, None when a failed build may have kept some of its own since); one that worked is
     answered, then its session saved (`save(fingerprint)`) before the next build is taken. An
     interrupted or crashed build ends this process: the next build is cold. `ready()` makes ahead
-    what the next build would wait for (once this process holds no terminal, then after each build).
+    what the next build would wait for, once this process holds no terminal (after each build,
+    `save` does: see settled).
     Never returns."""
     try:
         os.setsid()  # not ended with the terminal the first build ran in
@@ -302,7 +303,6 @@ def serve(listener: Listener, made: Fingerprint,
             last = time.monotonic()
             if outcome == BUILT:
                 made, trusted = now, True
-                _ready(ready)  # first: what it starts (a process) is ready by the time the session is saved
                 try:
                     save(made)  # its session (see settled)
                 except Exception:  # no session then: the next cold build starts from an older one, or nothing
@@ -325,13 +325,15 @@ def _ready(ready: Callable[[], None]) -> None:
         pass
 
 
-def settled(save: Callable[[], None]) -> None:
-    """save() (the session of the build just made), between builds: first what that build left
-    collected, after it the memory freed given back; all while a build asked for waits for the
-    session's lock, as it waits for a saver's."""
+def settled(save: Callable[[], None], ready: Callable[[], None] = lambda: None) -> None:
+    """save() (the session of the build just made), between builds: first what the next build
+    would wait for made ahead (`ready`, see serve) and what that build left collected, after it
+    the memory freed given back; all while a build asked for waits for the session's lock, as it
+    waits for a saver's."""
     import gc
 
     from ..parallel import give_back_freed_memory
+    _ready(ready)
     # A build leaves cycles of garbage (the collector is paused while it runs, see runner.stages), and
     # freezes what it found: collected while idle, or every build would keep the last one's.
     gc.unfreeze()
