@@ -129,7 +129,7 @@ def build_now(config_path: Path, output: Path, base_url: str | None, now: Finger
     del result, report  # not kept by the process that saves the session and may stay warm, forked below
     try:
         write_record(root, output, now, summary, optional, sources_warnings)
-        if memo is None:  # in the warm process (see warm.serve), it saves the session itself once it has answered
+        if memo is None:  # the warm process (see warm.serve) saves its session itself, once it has answered
             stay_warm = warm.wanted(papers)
             listener = None
 

@@ -8,10 +8,10 @@ holds that build's cache in memory and listens on `.cache/papersite/warm.sock`. 
 always); with something changed it hands the build over. The warm process builds from the
 cache in memory, as the preview does, telling the command what it is doing and what it built,
 then saves its session and waits for the next build. It builds in itself, not in a fork: a
-fork would copy each page of the cache that the build touches (at 10,000 papers, 50,000 pages
-and a fifth of an edit's time). A SiteError leaves the caches whole, as in the preview; an
-interrupted or crashed build may not, and ends the process. A cold `build` spends more than half of a one-paper edit
-importing the engine and unpickling the session (docs/performance.md).
+fork would copy each page of the cache that the build touches (at 10,000 papers, 50,000 memory
+pages and a fifth of an edit's time). A SiteError leaves the caches whole, as in the preview; an
+interrupted or crashed build may not, and ends the process. A cold `build` spends more than
+half of a one-paper edit importing the engine and unpickling the session (docs/performance.md).
 
 Nothing is trusted that a cold build would not trust: the warm process serves only a build of
 the same engine, from the same working folder, of the same user; what it holds is the cache of
