@@ -284,14 +284,18 @@ class RelatedIndex:
         return list(zip(best[::2], best[1::2]))
 
     def _scores(self, paper: int) -> dict[int, int]:
-        """Similarity of `paper` with every paper sharing a top term with it."""
-        scores: dict[int, int] = {}
-        get, postings = scores.get, self._posted()
+        """Similarity of `paper` with every paper sharing a top term with it (where above 0)."""
+        return _positive(self._dense_scores(paper))
+
+    def _dense_scores(self, paper: int) -> np.ndarray:
+        """The paper's similarity with every paper, as a row (0 where they share no top term)."""
+        row = np.zeros(len(self.ids), np.int64)
+        postings = self._posted()
         for term, weight in zip(*self.vectors[paper]):
-            for other, w in zip(*postings[term]):
-                scores[other] = get(other, 0) + weight * w
-        scores.pop(paper, None)
-        return scores
+            others, weights = postings[term]
+            row[np.frombuffer(others, np.int32)] += weight * np.frombuffer(weights, np.int32).astype(np.int64)
+        row[paper] = 0
+        return row
 
     def _rank(self, paper: int, scores: dict[int, int]) -> None:
         self._keep(paper, array("q", chain.from_iterable(self._best_of(scores))))
@@ -425,8 +429,7 @@ class RelatedIndex:
                 if len(at):
                     incoming.setdefault(column, {}).update(zip(number[at, 0].tolist(), scores[at, column].tolist()))
             for paper, row in zip(block, scores):
-                others = np.flatnonzero(row > 0)
-                self._rank(paper, dict(zip(others.tolist(), row[others].tolist())))
+                self._rank(paper, _positive(row))
         for paper in sorted(listing | (incoming.keys() - revector)):
             best = self.ranked(paper)
             gained = incoming.get(paper, {})
@@ -446,15 +449,11 @@ class RelatedIndex:
             if gained:
                 self._rank(paper, {o: s for s, o in best} | gained)
 
-    def _dense_scores(self, paper: int) -> np.ndarray:
-        """_scores(paper) as a row of every paper's score (0 where none)."""
-        row = np.zeros(len(self.ids), np.int64)
-        postings = self._posted()
-        for term, weight in zip(*self.vectors[paper]):
-            others, weights = postings[term]
-            row[np.frombuffer(others, np.int32)] += weight * np.frombuffer(weights, np.int32).astype(np.int64)
-        row[paper] = 0
-        return row
+def _positive(row: np.ndarray) -> dict[int, int]:
+    """Paper number -> score, of a row of scores' entries above 0 (no other can be listed)."""
+    others = np.flatnonzero(row > 0)
+    return dict(zip(others.tolist(), row[others].tolist()))
+
 
 def _counted_apart(texts: list[tuple[str, ...]]) -> tuple[list[str], bytes, bytes, list[int]]:
     """RelatedIndex._counts of each text, numbered in an index of their own: its words, then, end to
@@ -480,7 +479,7 @@ class _BlockScorer:
 
     A paper's vector entry (term, weight) meets every paper on that term's
     postings; their products, summed into a dense row of scores per paper of
-    the block, are the same integers the dict-based `_scores` sums (float64
+    the block, are the same integers `_scores` sums (float64
     holds integers up to 2**53 exactly, and no score exceeds 2**48).
     """
 

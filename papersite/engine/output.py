@@ -134,7 +134,7 @@ class Staging:
             if expected is not None:
                 # In the warm process, whose memory is the cache: a fork would copy each page of it
                 # the build then writes to. A fresh process instead, sent the survey expected.
-                job = Detachable(job, lambda: (_survey_unless, (self.out_dir, self.shown, expected.sendable())))
+                job = Detachable(job, lambda: (_survey_unless, (self.out_dir, self.shown, expected.pickled_survey)))
             files = _recorded_files(self.out_dir) if survey_alongside else 0
             self._pending = self._jobs.enter_context(in_background(job, files if files >= SURVEY_APART_FROM else 0))
             if not survey_alongside:
@@ -318,20 +318,18 @@ class Left:
 
     survey: Survey
     entries: dict[str, str] | None
-    _sent: list = field(default_factory=list, compare=False, repr=False)  # see sendable
 
-    def sendable(self) -> _Pickled:
+    @functools.cached_property
+    def pickled_survey(self) -> _Pickled:
         """The survey as a process of its own is sent it, pickled once: the warm process makes it
         between builds (see Staging), not while a build waits."""
-        if not self._sent:
-            self._sent.append(_Pickled(pickle.dumps(self.survey, protocol=pickle.HIGHEST_PROTOCOL)))
-        return self._sent[0]
+        return _Pickled(pickle.dumps(self.survey, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def ahead_of_next_build(left: Left) -> None:
     """In the warm process, between builds: what the next build into the output `left` describes
     sends the process that surveys it (see Staging), and that process, started now."""
-    left.sendable()
+    _ = left.pickled_survey  # made now, not while the next build waits
     if len(left.survey.on_disk) >= SURVEY_APART_FROM:
         start_spare([__name__])
 
