@@ -1,6 +1,7 @@
 """Which 2-D layout for the paper map: neighbourhood quality and build time.
 
     python bench/map_layout.py [--papers 10000] [--repeat 3]
+    python bench/map_layout.py --frame-sizes [--papers 10000]   (how large a frame: see report_frame_sizes)
 
 Quality is measured on the real ICML 2024 abstracts (../shared/data, 2,644
 records): for each paper, how many of its 10 nearest neighbours by TF-IDF
@@ -193,6 +194,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-frames", action="store_true", help="skip the Chromium frame-time run")
     parser.add_argument("--frames-only", action="store_true", help="only the size and the Chromium run")
+    parser.add_argument("--frame-sizes", action="store_true",
+                        help="only the quality of frames of other sizes, in a --papers catalog of the real abstracts")
     args = parser.parse_args()
     real = records()
     if args.frames_only:
@@ -204,6 +207,8 @@ def main() -> None:
     sample = np.arange(len(texts))
     ranks = high_dim_ranks(texts, sample)
     big = scaled(texts, args.papers)
+    if args.frame_sizes:
+        return report_frame_sizes(texts, big, ranks, sample)
     print(f"quality on {len(texts)} real abstracts (k={K}); time at {len(big)} papers, median of {args.repeat}"
           " (wall and CPU seconds: on a shared machine CPU time is the steadier figure)")
     print(f"{'method':8} {'kNN kept':>9} {'trust':>7} {'wall (s)':>9} {'CPU (s)':>8}")
@@ -235,6 +240,24 @@ def main() -> None:
           f"{len(gzip.compress(data, 9)) / 1024:.0f} KB gzipped", flush=True)
     if not args.no_frames:
         report_frames(data, len(big))
+
+
+def report_frame_sizes(texts: list[str], big: list[str], ranks: np.ndarray, sample: np.ndarray) -> None:
+    """The map of `big` (the real abstracts first, then their shuffled copies) with frames of other
+    sizes: the quality of the real papers' places among themselves. A frame is fitted on that many
+    texts, whatever the catalog's size, so it is measured at that size, not as a share."""
+    assert big[:len(texts)] == texts
+    print(f"{len(big):,} papers, {paper_map.LANDMARKS} landmarks; quality of the {len(texts)} real papers' places")
+    print(f"{'frame':>6} {'kNN kept':>9} {'trust':>7} {'stacked':>8} {'wall (s)':>9}")
+    shipped = paper_map.FRAME
+    for frame in sorted({paper_map.LANDMARKS, shipped, shipped // 2}, reverse=True):
+        paper_map.FRAME = frame
+        wall = time.perf_counter()
+        laid = paper_map.layout(big)[:len(texts)]
+        wall = time.perf_counter() - wall
+        kept, trust = quality(laid, ranks, sample)
+        print(f"{frame:6} {kept:9.3f} {trust:7.3f} {stacked(laid):8.1%} {wall:9.2f}", flush=True)
+    paper_map.FRAME = shipped
 
 
 def report_frames(data: bytes, count: int) -> None:

@@ -579,9 +579,9 @@ def test_the_map_layout_is_kept_until_a_title_or_abstract_changes(catalog, monke
     papersite.engine.store.wait_for_saver(catalog.root)
     points = (out / "map" / "points.json").read_bytes()
     computed = []
-    real_fit = paper_map.fit  # the landmarks' layout (all 6 papers are landmarks)
-    monkeypatch.setattr(paper_map, "fit", lambda keys, texts, digest: computed.append(len(texts))
-                        or real_fit(keys, texts, digest))
+    real_fit = paper_map.fit  # the frame (all 6 papers are landmarks, and make it)
+    monkeypatch.setattr(paper_map, "fit", lambda counts, digest: computed.append(len(counts))
+                        or real_fit(counts, digest))
     catalog.paper("paper-2", id="p2", title="Paper 2 on generalization", topics="[generative-models]",
                   body="We study generalization bounds 2 with $x^2$ and diffusion models.")
     run("build", "--config", config, "-o", out)
@@ -624,18 +624,17 @@ def test_an_edit_to_a_landmark_is_laid_out_ahead(catalog, tmp_path, monkeypatch,
     real_fit = paper_map.fit
     monkeypatch.setattr(paper_map, "fit", lambda *args: (fits.open("a").write("fit\n"), real_fit(*args))[1])
     monkeypatch.setattr(layout_ahead, "fit", paper_map.fit)
-    places = tmp_path / "places"  # one line a call: by the build or ahead, and how many texts it placed
-    real_place = paper_map.place
+    places = tmp_path / "places"  # one line a call: by the build or ahead, and how many texts it placed anew
+    real_place = paper_map.place_texts
 
     def placing(by):
-        def place(*args):
-            points = real_place(*args)
+        def place(skeleton, texts, counted, last=None, before=None):
             with places.open("a") as log:
-                log.write(f"{by} {len(points)}\n")
-            return points
+                log.write(f"{by} {sum(1 for d in texts if last is None or d not in last.rows)}\n")
+            return real_place(skeleton, texts, counted, last, before)
         return place
-    monkeypatch.setattr(paper_map, "place", placing("build"))
-    monkeypatch.setattr(layout_ahead, "place", placing("ahead"))
+    monkeypatch.setattr(paper_map, "place_texts", placing("build"))
+    monkeypatch.setattr(layout_ahead, "place_texts", placing("ahead"))
     run("build", "--config", config, "-o", out)
     made = len(fits.read_text().splitlines()) if fits.exists() else 0
     # right: made once, ahead; wrong: ahead, and again by the build; damaged: by the build alone
@@ -647,16 +646,18 @@ def test_an_edit_to_a_landmark_is_laid_out_ahead(catalog, tmp_path, monkeypatch,
 
 
 @pytest.mark.skipif(not __import__("papersite.parallel").parallel.worth_forking(10**6), reason="needs two cores")
-@pytest.mark.parametrize("edited", ["a landmark", "another paper"])
-def test_a_warm_build_lays_the_landmarks_out_ahead_after_an_edit_to_one_alone(catalog, tmp_path, monkeypatch,
-                                                                              edited):
+@pytest.mark.parametrize("edited", ["the frame's landmark", "another landmark", "another paper"])
+def test_a_warm_build_lays_the_map_out_ahead_after_an_edit_to_a_text_of_its_frame_alone(catalog, tmp_path,
+                                                                                        monkeypatch, edited):
     """The warm process (engine/warm.py) builds from the cache it holds: its layout ahead is made
-    in a fork, from that cache, and only when an edited file gave a landmark's paper."""
+    in a fork, from that cache, and only when an edited file gave the paper of a text of the
+    map's frame. Another landmark's edit is laid out by the build, in the frame it has."""
     from papersite import parallel
     from papersite.engine import command, map_ahead as layout_ahead
     from papersite.engine.store import fingerprint, spelled_output
     from papersite.papermap import layout as paper_map
     monkeypatch.setattr(paper_map, "LANDMARKS", 3)
+    monkeypatch.setattr(paper_map, "FRAME", 1)
     monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
     monkeypatch.setattr(paper_map, "Detachable", lambda inline, detach: inline)
     config, out = command.one_spelling(catalog.root / "site.yaml"), catalog.root / "_site"
@@ -664,7 +665,8 @@ def test_a_warm_build_lays_the_landmarks_out_ahead_after_an_edit_to_one_alone(ca
     papersite.engine.store.wait_for_saver(catalog.root)
     memo, since = command._kept[0], fingerprint(config, (spelled_output(out), None))
     chosen = paper_map.landmarks([f"p{n}" for n in range(6)])
-    key = chosen[0] if edited == "a landmark" else next(f"p{n}" for n in range(6) if f"p{n}" not in chosen)
+    key = {"the frame's landmark": chosen[0], "another landmark": chosen[1]}.get(edited) \
+        or next(f"p{n}" for n in range(6) if f"p{n}" not in chosen)
     catalog.paper(f"paper-{key[1:]}", id=key, title="Retitled", body="We study bandits with $x$, again.")
     started, fits = [], tmp_path / "fits"
     real_ahead, real_fit = layout_ahead.LayoutAhead, paper_map.fit
@@ -674,7 +676,7 @@ def test_a_warm_build_lays_the_landmarks_out_ahead_after_an_edit_to_one_alone(ca
     now = fingerprint(config, (spelled_output(out), None), since.files)
     command.build_now(config, out, None, now, memo=memo, since=since)
     made = len(fits.read_text().splitlines()) if fits.exists() else 0
-    assert (len(started), made) == ((1, 1) if edited == "a landmark" else (0, 0))
+    assert (len(started), made) == ((1, 1) if edited == "the frame's landmark" else (0, 0))
     run("build", "--clean", "--config", config, "-o", tmp_path / "clean")
     assert tree(out) == tree(tmp_path / "clean")
 

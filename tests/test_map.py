@@ -108,12 +108,13 @@ def test_rebuilds_are_byte_identical_and_reuse_the_layout(built, tmp_path, monke
     site, build = built
     again, _ = site.build(tmp_path / "again")
     assert again.files["map/points.json"] == build.files["map/points.json"]
-    fits, placed = [], []
-    real_fit, real_place = paper_map.fit, paper_map.place
-    monkeypatch.setattr(paper_map, "fit", lambda *args: fits.append(args[1]) or real_fit(*args))
-    monkeypatch.setattr(paper_map, "place", lambda frame, counts: (lambda given: placed.append(given) or
-                                                                   real_place(frame, given))(list(counts)))
+    fits, read = [], []  # frames made; texts read into a frame (their vectors worked out)
+    real_fit, real_vectors = paper_map.fit, paper_map._vectors
+    monkeypatch.setattr(paper_map, "fit", lambda counts, digest: fits.append(counts) or real_fit(counts, digest))
+    monkeypatch.setattr(paper_map, "_vectors", lambda frame, counts, columns=None: read.extend(counts) or
+                        real_vectors(frame, counts, columns))
     monkeypatch.setattr(paper_map, "LANDMARKS", 6)  # of these 12 papers, 6 are laid out, 6 placed among them
+    monkeypatch.setattr(paper_map, "FRAME", 3)  # and the texts of 3 of those make the frame
     texts = dict(zip([f"p{i}" for i in range(12)], DIFFUSION + BANDITS))
     layouts = paper_map.LayoutCache()
 
@@ -122,19 +123,28 @@ def test_rebuilds_are_byte_identical_and_reuse_the_layout(built, tmp_path, monke
         return layouts.keep(job()), size
 
     first, size = lay_out(texts)
-    assert size == len(texts) and len(fits[0]) == 6 and len(placed[0]) == 6
-    assert lay_out(dict(texts)) == (first, 0) and len(fits) == 1 and len(placed) == 1  # cached: no work
+    assert size == len(texts) and len(fits) == 1 and len(fits[0]) == 3 and len(read) == 12
+    assert lay_out(dict(texts)) == (first, 0) and len(fits) == 1 and len(read) == 12  # cached: no work
     chosen = paper_map.landmarks(list(texts))
     other = next(key for key in texts if key not in chosen)
     edited = dict(texts, **{other: "Bandits with regret bounds and exploration, nothing else."})
+    del read[:]
     points, size = lay_out(edited)
-    assert size == 1 and len(fits) == 1 and placed[-1] == [term_counts(edited[other])]  # the edited paper alone
+    assert size == 1 and len(fits) == 1 and read == [term_counts(edited[other])]  # the edited paper alone
     assert points == paper_map.layout(list(edited.values()), list(edited))  # where a clean layout puts it
     assert [p for key, p, q in zip(texts, points, first) if p != q] in ([], [points[list(texts).index(other)]])
-    landmark = dict(edited, **{chosen[0]: "Bandits with regret bounds and exploration, nothing more."})
+    fits.clear()
+    landmark = dict(edited, **{chosen[4]: "Bandits with regret bounds and exploration, nothing more."})
+    del read[:]
     points, size = lay_out(landmark)
-    assert size == 12 and len(fits) == 3  # a landmark's text changed: all laid out anew (one fit was layout's)
+    assert size == 1 and not fits and read == [term_counts(landmark[chosen[4]])]  # laid out again in the same frame
     assert points == paper_map.layout(list(landmark.values()), list(landmark))
+    framed = dict(landmark, **{chosen[0]: "Bandits with regret bounds and exploration, nothing at all."})
+    del read[:], fits[:]
+    points, size = lay_out(framed)
+    assert size == 12 and len(fits) == 1 and len(read) == 12  # the frame made anew: everything with it
+    assert points == paper_map.layout(list(framed.values()), list(framed))
+    landmark = framed
     monkeypatch.setattr(paper_map, "arithmetic", lambda: "another processor's BLAS kernels")
     fitted = len(fits)
     assert lay_out(landmark)[1] == 12 and len(fits) == fitted + 1  # nothing reused: a clean build there differs
@@ -293,11 +303,22 @@ def test_a_layout_made_anew_in_a_fresh_interpreter_is_the_one_made_here(monkeypa
     here = job()
     with parallel.in_background(job, size) as result:
         fresh = result()
-    assert (fresh.digest, fresh.keys, fresh.points, fresh.placed) == (here.digest, here.keys, here.points, here.placed)
-    assert len(set(here.points)) > 6 and len(here.placed) == 6
-    assert fresh.skeleton.own == here.skeleton.own and fresh.skeleton.columns == here.skeleton.columns
-    for part in ("idf", "basis", "vectors", "points"):
+    assert (fresh.digest, fresh.keys, fresh.points) == (here.digest, here.keys, here.points)
+    assert fresh.placed.where() == here.placed.where() and len(set(here.points)) > 6 and len(here.placed.rows) == 6
+    assert fresh.skeleton.own == here.skeleton.own and fresh.skeleton.frame.columns == here.skeleton.frame.columns
+    for part in ("idf", "basis"):
+        assert (getattr(fresh.skeleton.frame, part) == getattr(here.skeleton.frame, part)).all()
+    for part in ("vectors", "graph", "points"):
         assert (getattr(fresh.skeleton, part) == getattr(here.skeleton, part)).all()
+    for part in ("vectors", "tops", "similar"):
+        assert (getattr(fresh.placed, part) == getattr(here.placed, part)).all()
+
+
+def landmarks_of(counts, frame: int):
+    """The landmarks' layout of texts given as counts, the first `frame` of them making the frame."""
+    keys = [str(i) for i in range(len(counts))]
+    return paper_map.lay_out_landmarks(paper_map.fit(counts[:frame], "test"), keys, keys, dict(zip(keys, counts)).get,
+                                       "test")
 
 
 def test_a_text_placed_alone_lands_where_it_lands_among_hundreds():
@@ -306,11 +327,11 @@ def test_a_text_placed_alone_lands_where_it_lands_among_hundreds():
     words = " ".join(DIFFUSION + BANDITS).split()
     texts = [" ".join(rng.choice(words) for _ in range(rng.randint(5, 60))) for _ in range(700)]
     counts = [term_counts(text) for text in texts]
-    frame = paper_map.fit([str(i) for i in range(40)], counts[:40], "test")
-    together = paper_map.place(frame, counts)
-    assert [paper_map.place(frame, [c])[0] for c in counts] == together
-    vectors = paper_map._vectors(frame, counts)  # to the last bit, not only on the grid
-    assert all((paper_map._vectors(frame, [c])[0] == vector).all() for c, vector in zip(counts, vectors))
+    skeleton = landmarks_of(counts[:40], frame=20)
+    together = paper_map.place(skeleton, counts)
+    assert [paper_map.place(skeleton, [c])[0] for c in counts] == together
+    vectors = paper_map._vectors(skeleton.frame, counts)  # to the last bit, not only on the grid
+    assert all((paper_map._vectors(skeleton.frame, [c])[0] == vector).all() for c, vector in zip(counts, vectors))
     assert len(set(together)) > 100  # spread over the map, not all on one point
 
 
@@ -332,16 +353,18 @@ def test_counts_numbered_as_related_papers_keep_them_give_the_layout_counts_by_t
     assert all(isinstance(n, paper_map.TermNumbers) for n in numbered)
     mixed = [c if i % 3 else n for i, (c, n) in enumerate(zip(by_term, numbered))]
     keys = order[:60]
-    frames = [paper_map.fit(keys, counts[:60], "test") for counts in (by_term, numbered, mixed)]
-    # columns in the order terms first occur, text after text; each with its IDF among the landmarks
-    first_seen = [term for term in dict.fromkeys(t for c in by_term[:60] for t in c) if term in frames[0].columns]
-    assert list(frames[0].columns) == first_seen and len(first_seen) > 20
+    frames = [landmarks_of(counts[:60], frame=60) for counts in (by_term, numbered, mixed)]
+    # columns in the order terms first occur, text after text; each with its IDF among the frame's texts
+    first_seen = [term for term in dict.fromkeys(t for c in by_term[:60] for t in c) if term in frames[0].frame.columns]
+    assert list(frames[0].frame.columns) == first_seen and len(first_seen) > 20
     df = {term: sum(term in c for c in by_term[:60]) for term in first_seen}
-    assert [math.log(1 + 60 / df[term]) for term in first_seen] == frames[0].idf.tolist()
+    assert [math.log(1 + 60 / df[term]) for term in first_seen] == frames[0].frame.idf.tolist()
     for frame in frames[1:]:
-        assert list(frame.columns.items()) == list(frames[0].columns.items())
+        assert list(frame.frame.columns.items()) == list(frames[0].frame.columns.items())
         assert frame.own == frames[0].own
-        for part in ("idf", "basis", "vectors", "points"):
+        for part in ("idf", "basis"):
+            assert (getattr(frame.frame, part) == getattr(frames[0].frame, part)).all()
+        for part in ("vectors", "graph", "points"):
             assert (getattr(frame, part) == getattr(frames[0], part)).all()
     points = [paper_map.place(frames[0], counts[60:]) for counts in (by_term, numbered, mixed)]
     assert points[0] == points[1] == points[2]
@@ -392,3 +415,59 @@ def test_a_clean_build_lays_out_the_words_related_papers_counted(tmp_path, monke
     monkeypatch.setattr(paper_map, "term_counts", counted)
     build, _ = site.build(tmp_path / "again")
     assert build.files["map/points.json"] == expected
+
+
+@pytest.mark.parametrize("again_at_most", [64, 1])
+def test_landmarks_laid_out_again_in_the_same_frame_are_what_a_clean_layout_gives(monkeypatch, again_at_most):
+    """An edit to a landmark whose text is not the frame's follows only the kNN rows, and the
+    placed texts' choices of landmarks, that it can change: to the last bit what a clean layout
+    makes, with equal texts (equal similarities) among landmarks and placed texts alike, and with
+    more landmarks changed at once than are followed row by row."""
+    import random
+    monkeypatch.setattr(paper_map, "LANDMARKS", 60)
+    monkeypatch.setattr(paper_map, "FRAME", 15)
+    monkeypatch.setattr(paper_map, "AGAIN_AT_MOST", again_at_most)
+    rng = random.Random(11)
+    words = " ".join(DIFFUSION + BANDITS).split()
+
+    def text() -> str:
+        return " ".join(rng.choice(words) for _ in range(rng.randint(5, 40)))
+    texts = {f"p{i:03d}": text() for i in range(300)}
+    texts.update({f"same{i}": texts["p001"] for i in range(20)})
+    chosen = paper_map.landmarks(list(texts))
+    layouts = paper_map.LayoutCache()
+    job, _ = layouts.job(texts)
+    layouts.keep(job())
+    followed = []
+    real = paper_map._nearest_again
+    monkeypatch.setattr(paper_map, "_nearest_again", lambda *args: followed.append(args[2]) or real(*args))
+    for edit in range(6):
+        moved, before = rng.sample(chosen[15:], 1 if edit < 4 else 3), texts
+        texts = dict(texts, **{key: text() for key in moved})
+        if edit == 3:
+            texts.update({key: texts[chosen[0]] for key in moved})  # a landmark now equal to another
+        if edit == 4:  # one now as similar to a landmark as its last neighbour, and before it in the landmarks
+            skeleton = layouts.skeleton
+            row, last = next((row, graph[-1]) for row, graph in enumerate(skeleton.graph.tolist())
+                             if any(15 <= other < graph[-1] and other != row and other not in graph
+                                    for other in range(len(chosen))))
+            other = next(other for other in range(15, last) if other != row and other not in skeleton.graph[row])
+            texts[chosen[other]] = texts[chosen[last]]
+        job, size = layouts.job(texts)
+        laid = job()
+        layouts.keep(laid)
+        fresh = paper_map.LayoutCache()
+        clean = fresh.job(texts)[0]()
+        assert size == sum(texts[key] != before[key] for key in chosen) and laid.points == clean.points
+        assert (laid.skeleton.graph == clean.skeleton.graph).all() and (laid.skeleton.points == clean.skeleton.points).all()
+        for part in ("vectors", "tops", "similar"):
+            assert (getattr(laid.placed, part) == getattr(clean.placed, part)).all()
+    assert len(followed) == (6 if again_at_most > 1 else 4)  # the rest laid out with every row anew
+
+
+def test_the_most_similar_are_chosen_in_one_order_whatever_comes_with_them():
+    import numpy as np
+    similar = np.array([[0.5, 0.9, 0.5, 0.5, 0.1], [1.0, 1.0, 1.0, 1.0, 1.0], [0.2, 0.3, 0.4, 0.5, 0.6]])
+    assert paper_map._top(similar, 3).tolist() == [[1, 0, 2], [0, 1, 2], [4, 3, 2]]
+    assert paper_map._top(similar[1:2], 2).tolist() == [[0, 1]]  # ties: the lower column first
+    assert paper_map._top(similar, 9).tolist()[0] == [1, 0, 2, 3, 4]  # fewer columns than asked: all, in order

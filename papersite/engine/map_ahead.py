@@ -1,8 +1,9 @@
-"""The map's landmarks laid out ahead, for a `build` after an edit to one of them.
+"""The map laid out ahead, for a `build` after an edit to one of the texts its frame is made of.
 
-Such an edit lays the landmarks out anew and places every other paper among them
-again (papermap/layout.py): seconds on a large catalog, which a build could otherwise start
-only once it has loaded the last session and read the papers. `build` starts both
+Such an edit makes the frame (the LSA space every text is read in) anew, lays the
+landmarks out in it and places every other paper among them again (papermap/layout.py):
+seconds on a large catalog, which a build could otherwise start only once it has
+loaded the last session and read the papers. `build` starts both
 first instead, in a process of its own, from what the last build left for it here
 (each paper's map text and term counts, and which file gave it) and the content
 files that changed since. The build takes that layout only if it is of the very
@@ -22,7 +23,8 @@ from ..source.content import is_content_name, read_paper
 from ..papermap.files import map_text
 from ..text.limits import MarkupError
 from ..text.markdown_html import render_abstract
-from ..papermap.layout import fit, landmarks, place, skeleton_digest, term_counts, text_digest
+from ..papermap.layout import fit, in_frame, landmarks, lay_out_landmarks, place_texts, skeleton_digest, term_counts, \
+    text_digest
 from ..parallel import Background, worth_forking
 from ..text.words import TermNumbers
 
@@ -44,7 +46,7 @@ def keep(root: Path, fingerprint_: Fingerprint, cache) -> None:
 def last_build(fingerprint_: Fingerprint, cache) -> dict | None:
     """What a layout ahead starts from, of the build of inputs `fingerprint_` whose BuildCache is
     `cache`: which file gave each paper, each paper's map text and term counts, and the digest of
-    the landmarks' texts of the last layout (None: no layout to start from)."""
+    the frame's texts of the last layout (None: no layout to start from)."""
     layout = cache.map
     if layout.skeleton is None or not layout.texts:
         return None
@@ -53,15 +55,15 @@ def last_build(fingerprint_: Fingerprint, cache) -> dict | None:
                if parsed.paper is not None}
     # each text's term counts too, as related papers keep them: not counted again ahead
     terms = {key: kept for key, text in layout.texts.items() if (kept := cache.related.kept_terms(key, text))}
-    return {"frame": layout.skeleton.digest, "sources": sources, "texts": dict(layout.texts),
+    return {"frame": layout.skeleton.frame.digest, "sources": sources, "texts": dict(layout.texts),
             "words": cache.related.words, "terms": terms}
 
 
 class LayoutAhead:
-    """The landmarks' layout being made in a process of its own: its result is None when the
-    edits moved no landmark (nothing to make ahead), else the landmarks' Skeleton (its digest
-    says of which texts) and the other texts placed among them, by text digest. The build
-    places itself any text it has that was not guessed."""
+    """The layout being made in a process of its own: its result is None when the edits changed
+    none of the frame's texts (nothing to make ahead: the build lays the map out in the frame it
+    has), else the landmarks' Skeleton (its digest says of which texts) and the other texts'
+    Placement among them. The build places itself any text it has that was not guessed."""
 
     def __init__(self, root: Path, config: SiteConfig, fingerprint_: Fingerprint,
                  last: Callable[[], dict | None] | None = None):
@@ -102,17 +104,18 @@ def start_warm(config: SiteConfig, fingerprint_: Fingerprint, cache, last: Finge
                edited: list[str]) -> LayoutAhead | None:
     """In the warm process (engine/warm.py), for a build of inputs `fingerprint_`: the layout ahead,
     started if a file `edited` since its last build (of inputs `last`, whose BuildCache is `cache`)
-    may have moved a landmark: one that gave a landmark's paper, or a new content file. Made in a
-    fork, from `cache` as it is now."""
+    may have changed the frame: one that gave the paper of one of its texts, or a new content file.
+    Made in a fork, from `cache` as it is now."""
     skeleton = cache.map.skeleton
     if skeleton is None or not worth_forking(len(skeleton.own)):
         return None
+    frame = set(in_frame(skeleton.keys))
     top = str(config.content_dir) + os.sep
     for path in edited:
         if not (path.startswith(top) and is_content_name(os.path.basename(path))):
             continue  # not a paper's file
         read, paper = cache.papers.paper_of(path)
-        if not read or (paper is not None and paper.id in skeleton.own):
+        if not read or (paper is not None and paper.id in frame):
             return LayoutAhead(config.root, config, fingerprint_, lambda: last_build(last, cache))
     return None
 
@@ -127,9 +130,9 @@ def content_files(config: SiteConfig, fingerprint_: Fingerprint) -> list[str]:
 
 def lay_out(root: Path, config: SiteConfig, fingerprint_: Fingerprint, given: Callable[[], dict | None] | None = None):
     """In the process ahead: the texts the build will lay out, guessed from the last build's (what
-    `given()` says, else what it kept here) and the files changed since; if their landmarks' layout
-    differs from the last one, that layout (a Skeleton) and the other texts placed among it (text
-    digest -> point), else None."""
+    `given()` says, else what it kept here) and the files changed since; if their frame differs
+    from the last one, the landmarks' layout in the new one (a Skeleton) and the other texts'
+    Placement among it, else None."""
     if given is not None:
         last = given()
     else:
@@ -161,19 +164,22 @@ def lay_out(root: Path, config: SiteConfig, fingerprint_: Fingerprint, given: Ca
     if len(set(keys.values())) != len(keys):
         return None  # two papers with one id: the build says so
     chosen = landmarks(list(keys.values()))
-    frame = skeleton_digest((key, text_digest(texts[key])) for key in chosen)
+    digests = [text_digest(texts[key]) for key in chosen]
+    frame = skeleton_digest(zip(in_frame(chosen), digests))
     if frame == last["frame"]:
-        return None  # no landmark moved: the build places the edited papers alone
+        return None  # the same frame: the build lays the landmarks out again in it, or places the edited papers alone
 
     def counts(key: str):
         kept = terms.get(key)
         return term_counts(texts[key]) if kept is None else TermNumbers(words, *kept)
 
-    skeleton = fit(chosen, [counts(key) for key in chosen], frame)
+    given = [counts(key) for key in chosen]
+    skeleton = lay_out_landmarks(fit(in_frame(given), frame), chosen, digests, dict(zip(chosen, given)).__getitem__,
+                                 skeleton_digest(zip(chosen, digests)))
     own, others = set(chosen), {}  # text digest -> a key with that text
     for key in keys.values():
         if key not in own:
             others.setdefault(text_digest(texts[key]), key)
     # placed here too: all of them move with the landmarks, and the build would otherwise
     # place them itself, once it waits for the map, on its critical path
-    return skeleton, dict(zip(others, place(skeleton, map(counts, others.values()))))
+    return skeleton, place_texts(skeleton, others, counts)

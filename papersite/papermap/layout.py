@@ -1,30 +1,35 @@
 """The paper map: every paper placed in 2-D so that papers about the same thing sit together.
 
-    landmarks' texts -> TF-IDF -> truncated SVD (LSA, 64 dimensions) -> kNN graph -> force layout
-    every other paper -> the same LSA space -> among its 10 most similar landmarks
+    the first FRAME landmarks' texts -> TF-IDF -> truncated SVD (LSA, 64 dimensions): the frame
+    every landmark -> the frame's space -> kNN graph -> force layout
+    every other paper -> the frame's space -> among its 10 most similar landmarks
 
 Up to LANDMARKS papers (all of a smaller catalog) are laid out by a force
 layout: UMAP's objective (attract along the 5-nearest-neighbour graph, repel
 from random papers; t-SNE's 1 / (1 + d^2) kernel) run by plain full-batch
 gradient steps in numpy, started from the first two principal components.
-Which papers are landmarks depends on their keys alone (the smallest hashes).
+Which papers are landmarks depends on their keys alone (the smallest hashes);
+the first FRAME of them also make the LSA space all texts are read in.
 Every other paper goes where its most similar landmarks are, weighted by
 similarity, as UMAP and landmark MDS place new points.
 
 So where a paper sits depends on its own text and the landmarks' texts, and
 on nothing else: an edit to any other paper moves only that paper, and a
 rebuild places it alone (`LayoutCache`), yet lands exactly where a clean
-build puts it. bench/map_layout.py chose the layout and measures what the
-landmarks cost in quality.
+build puts it. An edit to a landmark that is not one of the frame's lays the
+landmarks out again in the same space: only the rows of the kNN graph, and
+the placed papers' choices of landmarks, that the edit can change are
+worked out again. bench/map_layout.py chose the layout and measures what
+the landmarks cost in quality.
 
 Deterministic: fixed seeds, no threads that race, coordinates rounded to a
-grid of GRID steps, and a paper placed alone gets the very numbers it gets among
-thousands: its vector and similarities are sums of whole multiples of a small
-unit, exact in float64 whatever order BLAS adds them in (see _fixed), and the
-rest is done row by row.
+grid of GRID steps, and every vector and similarity is a sum of whole
+multiples of a small unit, exact in float64 whatever order BLAS adds them in
+(see _fixed): a row worked out alone is the row worked out among thousands,
+and the rest is done row by row, in a fixed order.
 
-An edit to a landmark lays the landmarks out anew, and places every other paper
-among them again; `build` starts both ahead, before it loads its session
+An edit to one of the frame's texts makes the frame anew, and everything
+with it; `build` starts that ahead, before it loads its session
 (engine/map_ahead.py).
 """
 from __future__ import annotations
@@ -33,7 +38,7 @@ import functools
 import hashlib
 import math
 from array import array
-from itertools import chain, islice, repeat
+from itertools import chain, repeat
 from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from ..parallel import Detachable, ItemStream
@@ -42,6 +47,7 @@ from ..text.words import TermNumbers, prose_term_counts as term_counts
 
 GRID = 4096  # coordinates are integers 0..GRID-1 on both axes
 LANDMARKS = 4000  # laid out by the force layout; the rest placed among them
+FRAME = 2000  # the landmarks whose texts make the LSA space: fewer edits make it anew (see bench/map_layout.py)
 NEAREST = 10  # landmarks a paper is placed among
 PULL = 32  # their weights: similarity ** PULL (lower kept fewer neighbours, higher stacked papers)
 DIMENSIONS = 64  # LSA components: fewer kept far fewer neighbours, more gained little at more cost
@@ -50,26 +56,51 @@ NEIGHBOURS = 5  # kNN graph degree: UMAP's default, 15, kept fewer neighbours at
 EPOCHS = 80  # more placed no better
 NEGATIVES = 3  # repelling samples per edge and epoch
 SEED = 20240721
-VERSION = "landmarks-3"  # of the layout: part of every digest, so a cache of another one is not reused
+VERSION = "frame-1"  # of the layout: part of every digest, so a cache of another one is not reused
 
 Point = tuple[int, int]
 SENT_AT_ONCE = 500  # texts' counts a fresh process is sent at a time (see LayoutCache.job's detach)
 Counts = Mapping[str, int] | TermNumbers  # a text's term counts (prose_term_counts), by term or numbered
 
 
+class Frame(NamedTuple):
+    """The LSA space the frame's texts make: what turns any text's term counts into a vector."""
+
+    digest: str  # of the frame's keys and texts
+    columns: dict[str, int]  # term -> column of `basis`
+    idf: object  # numpy: each column's inverse document frequency among the frame's texts
+    basis: object  # numpy, terms x components, in whole BASIS_UNITs: a text's TF-IDF row -> its LSA vector
+
+
 class Skeleton(NamedTuple):
     """The landmarks' layout, and what places any other text among them."""
 
     digest: str  # of the landmarks' keys and texts
-    columns: dict[str, int]  # term -> column of `basis`
-    idf: object  # numpy: each column's inverse document frequency among the landmarks
-    basis: object  # numpy, terms x components: a text's TF-IDF row -> its LSA vector
-    vectors: object  # numpy, landmarks x components: theirs, unit length
+    frame: Frame
+    keys: list[str]  # the landmarks, in order
+    texts: list[str]  # their texts' digests
+    vectors: object  # numpy, landmarks x components: theirs, unit length, in whole FIXED_UNITs
+    graph: object  # numpy, landmarks x neighbours: each one's most similar others, best first
     points: object  # numpy, landmarks x 2: the force layout, before the grid
     low: object  # numpy, 2: the grid's origin in layout units
     scale: float  # grid steps per layout unit
     shift: object  # numpy, 2: centres the short axis on the grid
     own: dict[str, Point]  # landmark key -> its point
+
+
+class Placement(NamedTuple):
+    """Texts placed among a Skeleton's landmarks, a row each: by text digest, its vector (in whole
+    FIXED_UNITs, int32), its NEAREST most similar landmarks (best first), their similarities, and
+    its point."""
+
+    rows: dict[str, int]  # text digest -> row
+    vectors: object
+    tops: object
+    similar: object
+    points: list[Point]
+
+    def where(self) -> dict[str, Point]:
+        return dict(zip(self.rows, self.points))
 
 
 class Laid(NamedTuple):
@@ -80,13 +111,13 @@ class Laid(NamedTuple):
     keys: list[str]
     points: list[Point]
     skeleton: Skeleton | None = None
-    placed: dict[str, Point] | None = None  # text digest -> point, for every text not a landmark's
+    placed: Placement | None = None  # every text not a landmark's
 
 
-def _of_frame(made: tuple[Skeleton, dict[str, Point]] | None, frame: str) -> tuple[Skeleton | None, dict[str, Point]]:
-    """A layout made ahead (the landmarks' Skeleton, and text digest -> point of the texts placed
-    among them), if it is of these very landmarks' texts (their digest is `frame`); else (None, {})."""
-    return made if made is not None and made[0].digest == frame else (None, {})
+def _of_skeleton(made: tuple[Skeleton, Placement] | None, digest: str) -> tuple[Skeleton | None, Placement | None]:
+    """A layout made ahead (the landmarks' Skeleton, and the texts placed among them), if it is of
+    these very landmarks' texts (their digest is `digest`); else (None, None)."""
+    return made if made is not None and made[0].digest == digest else (None, None)
 
 
 class LayoutCache:
@@ -103,7 +134,7 @@ class LayoutCache:
         self.points: list[Point] = []
         self.keys: list[str] = []
         self.skeleton: Skeleton | None = None
-        self.placed: dict[str, Point] = {}
+        self.placed: Placement | None = None
         self.texts: Mapping[str, str] = {}  # of the layout kept (what the next build's layout ahead starts from)
         self.asked: tuple[str | None, Mapping[str, str]] = (None, {})  # the digest and texts of the last job
         self.shown: dict[tuple[str, str], tuple[str, int | str]] = {}  # papermap.files.map_files's titles and slugs
@@ -111,9 +142,10 @@ class LayoutCache:
         self.text_digests: dict[str, tuple[tuple, str]] = {}
         self._digested: tuple[Mapping[str, str] | None, dict[str, str]] = (None, {})  # texts -> digests_of them
         self._chosen: tuple[list[str], list[str]] = ([], [])  # keys -> their landmarks, as the last job chose them
-        # The landmarks' layout being made ahead of this build, where `build` started one (engine/map_ahead.py):
-        # done() says whether it is made, result() gives it (see _of_frame; None: nothing made ahead).
+        # The layout being made ahead of this build, where `build` started one (engine/map_ahead.py):
+        # done() says whether it is made, result() gives it (see _of_skeleton; None: nothing made ahead).
         self.ahead = None
+        self.relaid = False  # whether the last job lays the landmarks out again
 
     def __getstate__(self) -> dict:
         # Not kept: a process of this build's, and the texts (engine.map_ahead.keep keeps them apart: the
@@ -155,27 +187,33 @@ class LayoutCache:
         # the same keys (mostly the very strings): the same landmarks, not sorted again by hash
         chosen = self._chosen[1] if keys == self._chosen[0] else landmarks(keys)
         self._chosen = keys, chosen
-        frame = skeleton_digest((key, every[key]) for key in chosen)
-        known = self.skeleton if self.skeleton is not None and self.skeleton.digest == frame else None
-        placed = self.placed if known is not None else {}  # made among these
-        ahead = self.ahead if known is None else None  # the landmarks' layout being made ahead, if any
+        whole = skeleton_digest((key, every[key]) for key in chosen)
+        frame = skeleton_digest((key, every[key]) for key in in_frame(chosen))
+        last = (self.skeleton, self.placed) if self.skeleton is not None and self.skeleton.frame.digest == frame \
+            else (None, None)  # what can be reused: all read in the same space
+        ahead = self.ahead if last[0] is None else None  # the frame being made ahead, if any
         if ahead is not None and ahead.done():
-            (known, placed), ahead = _of_frame(ahead.result(), frame), None
-        own = set(chosen)
+            last, ahead = _of_skeleton(ahead.result(), whole), None
+        own, marks = set(chosen), [every[key] for key in chosen]
         digests = {key: every[key] for key in keys if key not in own}  # of the texts placed
 
         def counted(key: str) -> Counts:
             return counts(key, texts[key]) or term_counts(texts[key])
 
         def work() -> Laid:
-            made, among = _of_frame(ahead.result(), frame) if ahead is not None else (None, placed)
-            return _lay_out(digest, keys, chosen, digests, known or made, among, counted, frame)
+            made = _of_skeleton(ahead.result(), whole) if ahead is not None else last
+            return _lay_out(digest, keys, chosen, marks, digests, made, counted, whole, frame)
 
+        self.relaid = ahead is not None or last[0] is None or last[0].digest != whole
         if ahead is not None:
-            return work, 0  # here, once the build waits for it: the landmarks' layout is still being made
-        size = sum(1 for d in set(digests.values()) if d not in placed) + (0 if known is not None else len(chosen))
-        if known is not None or placed:
-            return work, size
+            return work, 0  # here, once the build waits for it: the frame is still being made
+        skeleton, placed = last
+        if not self.relaid:  # only new texts to place
+            rows = placed.rows if placed is not None else {}
+            return work, sum(1 for d in set(digests.values()) if d not in rows)
+        if skeleton is not None:  # in the same frame: as much work as texts to read (the rest is quick)
+            moved = sum(a != b for a, b in zip(skeleton.texts, marks)) if skeleton.keys == chosen else len(chosen)
+            return work, moved + sum(1 for d in set(digests.values()) if placed is None or d not in placed.rows)
 
         def detach() -> tuple[Callable[..., Laid], tuple]:
             # All laid out anew, so perhaps in a fresh process: sent what it reads, each text's counts
@@ -183,17 +221,17 @@ class LayoutCache:
             # taken now (related papers may count new words later) and streamed, in the order the
             # layout reads them, so that the process holds a few hundred at a time; the word list
             # they number into goes once, with the job.
-            given = [(key, counts(key, texts[key]) or texts[key]) for key in chain(chosen, _to_place(digests, {}).values())]
+            given = [(key, counts(key, texts[key]) or texts[key]) for key in chain(chosen, _to_place(digests).values())]
             words = next((c.words for _, c in given if isinstance(c, TermNumbers)), [])
             rows = [(key, c) if not isinstance(c, TermNumbers) or c.words is not words else (key, c.terms, c.counts)
                     for key, c in given]
-            return _lay_out_given, (digest, keys, chosen, digests, words, ItemStream(_chunked(rows)), frame)
+            return _lay_out_given, (digest, keys, chosen, marks, digests, words,
+                                    ItemStream(_chunked(rows)), whole, frame)
 
-        return Detachable(work, detach), size
+        return Detachable(work, detach), len(chosen) + len(set(digests.values()))
 
     def keep(self, laid: Laid) -> list[Point]:
-        self.digest, self.keys, self.points, self.skeleton, placed = laid
-        self.placed = placed if placed is not None else {}
+        self.digest, self.keys, self.points, self.skeleton, self.placed = laid
         self.texts = self.asked[1] if laid.digest is not None and laid.digest == self.asked[0] else {}
         self.ahead = None
         return list(self.points)
@@ -203,31 +241,36 @@ class LayoutCache:
         return dict(zip(self.keys, self.points))
 
 
-def _to_place(digests: dict[str, str], among: Mapping[str, Point]) -> dict[str, str]:
-    """Text digest -> the first key with that text, of the texts not placed `among` already."""
+def _to_place(digests: dict[str, str]) -> dict[str, str]:
+    """Text digest -> the first key with that text."""
     new: dict[str, str] = {}
     for key, text_key in digests.items():
-        if text_key not in among:
-            new.setdefault(text_key, key)
+        new.setdefault(text_key, key)
     return new
 
 
-def _lay_out(digest: str, keys: list[str], chosen: list[str], digests: dict[str, str], skeleton: Skeleton | None,
-             among: Mapping[str, Point], counted: Callable[[str], Counts], frame: str) -> Laid:
-    """The layout of `keys`: the landmarks `chosen` laid out (unless `skeleton` is theirs already),
-    every other text placed among them, or found `among` those placed before (by text digest)."""
+def _lay_out(digest: str, keys: list[str], chosen: list[str], texts: list[str], digests: dict[str, str],
+             last: tuple[Skeleton | None, Placement | None], counted: Callable[[str], Counts],
+             whole: str, frame: str) -> Laid:
+    """The layout of `keys`: the landmarks `chosen` (their texts' digests `texts`) laid out, every
+    other text (`digests`: key -> its text's digest) placed among them; reusing what it can of
+    `last`, a layout in the same frame (the first FRAME landmarks' texts: digest `frame`)."""
     if not keys:
-        return Laid(digest, [], [], None, {})
-    skeleton = skeleton or fit(chosen, [counted(key) for key in chosen], frame)
-    new = _to_place(digests, among)
-    where = {d: among[d] for d in digests.values() if d in among}
-    where.update(zip(new, place(skeleton, map(counted, new.values()))))
-    own = set(chosen)
-    return Laid(digest, keys, [skeleton.own[key] if key in own else where[digests[key]] for key in keys], skeleton, where)
+        return Laid(digest, [], [], None, None)
+    before, placed = skeleton, _ = last
+    if before is None:  # all anew; counted in the order _lay_out_given is sent them
+        given = [counted(key) for key in chosen]
+        skeleton = lay_out_landmarks(fit(in_frame(given), frame), chosen, texts, dict(zip(chosen, given)).__getitem__,
+                                     whole)
+    elif before.digest != whole:
+        skeleton = lay_out_landmarks(before.frame, chosen, texts, counted, whole, before)
+    placed = place_texts(skeleton, _to_place(digests), counted, placed, before)
+    where, own = placed.where(), skeleton.own
+    return Laid(digest, keys, [own[key] if key in own else where[digests[key]] for key in keys], skeleton, placed)
 
 
-def _lay_out_given(digest: str, keys: list[str], chosen: list[str], digests: dict[str, str], words: list[str],
-                   given: Iterable[list[tuple]], frame: str) -> Laid:
+def _lay_out_given(digest: str, keys: list[str], chosen: list[str], texts: list[str], digests: dict[str, str],
+                   words: list[str], given: Iterable[list[tuple]], whole: str, frame: str) -> Laid:
     """_lay_out from nothing, given (in lists) the counts of each landmark and each text to place, in
     the order _lay_out reads them: (key, term numbers into `words`, counts), or (key, counts or text)."""
     sent = chain.from_iterable(given)
@@ -239,7 +282,7 @@ def _lay_out_given(digest: str, keys: list[str], chosen: list[str], digests: dic
         if len(row) == 3:
             return TermNumbers(words, row[1], row[2])
         return term_counts(row[1]) if isinstance(row[1], str) else row[1]
-    return _lay_out(digest, keys, chosen, digests, None, {}, counted, frame)
+    return _lay_out(digest, keys, chosen, texts, digests, (None, None), counted, whole, frame)
 
 
 def _chunked(rows: list) -> Iterable[list]:
@@ -297,6 +340,11 @@ def landmarks(keys: Sequence[str]) -> list[str]:
     return ranked[:LANDMARKS]
 
 
+def in_frame(landmarks_: Sequence):
+    """Of the landmarks (or what goes with them, in their order), the ones whose texts make the frame."""
+    return landmarks_[:FRAME]
+
+
 def layout(texts: Sequence[str], keys: Sequence[str] | None = None, method: str = "force") -> list[Point]:
     """(x, y) on the GRID for each text, in order; similar texts close together. `keys`
     (default: the texts' positions) choose the landmarks.
@@ -312,54 +360,177 @@ def layout(texts: Sequence[str], keys: Sequence[str] | None = None, method: str 
     return cache.keep(job())
 
 
-def fit(keys: Sequence[str], counts: Sequence[Counts], digest: str) -> Skeleton:
-    """The landmarks' layout: LSA of their texts (given as term counts), their kNN graph laid
-    out by force."""
+def fit(counts: Sequence[Counts], digest: str) -> Frame:
+    """The frame: the LSA space of these texts (given as term counts), `digest` theirs."""
     from ..numeric import np
 
     n = len(counts)
     rows, columns, values, vocabulary, idf = _tfidf(counts)
     rank = max(1, min(DIMENSIONS, n - 1, len(vocabulary)))
     basis = _basis(rows, columns, values, n, len(vocabulary), rank) if vocabulary else np.zeros((0, 1))
-    frame = Skeleton(digest, vocabulary, idf, basis, None, None, None, 1.0, None, {})
-    vectors = _Sparse(rows, columns, values, (n, len(vocabulary))) @ basis  # each landmark's LSA vector, unit length
-    lengths = np.linalg.norm(vectors, axis=1, keepdims=True)
-    vectors /= np.where(lengths > 0, lengths, 1)
-    if n == 1:
-        points = np.zeros((1, 2))
-    else:  # fewer neighbours on a small map: with everyone everyone's neighbour, the graph says nothing
-        points = force_layout(nearest(vectors, min(NEIGHBOURS, max(2, round(math.sqrt(n))))), _pca2(vectors))
+    return Frame(digest, vocabulary, idf, np.rint(basis / BASIS_UNIT))
+
+
+def lay_out_landmarks(frame: Frame, keys: list[str], texts: list[str], counted: Callable[[str], Counts],
+                      digest: str, last: Skeleton | None = None) -> Skeleton:
+    """The landmarks `keys` (their texts' digests `texts`, their counts `counted(key)`) read in
+    `frame` and laid out by force. `last`, a layout in the same frame: the vectors of the texts
+    it has are its own, and if only a few landmarks' texts changed, only the rows of the kNN
+    graph they can change are worked out again."""
+    from ..numeric import np
+
+    n = len(keys)
+    had = {} if last is None else {(key, text): row for row, (key, text) in enumerate(zip(last.keys, last.texts))}
+    known = [had.get(pair) for pair in zip(keys, texts)]
+    changed = [row for row, old in enumerate(known) if old is None]
+    vectors = np.empty((n, frame.basis.shape[1]))
+    if len(changed) < n:
+        kept = [row for row, old in enumerate(known) if old is not None]
+        vectors[kept] = last.vectors[[known[row] for row in kept]]
+    columns = _Columns(frame.columns)
+    for start in range(0, len(changed), 256):
+        rows = changed[start:start + 256]
+        vectors[rows] = _unit(_vectors(frame, [counted(keys[row]) for row in rows], columns))
+    k = min(NEIGHBOURS, max(2, round(math.sqrt(n))))  # fewer on a small map: with everyone everyone's neighbour,
+    if n == 1:                                         # the graph says nothing
+        graph, points = np.zeros((1, 0), np.int64), np.zeros((1, 2))
+    else:
+        if last is not None and last.keys == keys and len(changed) <= AGAIN_AT_MOST:
+            graph = _nearest_again(vectors, last.graph, changed)
+        else:
+            graph = nearest(vectors, k)
+        points = force_layout(graph, _pca2(vectors * FIXED_UNIT))
     low, scale, shift = _scaling(points)
-    frame = frame._replace(vectors=vectors, points=points, low=low, scale=scale, shift=shift)
-    return frame._replace(own=dict(zip(keys, map(tuple, _on_grid(frame, points)))))
+    own = dict(zip(keys, map(tuple, _gridded(points, low, scale, shift))))
+    return Skeleton(digest, frame, keys, texts, vectors, graph, points, low, scale, shift, own)
 
 
-def place(frame: Skeleton, counts: Iterable[Counts]) -> list[Point]:
+AGAIN_AT_MOST = 64  # landmarks' texts changed that are followed row by row; more: every row anew
+
+
+def place_texts(skeleton: Skeleton, texts: Mapping[str, str], counted: Callable[[str], Counts],
+                last: Placement | None = None, before: Skeleton | None = None) -> Placement:
+    """The texts (text digest -> a key with that text, whose counts are `counted(key)`) placed among
+    the landmarks. `last`, a placement among `before`'s landmarks in the same frame: the vectors
+    of its texts are reused; where the landmarks are the same keys, so are its choices of
+    landmarks that the edits to their texts cannot change; and where they are the very same,
+    its points."""
+    from ..numeric import np
+
+    digests = list(texts)
+    n, near = len(digests), min(NEAREST, len(skeleton.keys))
+    old = [None] * n if last is None else [last.rows.get(d) for d in digests]
+    kept = [row for row, was in enumerate(old) if was is not None]
+    taken = [old[row] for row in kept]
+    new = [row for row, was in enumerate(old) if was is None]
+    vectors = np.zeros((n, skeleton.frame.basis.shape[1]), np.int32)
+    if kept:
+        vectors[kept] = last.vectors[taken]
+    columns = _Columns(skeleton.frame.columns)
+    for start in range(0, len(new), 256):
+        rows = new[start:start + 256]
+        vectors[rows] = _fixed(_vectors(skeleton.frame, [counted(texts[digests[row]]) for row in rows], columns))
+    tops, similar = np.zeros((n, near), np.int64), np.zeros((n, near))
+    points: list[Point | None] = [None] * n
+    again: Sequence[int] = range(n)
+    if kept and before is not None and before.keys == skeleton.keys and last.tops.shape[1] == near:
+        moved = [row for row, (was, now) in enumerate(zip(before.texts, skeleton.texts)) if was != now]
+        if len(moved) <= AGAIN_AT_MOST:
+            tops[kept], similar[kept] = last.tops[taken], last.similar[taken]
+            reached = _reached(vectors[kept], skeleton.vectors[moved], moved, tops[kept], similar[kept])
+            again = sorted(new + [kept[row] for row in reached])
+        if not moved:  # the very same landmarks' layout: the points stay
+            for row, was in zip(kept, taken):
+                points[row] = last.points[was]
+    for start in range(0, len(again), 256):
+        rows = list(again[start:start + 256])
+        tops[rows], similar[rows] = _among(vectors[rows], skeleton.vectors, near)
+    todo = [row for row, point in enumerate(points) if point is None]
+    for row, point in zip(todo, _points_among(skeleton, tops[todo], similar[todo])):
+        points[row] = point
+    return Placement(dict(zip(digests, range(n))), vectors, tops, similar, points)
+
+
+def place(skeleton: Skeleton, counts: Sequence[Counts]) -> list[Point]:
     """Each text's point (given its term counts) among the landmarks: where its NEAREST most
     similar ones are, each weighted by its similarity ** PULL. A text no landmark shares a
     term with goes to the landmarks' centre. A text placed alone lands exactly where it lands
     among thousands: every sum is exact (see _fixed), and the rest is done row by row."""
+    counts = list(counts)
+    return place_texts(skeleton, {str(i): i for i in range(len(counts))}, counts.__getitem__).points
+
+
+def _among(vectors, landmarks, near: int):
+    """(each text's `near` most similar landmarks, best first; their similarities), exact."""
     from ..numeric import np
 
-    centre = frame.points.mean(axis=0)
-    near = min(NEAREST, len(frame.points))
-    landmarks, basis = _fixed(frame.vectors).T, np.rint(frame.basis / BASIS_UNIT)
-    columns = _Columns(frame.columns)
-    out = []
-    counts = iter(counts)
-    # 256 texts at a time: the counts of every other paper (a landmark's edit) would take
-    # hundreds of megabytes at once
-    while chunk := list(islice(counts, 256)):
-        similar = (_fixed(_vectors(frame, chunk, basis, columns)) @ landmarks) * FIXED_UNIT ** 2
-        if near < similar.shape[1]:
-            tops = np.argpartition(-similar, near - 1, axis=1)[:, :near]
-        else:
-            tops = np.broadcast_to(np.arange(near), similar.shape)
-        pulls = np.maximum(np.take_along_axis(similar, tops, axis=1), 0) ** PULL  # each entry its own
-        for weights, top in zip(pulls, tops):
-            total = weights.sum()
-            out.append(weights @ frame.points[top] / total if total > 0 else centre)
-    return [tuple(p) for p in _on_grid(frame, np.array(out))] if out else []
+    similar = (vectors.astype(np.float64) @ landmarks.T) * FIXED_UNIT ** 2
+    top = _top(similar, near)
+    return top, np.take_along_axis(similar, top, axis=1)
+
+
+def _reached(vectors, moved, which: list[int], tops, similar):
+    """The rows (of texts with these `vectors`, their landmarks chosen as `tops` with `similar`
+    similarities) whose choice the landmarks `which`, now with vectors `moved`, may change: one
+    of them chosen, or now as similar as the last one chosen."""
+    from ..numeric import np
+
+    now = (vectors.astype(np.float64) @ moved.T) * FIXED_UNIT ** 2
+    return np.flatnonzero((now >= similar[:, -1:]).any(axis=1) | np.isin(tops, which).any(axis=1)).tolist()
+
+
+def _points_among(skeleton: Skeleton, tops, similar) -> list[Point]:
+    """Where texts go given their landmarks `tops` and their similarities: the landmarks' points
+    weighted by similarity ** PULL, summed in a fixed order (so a row's sum is its own, however
+    many rows come with it); the landmarks' centre where every weight is zero."""
+    from ..numeric import np
+
+    if not len(tops):
+        return []
+    pulls = np.maximum(similar, 0)
+    for _ in range(PULL.bit_length() - 1):  # similarity ** PULL, by squaring: exact steps, each its own
+        pulls = pulls * pulls
+    total, where = np.zeros(len(tops)), np.zeros((len(tops), 2))
+    for column in range(tops.shape[1]):
+        total += pulls[:, column]
+        where += pulls[:, column, None] * skeleton.points[tops[:, column]]
+    some = total > 0
+    where[some] /= total[some, None]
+    where[~some] = skeleton.points.mean(axis=0)
+    return [tuple(p) for p in _gridded(where, skeleton.low, skeleton.scale, skeleton.shift)]
+
+
+def _top(similar, k: int):
+    """Each row's k largest entries, by column, largest first, equal ones the lower column first:
+    a row's choice is its own, whatever rows come with it."""
+    from ..numeric import np
+
+    rows, width = similar.shape
+    if k >= width:
+        top = np.broadcast_to(np.arange(width), (rows, width)).copy()
+    else:
+        top = np.argpartition(-similar, k - 1, axis=1)[:, :k]
+        chosen = np.take_along_axis(similar, top, axis=1)
+        last = chosen.min(axis=1, keepdims=True)
+        for row in np.flatnonzero((similar == last).sum(axis=1) > (chosen == last).sum(axis=1)):
+            # an entry equal to the last one chosen was left out: the lowest columns go in
+            above, equal = np.flatnonzero(similar[row] > last[row]), np.flatnonzero(similar[row] == last[row])
+            top[row] = np.concatenate([above, equal[:k - len(above)]])
+    order = np.lexsort((top, -np.take_along_axis(similar, top, axis=1)), axis=-1)
+    return np.take_along_axis(top, order, axis=1)
+
+
+def _unit(vectors):
+    """Vectors (from _vectors) at unit length, in whole FIXED_UNITs; each row's length summed
+    in a fixed order, so that it is its own."""
+    from ..numeric import np
+
+    squares = vectors * vectors
+    total = squares[:, 0].copy()
+    for column in range(1, squares.shape[1]):
+        total += squares[:, column]
+    length = np.sqrt(total)
+    return _fixed(vectors / np.where(length > 0, length, 1)[:, None])
 
 
 FIXED_UNIT = 2.0 ** -20  # of a unit vector's entries (see _fixed)
@@ -376,10 +547,10 @@ def _fixed(vectors):
     return np.rint(vectors / FIXED_UNIT)
 
 
-def _vectors(frame: Skeleton, counts: list[Counts], basis=None, columns: _Columns | None = None):
+def _vectors(frame: Frame, counts: list[Counts], columns: _Columns | None = None):
     """Each text's LSA vector (its TF-IDF row times the basis), scaled so that its largest entry
-    is 1 in size (a zero vector for a text with no landmark term). Weights and basis are rounded
-    to WEIGHT_UNIT and BASIS_UNIT (`basis`: the frame's, so rounded already), so the products
+    is 1 in size (a zero vector for a text with no term of the frame's). Weights and basis are
+    in whole WEIGHT_UNITs and BASIS_UNITs (the frame's basis is kept so), so the products
     are exact too (see _fixed), for any number of texts at once; scaling by the largest entry,
     not the length, keeps each row's arithmetic its own (a similarity's scale cancels out of
     the weights)."""
@@ -391,7 +562,7 @@ def _vectors(frame: Skeleton, counts: list[Counts], basis=None, columns: _Column
     known = columns >= 0
     rows, columns, tfs = rows[known], columns[known], tfs[known]
     weights = np.rint(_log1(tfs) * frame.idf[columns] / WEIGHT_UNIT)
-    basis = np.rint(frame.basis / BASIS_UNIT) if basis is None else basis
+    basis = frame.basis
     vectors = np.zeros((len(counts), basis.shape[1]))
     # Exact while a row's weights sum to less than 2 ** 53 / 2 ** 18; a text of tens of
     # thousands of distinct terms is summed in integers instead.
@@ -425,10 +596,6 @@ def _scaling(points):
     span = float((points.max(axis=0) - low).max())
     scale = (GRID - 1) / span if span > 0 else 0.0
     return low, scale, ((GRID - 1) - (points.max(axis=0) - low) * scale) / 2
-
-
-def _on_grid(frame: Skeleton, points) -> list[list[int]]:
-    return _gridded(points, frame.low, frame.scale, frame.shift)
 
 
 def _gridded(points, low, scale: float, shift) -> list[list[int]]:
@@ -614,7 +781,8 @@ def _fix_signs(vectors, np):
 
 
 def nearest(vectors, k: int):
-    """Each row's k most similar other rows by cosine (vectors are unit length), best first."""
+    """Each row's k most similar other rows (vectors in whole FIXED_UNITs: exact similarities),
+    best first, equal ones the lower row first."""
     from ..numeric import np
 
     n = len(vectors)
@@ -623,10 +791,27 @@ def nearest(vectors, k: int):
     for start in range(0, n, 1024):
         block = vectors[start:start + 1024] @ vectors.T
         block[np.arange(len(block)), np.arange(start, start + len(block))] = -np.inf
-        top = np.argpartition(-block, k - 1, axis=1)[:, :k]
-        order = np.argsort(-np.take_along_axis(block, top, axis=1), axis=1, kind="stable")
-        found[start:start + 1024] = np.take_along_axis(top, order, axis=1)
+        found[start:start + 1024] = _top(block, k)
     return found
+
+
+def _nearest_again(vectors, graph, changed: list[int]):
+    """nearest(vectors, k) when only the rows `changed` of the vectors it was `graph` for have
+    changed: the rows those can enter or leave worked out again, the rest kept."""
+    from ..numeric import np
+
+    last = (vectors * vectors[graph[:, -1]]).sum(axis=1, keepdims=True)  # exact: whole numbers below 2 ** 53
+    now = vectors @ vectors[changed].T
+    now[changed, np.arange(len(changed))] = -np.inf
+    again = np.flatnonzero((now >= last).any(axis=1) | np.isin(graph, changed).any(axis=1))
+    again = np.union1d(again, changed)
+    graph = graph.copy()
+    for start in range(0, len(again), 1024):
+        rows = again[start:start + 1024]
+        block = vectors[rows] @ vectors.T
+        block[np.arange(len(rows)), rows] = -np.inf
+        graph[rows] = _top(block, graph.shape[1])
+    return graph
 
 
 def force_layout(neighbours, start, epochs: int = EPOCHS, negatives: int = NEGATIVES, rate: float = 0.2):

@@ -147,7 +147,7 @@ class Rebuilder:
 
 class FollowingLayout(LayoutCache):
     """The preview's map layout. An edit to a text that is not a landmark's is placed at once,
-    exactly. After one that makes the landmarks' layout anew (or places many papers), the map
+    exactly. After one that lays the landmarks out again (or places many papers), the map
     is served at once with every paper where it was (a new one in the middle); then `follow()`
     starts the exact layout, the one `build` makes of the same texts, in a process of its own
     (after the page is served: forking a large process slows the parent for a while). `landed`
@@ -169,7 +169,7 @@ class FollowingLayout(LayoutCache):
             laid = pending.result()  # what it raised is this rebuild's error, and the next one starts anew
             return (lambda: laid), 0
         exact, size = super().job(texts, digest, counts)
-        if size == 0 or not self.points or not worth_forking(size):
+        if size == 0 or not self.points or not (self.relaid or worth_forking(size)):
             return exact, size  # cached, a first build, or a few papers placed among the landmarks
         if self.wanted is None:
             self.wanted = digest, exact
