@@ -222,53 +222,108 @@ def assign_keys(papers: Iterable[Paper], bases: dict[tuple, str] | None = None) 
     """
     global _last_assignment
     papers = list(papers)
-    # A rebuild after an edit to an abstract assigns the same keys: found in one C-speed pass.
     inputs = list(map(_KEY_INPUTS, papers))
-    if _last_assignment is not None and _last_assignment[0] == inputs:
-        if bases is not None:
-            bases.clear()
-            bases.update(_last_assignment[2])
-        return dict(_last_assignment[1])
-    keys = {p.id: p.bibtex_key for p in papers if p.bibtex_key}
-    taken = {key.casefold() for key in keys.values()}
-    groups: dict[str, list[Paper]] = defaultdict(list)
-    known, made = bases if bases is not None else {}, {}
-    for paper in papers:
-        if not paper.bibtex_key:
-            what = (paper.authors[0] if paper.authors else "", paper.venue, paper.year, paper.title)
-            base = made[what] = known.get(what) or _base_key(*what)
-            groups[base].append(paper)
+    last = _last_assignment
+    # A rebuild after an edit to an abstract assigns the same keys: found in one C-speed pass;
+    # after a retitle, the paper alone in its bare key most often moves to a key nobody has.
+    known = bases if bases is not None else {}
+    if last is None or not (last.inputs == inputs or last.follow(inputs, known)):
+        last = _last_assignment = _Assignment.of(papers, inputs, known)
     if bases is not None:
         bases.clear()
-        bases.update(made)
-    bases = sorted(groups)
-    queues = {}
-    for base in bases:
-        members = groups[base]
-        if len(members) > 1:
-            members.sort(key=lambda p: (p.added, p.id))
-        if base not in taken:
-            keys[members[0].id] = base
-            taken.add(base)
-            members = members[1:]
-        if members:
-            queues[base] = members
-    for base in sorted(queues):
-        n = 0
-        for paper in queues[base]:
-            n += 1
-            key = base + _suffix(n)
-            while key in taken:
+        bases.update(last.made)
+    return dict(last.keys)
+
+
+class _Assignment:
+    """What assign_keys worked out: the papers' inputs, keys, bare keys by what they are made of,
+    the papers of each bare key (in their order of suffixes), every key taken, and the keys a
+    suffix skipped because they were taken."""
+
+    def __init__(self, inputs, keys, made, groups, taken, skipped):
+        self.inputs, self.keys, self.made = inputs, keys, made
+        self.groups, self.taken, self.skipped = groups, taken, skipped
+        self.by_id = {row[0]: row for row in inputs}
+
+    @classmethod
+    def of(cls, papers: list[Paper], inputs: list[tuple], known: dict[tuple, str]) -> "_Assignment":
+        keys = {p.id: p.bibtex_key for p in papers if p.bibtex_key}
+        taken = {key.casefold() for key in keys.values()}
+        groups: dict[str, list[Paper]] = defaultdict(list)
+        made = {}
+        for paper in papers:
+            if not paper.bibtex_key:
+                what = (paper.authors[0] if paper.authors else "", paper.venue, paper.year, paper.title)
+                base = made[what] = known.get(what) or _base_key(*what)
+                groups[base].append(paper)
+        queues, skipped = {}, set()
+        for base in sorted(groups):
+            members = groups[base]
+            if len(members) > 1:
+                members.sort(key=lambda p: (p.added, p.id))
+            if base not in taken:
+                keys[members[0].id] = base
+                taken.add(base)
+                members = members[1:]
+            if members:
+                queues[base] = members
+        for base in sorted(queues):
+            n = 0
+            for paper in queues[base]:
                 n += 1
                 key = base + _suffix(n)
-            keys[paper.id] = key
-            taken.add(key)
-    _last_assignment = (inputs, keys, made)
-    return dict(keys)
+                while key in taken:
+                    skipped.add(key)
+                    n += 1
+                    key = base + _suffix(n)
+                keys[paper.id] = key
+                taken.add(key)
+        return cls(inputs, keys, made, {base: [p.id for p in ps] for base, ps in groups.items()}, taken, skipped)
+
+    def follow(self, inputs: list[tuple], known: dict[tuple, str]) -> bool:
+        """Updated to these inputs if the papers are the same and each one that changed keeps its
+        key, or was alone in its bare key and moves to one nobody has (so no other key can move);
+        False, and left as it was, otherwise. Bare keys made here are added to `known`."""
+        by_id = self.by_id
+        if len(inputs) != len(by_id):
+            return False
+        changed = [(by_id.get(row[0]), row) for row in inputs if by_id.get(row[0]) != row]
+        moves = []
+        for was, now in changed:
+            if was is None or was[5] or now[5] or was[6] != now[6]:  # a paper came, a hand-set key, a new `added`
+                return False
+            before, after = _what(was), _what(now)
+            if before == after:
+                continue  # what changed is not what its key is made of
+            old = self.made[before]
+            new = known[after] = self.made.get(after) or known.get(after) or _base_key(*after)
+            if self.groups[old] != [now[0]] or self.keys[now[0]] != old:
+                return False  # not alone in its bare key
+            if new != old and (new in self.groups or new in self.taken or old in self.skipped
+                               or any(new in (o, n) or old in (o, n) for _, _, _, o, n in moves)):
+                return False
+            moves.append((now[0], before, after, old, new))
+        for paper_id, before, after, old, new in moves:
+            del self.made[before]
+            self.made[after] = new
+            if new != old:
+                del self.groups[old]
+                self.groups[new] = [paper_id]
+                self.taken.discard(old)
+                self.taken.add(new)
+                self.keys[paper_id] = new
+        self.inputs = inputs
+        self.by_id.update((row[0], row) for _, row in changed)
+        return True
+
+
+def _what(row: tuple) -> tuple:
+    """What a paper's bare key is made of, from its _KEY_INPUTS row."""
+    return (row[1][0] if row[1] else "", row[2], row[3], row[4])
 
 
 _KEY_INPUTS = attrgetter("id", "authors", "venue", "year", "title", "bibtex_key", "added")
-_last_assignment: tuple[list, dict[str, str], dict] | None = None  # the last call's inputs, keys and bare keys
+_last_assignment: _Assignment | None = None  # what the last call worked out
 
 
 # --- entries --------------------------------------------------------------------------------------
