@@ -90,6 +90,12 @@ class Catalog:
     def topic(self, slug: str) -> Topic:
         return self._topics_by_slug[slug]
 
+    @cached_property
+    def numbered(self) -> list[Paper]:
+        """The papers as the search and the map number them: by venue, in catalog order, then by id."""
+        venue_rank = {v.slug: i for i, v in enumerate(self.venues)}
+        return sorted(self.papers, key=lambda p: (venue_rank[p.venue], p.id))
+
     # Templates and the search stage look these up once per paper: keep it O(1).
     @cached_property
     def _venues_by_slug(self) -> dict[str, Venue]:

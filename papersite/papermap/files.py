@@ -26,15 +26,9 @@ from ..search.shards import inert
 if TYPE_CHECKING:
     from ..text.abstracts import Abstract
 
-def search_order(catalog: Catalog) -> list:
-    """The papers numbered as the search numbers them (search.py)."""
-    venue_rank = {v.slug: i for i, v in enumerate(catalog.venues)}
-    return sorted(catalog.papers, key=lambda p: (venue_rank[p.venue], p.id))
-
-
 def map_texts(catalog: Catalog, abstracts: dict[str, Abstract]) -> Mapping[str, str]:
     """What the map lays out: paper id -> its map_text, in the search's numbering."""
-    return MapTexts(search_order(catalog), abstracts)
+    return MapTexts(catalog.numbered, abstracts)
 
 
 class MapTexts(Mapping):
@@ -74,7 +68,7 @@ def map_files(catalog: Catalog, points: Sequence[tuple[int, int]],
     """map/points.json, for the points laid out from map_texts (a data file, as the search's are).
     `shown`: each (title, slug)'s plain title and short slug, as the last build made them (a fresh
     `build` process would otherwise make all of them again); left holding this build's."""
-    papers = search_order(catalog)
+    papers = catalog.numbered
     last = shown if shown is not None else {}
     keys = [(p.title, p.slug) for p in papers]
     pairs = [last.get(key) or _shown(*key) for key in keys]

@@ -123,7 +123,7 @@ class _Fields:
 
     @classmethod
     def of(cls, catalog: Catalog, abstracts: dict[str, Abstract]) -> "_Fields":
-        papers = _numbered(catalog)
+        papers = catalog.numbered
         bylines = catalog.author_paths
 
         def rows() -> Iterator[list[tuple]]:
@@ -176,12 +176,6 @@ def _index_anew(fields: _Fields, field_names: list[str], shard_bytes: int) -> tu
     return files, replace(cache, papers=[], abstracts=[], bylines=[])
 
 
-def _numbered(catalog: Catalog) -> list[Paper]:
-    """The papers in number order: by venue, in catalog order, then by id."""
-    venue_rank = {v.slug: i for i, v in enumerate(catalog.venues)}
-    return sorted(catalog.papers, key=lambda p: (venue_rank[p.venue], p.id))
-
-
 _FIND = object()  # search_files finds which papers changed
 
 
@@ -230,7 +224,7 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
     if changed is None:  # number the papers: by venue, in catalog order, then by id
         cache.names = names
         if numbered is None:
-            cache.papers = _numbered(catalog)
+            cache.papers = catalog.numbered
             cache.abstracts = [abstracts[p.id] for p in cache.papers]
             cache.bylines = [bylines[p.id] for p in cache.papers]
             numbered = (tuple(p.id for p in cache.papers), zip(cache.papers, cache.abstracts, cache.bylines))
