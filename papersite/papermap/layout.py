@@ -56,7 +56,7 @@ NEIGHBOURS = 5  # kNN graph degree: UMAP's default, 15, kept fewer neighbours at
 EPOCHS = 80  # more placed no better
 NEGATIVES = 3  # repelling samples per edge and epoch
 SEED = 20240721
-VERSION = "frame-1"  # of the layout: part of every digest, so a cache of another one is not reused
+VERSION = "frame-2"  # of the layout: part of every digest, so a cache of another one is not reused
 
 Point = tuple[int, int]
 SENT_AT_ONCE = 500  # texts' counts a fresh process is sent at a time (see LayoutCache.job's detach)
@@ -817,35 +817,37 @@ def _nearest_again(vectors, graph, changed: list[int]):
 def force_layout(neighbours, start, epochs: int = EPOCHS, negatives: int = NEGATIVES, rate: float = 0.2):
     """A graph (row i: the k papers i is drawn to) laid out from `start` by UMAP's
     cross-entropy objective (with its a = b = 1 curve, 1 / (1 + d^2), t-SNE's kernel,
-    which needs no powers), by full-batch gradient steps. The two axes are kept as
-    separate arrays: gathering rows of an n x 2 array costs more."""
+    which needs no powers), by full-batch gradient steps, in single precision. The two
+    axes are kept as separate arrays (gathering rows of an n x 2 array costs more), and
+    each step's forces on a paper are summed in one pass: pulls on both ends of every
+    edge, then pushes."""
     from ..numeric import np
 
     n, k = neighbours.shape
     heads = np.repeat(np.arange(n), k)
     tails = neighbours.ravel()
-    ends = np.concatenate([heads, tails])
     sources = np.repeat(heads, negatives)
+    ends = np.concatenate([heads, tails, sources])  # who each force moves, in the order forces are laid out
+    edges = len(heads)
     rng = np.random.default_rng(SEED)
-    x, y = start[:, 0].copy(), start[:, 1].copy()
+    x, y = start[:, 0].astype(np.float32), start[:, 1].astype(np.float32)
+    forces = np.empty(len(ends), np.float32)
+    pulls, opposite, pushes = forces[:edges], forces[edges:2 * edges], forces[2 * edges:]
     for epoch in range(epochs):
-        step_size = rate * (1.0 - epoch / epochs)
-        head_x, head_y = np.repeat(x, k), np.repeat(y, k)
-        dx, dy = head_x - x.take(tails), head_y - y.take(tails)  # attraction along every edge, on both ends
-        factor = -2 / (1 + (dx * dx + dy * dy))
-        pull_x, pull_y = np.clip(dx * factor, -4, 4), np.clip(dy * factor, -4, 4)
+        step_size = np.float32(rate * (1.0 - epoch / epochs))
+        dx, dy = x.take(heads) - x.take(tails), y.take(heads) - y.take(tails)  # attraction along every edge
+        pull = -2 / (1 + (dx * dx + dy * dy))
         others = rng.integers(0, n, size=len(sources))  # repulsion from random papers
-        dx, dy = np.repeat(head_x, negatives) - x.take(others), np.repeat(head_y, negatives) - y.take(others)
-        d2 = dx * dx + dy * dy
-        factor = 2 / ((0.001 + d2) * (1 + d2))
-        push_x, push_y = np.clip(dx * factor, -4, 4), np.clip(dy * factor, -4, 4)
-        itself = others == sources
-        push_x[itself], push_y[itself] = 0, 0
-        x += step_size * (np.bincount(ends, np.concatenate([pull_x, -pull_x]), minlength=n)
-                          + np.bincount(sources, push_x, minlength=n))
-        y += step_size * (np.bincount(ends, np.concatenate([pull_y, -pull_y]), minlength=n)
-                          + np.bincount(sources, push_y, minlength=n))
-    return np.stack([x, y], axis=1)
+        ex, ey = x.take(sources) - x.take(others), y.take(sources) - y.take(others)
+        d2 = ex * ex + ey * ey
+        push = 2 / ((np.float32(0.001) + d2) * (1 + d2))
+        push[others == sources] = 0
+        for along, away, axis in ((dx, ex, x), (dy, ey, y)):
+            np.clip(along * pull, -4, 4, out=pulls)
+            np.negative(pulls, out=opposite)
+            np.clip(away * push, -4, 4, out=pushes)
+            axis += step_size * np.bincount(ends, forces, minlength=n).astype(np.float32)
+    return np.stack([x, y], axis=1).astype(np.float64)
 
 
 def _pca2(vectors):
