@@ -781,11 +781,11 @@ def test_a_value_is_put_on_one_line_as_split_and_join_put_it():
 
 
 def test_keys_assigned_after_edits_are_the_keys_assigned_afresh(monkeypatch):
-    """A rebuild follows a retitled paper's key where only that key can change (it was alone in its
-    bare key, and moves to one nobody has), and assigns every key again otherwise: either way the
-    keys, and the bare keys kept for the next build, are what a first build assigns. Bases here
-    collide on purpose: shared bare keys, suffixes, a hand-set key, and bare keys that are also
-    another base's suffixed keys ("lee2024deepb" is lee2024deep's second, and a paper's own)."""
+    """A rebuild follows a retitled paper's key, and the keys of the papers it leaves and joins,
+    where no other key can move, and assigns every key again otherwise: either way the keys, and
+    the bare keys kept for the next build, are what a first build assigns. Bases here collide on
+    purpose: shared bare keys, suffixes, a hand-set key, and bare keys that are also another
+    base's suffixed keys ("lee2024deepb" is lee2024deep's second, and a paper's own)."""
     import random
     from dataclasses import replace
     from papersite.catalog import bibtex
@@ -807,6 +807,11 @@ def test_keys_assigned_after_edits_are_the_keys_assigned_afresh(monkeypatch):
         monkeypatch.setattr(bibtex, "_last_assignment", state)
         return keys, state
 
+    followed = []
+    real = bibtex._Assignment.follow
+    monkeypatch.setattr(bibtex._Assignment, "follow", lambda self, inputs, known:
+                        followed.append(real(self, inputs, known)) or followed[-1])
+
     # a paper alone in a bare key a hand-set key has taken (so it has a suffix) moves out, and another in
     hand = Paper(id="hand", slug="hand", title="Mine", venue="icml-2024", year=2024, abstract="", authors=("Ann Lee",),
                  bibtex_key="lee2024deep")
@@ -817,13 +822,15 @@ def test_keys_assigned_after_edits_are_the_keys_assigned_afresh(monkeypatch):
     assert keys_after([hand, one, two], kept)[0]["one"] == "lee2024deepb"
     keys_after([hand, replace(one, title="Graphs"), two], kept)
     keys, _ = keys_after([hand, replace(one, title="Graphs"), replace(two, title="Deep things")], kept)
-    assert keys["two"] == "lee2024deepb"
+    assert keys["two"] == "lee2024deepb" and followed == [True, True]
+    # copies of one paper (as a catalog made by replicating one is): one retitled leaves their bare key
+    copies = [replace(two, id=f"copy{n}", slug=f"copy{n}") for n in range(4)]
+    assert list(keys_after(copies, kept)[0].values()) == ["lee2024nets", "lee2024netsb", "lee2024netsc", "lee2024netsd"]
+    keys, _ = keys_after([replace(copies[0], title="Deep"), *copies[1:]], kept)
+    assert keys == {"copy0": "lee2024deep", "copy1": "lee2024nets", "copy2": "lee2024netsb", "copy3": "lee2024netsc"}
+    assert followed[-1] is True
 
     papers = [paper(n) for n in range(60)]
-    followed = []
-    real = bibtex._Assignment.follow
-    monkeypatch.setattr(bibtex._Assignment, "follow", lambda self, inputs, known:
-                        followed.append(real(self, inputs, known)) or followed[-1])
     monkeypatch.setattr(bibtex, "_last_assignment", None)
     kept: dict = {}
     bibtex.assign_keys(papers, kept)

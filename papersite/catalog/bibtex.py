@@ -237,18 +237,19 @@ def assign_keys(papers: Iterable[Paper], bases: dict[tuple, str] | None = None) 
 
 class _Assignment:
     """What assign_keys worked out: the papers' inputs, keys, bare keys by what they are made of,
-    the papers of each bare key (in their order of suffixes), every key taken, and the keys a
-    suffix skipped because they were taken."""
+    the papers of each bare key (in their order of suffixes), every key taken, the hand-set ones
+    (casefolded), and the keys a suffix skipped because they were taken."""
 
-    def __init__(self, inputs, keys, made, groups, taken, skipped):
+    def __init__(self, inputs, keys, made, groups, taken, hand, skipped):
         self.inputs, self.keys, self.made = inputs, keys, made
-        self.groups, self.taken, self.skipped = groups, taken, skipped
+        self.groups, self.taken, self.hand, self.skipped = groups, taken, hand, skipped
         self.by_id = {row[0]: row for row in inputs}
 
     @classmethod
     def of(cls, papers: list[Paper], inputs: list[tuple], known: dict[tuple, str]) -> "_Assignment":
         keys = {p.id: p.bibtex_key for p in papers if p.bibtex_key}
         taken = {key.casefold() for key in keys.values()}
+        hand = frozenset(taken)
         groups: dict[str, list[Paper]] = defaultdict(list)
         made = {}
         for paper in papers:
@@ -278,43 +279,73 @@ class _Assignment:
                     key = base + _suffix(n)
                 keys[paper.id] = key
                 taken.add(key)
-        return cls(inputs, keys, made, {base: [p.id for p in ps] for base, ps in groups.items()}, taken, skipped)
+        return cls(inputs, keys, made, {base: [p.id for p in ps] for base, ps in groups.items()}, taken, hand,
+                   skipped)
 
     def follow(self, inputs: list[tuple], known: dict[tuple, str]) -> bool:
-        """Updated to these inputs if the papers are the same and each one that changed keeps its
-        key, or was alone in its bare key and moves to one nobody has (so no other key can move);
-        False, and left as it was, otherwise. Bare keys made here are added to `known`."""
+        """Updated to these inputs if the papers are the same, no hand-set key or `added` changed,
+        and at most one paper's bare key did (see _move); False, and left as it was, otherwise.
+        Bare keys made here are added to `known`."""
         by_id = self.by_id
         if len(inputs) != len(by_id):
             return False
         changed = [(by_id.get(row[0]), row) for row in inputs if by_id.get(row[0]) != row]
-        moves = []
+        moved = None
         for was, now in changed:
             if was is None or was[5] or now[5] or was[6] != now[6]:  # a paper came, a hand-set key, a new `added`
                 return False
-            before, after = _what(was), _what(now)
-            if before == after:
-                continue  # what changed is not what its key is made of
-            old = self.made[before]
-            new = known[after] = self.made.get(after) or known.get(after) or _base_key(*after)
-            if self.groups[old] != [now[0]] or self.keys[now[0]] != old:
-                return False  # not alone in its bare key
-            if new != old and (new in self.groups or new in self.taken or old in self.skipped
-                               or any(new in (o, n) or old in (o, n) for _, _, _, o, n in moves)):
-                return False
-            moves.append((now[0], before, after, old, new))
-        for paper_id, before, after, old, new in moves:
-            del self.made[before]
-            self.made[after] = new
-            if new != old:
-                del self.groups[old]
-                self.groups[new] = [paper_id]
-                self.taken.discard(old)
-                self.taken.add(new)
-                self.keys[paper_id] = new
+            if _what(was) != _what(now):
+                if moved is not None:
+                    return False
+                moved = was, now
+        if moved is not None and not self._move(*moved, known):
+            return False
         self.inputs = inputs
-        self.by_id.update((row[0], row) for _, row in changed)
+        by_id.update((row[0], row) for _, row in changed)
         return True
+
+    def _move(self, was: tuple, now: tuple, known: dict[tuple, str]) -> bool:
+        """One paper's bare key made of `now` rather than `was`: the keys of the papers of its old
+        bare key and of its new one given again, as assign_keys gives them, if no other key can
+        move: each group's keys had no gap (no suffix skipped a key taken), the keys they take
+        now were nobody's, and the keys they let go no suffix skipped."""
+        paper_id, before, after = now[0], _what(was), _what(now)
+        old = self.made[before]
+        new = known[after] = self.made.get(after) or known.get(after) or _base_key(*after)
+        shared = any(_what(self.by_id[m]) == before for m in self.groups[old] if m != paper_id)
+        regrouped = {}
+        if new != old:
+            order = lambda m: (self.by_id[m][6], m)  # noqa: E731  (added, id): the order of suffixes
+            regrouped = {old: [m for m in self.groups[old] if m != paper_id],
+                         new: sorted([*self.groups.get(new, ()), paper_id], key=order)}
+        taking, freeing, keys = set(), set(), {}
+        for base, members in regrouped.items():
+            had = self.groups.get(base, [])
+            if [self.keys[m] for m in had] != self._keys_of(base, len(had)):
+                return False
+            given = self._keys_of(base, len(members))
+            keys.update(zip(members, given))
+            taking.update(set(given) - set(self._keys_of(base, len(had))))
+            freeing.update(set(self._keys_of(base, len(had))) - set(given))
+        if taking & self.taken or freeing & self.skipped:
+            return False
+        if not shared:
+            del self.made[before]
+        self.made[after] = new
+        for base, members in regrouped.items():
+            if members:
+                self.groups[base] = members
+            else:
+                del self.groups[base]
+        self.taken -= freeing
+        self.taken |= taking
+        self.keys.update(keys)
+        return True
+
+    def _keys_of(self, base: str, count: int) -> list[str]:
+        """The keys of `count` papers of one bare key, in order, where no suffix skips a key."""
+        first = 0 if base not in self.hand else 1
+        return [base + _suffix(n) for n in range(first, first + count)]
 
 
 def _what(row: tuple) -> tuple:
