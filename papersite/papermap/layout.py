@@ -314,10 +314,8 @@ def arithmetic() -> str:
 def texts_digest(texts: Mapping[str, str], digests: Mapping[str, str]) -> str:
     """The keyed texts, in order: each key with its text's digest (`digests`: LayoutCache.digests_of
     them). Keys count: they choose the landmarks. So does the machine's arithmetic."""
-    digest = hashlib.sha256(f"{VERSION} {arithmetic()}".encode())
-    for key in texts:
-        digest.update(f"{len(key)},{key}{digests[key]}".encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()
+    joined = "".join([f"{len(key)},{key}{digests[key]}" for key in texts])  # hashed at once: one call, not one a text
+    return hashlib.sha256(f"{VERSION} {arithmetic()}{joined}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def text_digest(text: str) -> str:
@@ -326,10 +324,8 @@ def text_digest(text: str) -> str:
 
 def skeleton_digest(pairs: Iterable[tuple[str, str]]) -> str:
     """Of the landmarks' keys and their texts' digests (text_digest), in order."""
-    digest = hashlib.sha256(f"{VERSION} {arithmetic()}".encode())
-    for key, text_key in pairs:
-        digest.update(f"{len(key)},{key}\0{text_key}\0".encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()
+    joined = "".join([f"{len(key)},{key}\0{text_key}\0" for key, text_key in pairs])
+    return hashlib.sha256(f"{VERSION} {arithmetic()}{joined}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def landmarks(keys: Sequence[str]) -> list[str]:
