@@ -1,5 +1,6 @@
 """render.py: compiled templates kept for the process, and pages reused while nothing they show changed."""
 import jinja2
+import pytest
 from click.testing import CliRunner
 
 import papersite.site.render
@@ -84,6 +85,29 @@ def test_a_rebuild_with_nothing_changed_renders_only_the_pages_that_read_the_who
     assert second.files == first.files
     assert rendered, "the home page lists every paper: it is always rendered"
     assert not [path for path in rendered if path.startswith("papers/")]
+
+
+@pytest.mark.parametrize("footer_count", [False, True])
+def test_a_paper_added_renders_again_only_the_pages_that_show_it(tmp_path, monkeypatch, footer_count):
+    """The paper count is a small global: a paper added renders every page again only when a
+    template reads it (here a project's base.html that shows it on every page), and the pages
+    show the new count then."""
+    site = two_paper_site(tmp_path / "site")
+    site.paper("c", id="c", title="Third Paper", body="Bandit regret bounds under delayed feedback.")
+    if footer_count:
+        site.write("templates/base.html", '{% extends "theme/base.html" %}'
+                   '{% block head %}{{ super() }}<meta name="papers" content="{{ paper_count }}">{% endblock %}')
+    cache = BuildCache()
+    build_site(site.config, Warm(cache))
+    rendered, render_page = [], papersite.site.render.render_page
+    monkeypatch.setattr(papersite.site.render, "render_page",
+                        lambda env, page: rendered.append(page.path) or render_page(env, page))
+    site.paper("d", id="d", title="Fourth Paper", body="Molecular graph kernels for chemistry.")
+    built = build_site(site.config, Warm(cache))
+    assert "papers/d/" in rendered
+    assert ("papers/c/" in rendered) is footer_count  # no page of a paper it is not next to or related to
+    if footer_count:
+        assert '<meta name="papers" content="4">' in built.files["papers/c/index.html"].decode()
 
 
 def test_the_next_build_command_compiles_no_template(tmp_path, monkeypatch):

@@ -70,6 +70,8 @@ SINCE_REFERENCE = [
      '{% if paper.abstract %}<div id="abstract-text">{{ abstract.html|safe }}</div>{% else %}'),
     # issue 36: no footer link to sitemap.xml (robots.txt names it for crawlers)
     ("base.html", """ papers · <a href="{{ 'sitemap.xml'|link }}">Sitemap</a></p>""", " papers</p>"),
+    # issue 36: no paper count in the footer (the home page shows it): a paper added renders every page again otherwise
+    ("base.html", """{% endif %} · {{ paper_count }} papers</p>""", "{% endif %}</p>"),
 ]
 
 

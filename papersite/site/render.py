@@ -292,11 +292,15 @@ class RenderCache:
         return {**self.__dict__, "env": None}  # kept by the persistent cache: an environment is this process's
 
     def start(self, env: jinja2.Environment) -> None:
-        """Forget everything when a template, the config or a small global changed. Functions
-        and modules among the globals are the engine's own: the same while it is."""
-        stamp = (_template_sources(env), tuple((k, v) for k, v in sorted(env.globals.items())
-                                               if k not in CATALOG_WIDE and not callable(v)
-                                               and not isinstance(v, ModuleType)))
+        """Forget everything when a template, the config or a small global a template reads
+        changed (the theme shows paper_count on the home page alone, which reads the catalog:
+        a paper added need not render every page again). Functions and modules among the
+        globals are the engine's own: the same while it is."""
+        sources = _template_sources(env)
+        read = _names_read(env, sources)
+        stamp = (sources, tuple((k, v) for k, v in sorted(env.globals.items())
+                                if (read is None or k in read) and k not in CATALOG_WIDE and not callable(v)
+                                and not isinstance(v, ModuleType)))
         if stamp != self.stamp:
             self.stamp, self.pages, self.wide = stamp, {}, {}
         self.env = env
@@ -383,20 +387,36 @@ def _reads_catalog(env: jinja2.Environment, name: str, memo: dict[str, bool]) ->
     if name not in memo:
         memo[name] = True  # until proven otherwise (also ends cycles)
         try:
-            reads, referenced = _template_facts(env.loader.get_source(env, name)[0],
+            names, referenced = _template_facts(env.loader.get_source(env, name)[0],
                                                 frozenset(env.filters), frozenset(env.tests))
         except (jinja2.TemplateError, OSError, UnicodeDecodeError):
             return True
-        memo[name] = reads or any(ref is None or _reads_catalog(env, ref, memo) for ref in referenced)
+        memo[name] = bool(names & CATALOG_WIDE) or any(ref is None or _reads_catalog(env, ref, memo)
+                                                        for ref in referenced)
     return memo[name]
 
 
+def _names_read(env: jinja2.Environment, sources: tuple) -> frozenset[str] | None:
+    """Every name the template files (_template_sources) read from outside themselves; None
+    when one cannot be read or parsed (it may read any)."""
+    names: set[str] = set()
+    for _, _, source in sources:
+        if source is None:
+            return None
+        try:
+            names |= _template_facts(source, frozenset(env.filters), frozenset(env.tests))[0]
+        except jinja2.TemplateError:
+            return None
+    return frozenset(names)
+
+
 @functools.lru_cache(maxsize=256)
-def _template_facts(source: str, filters: frozenset[str], tests: frozenset[str]) -> tuple[bool, tuple[str | None, ...]]:
-    """(reads a catalog-wide global itself, the templates it references; None for a computed
-    name). A function of the source and of the filter and test names it may use, so kept for
-    the process: every build of a theme would otherwise parse each template twice, once here
-    and once to compile it."""
+def _template_facts(source: str, filters: frozenset[str], tests: frozenset[str]
+                    ) -> tuple[frozenset[str], tuple[str | None, ...]]:
+    """(the names it reads from outside itself: globals and context, the templates it
+    references; None for a computed name). A function of the source and of the filter and test
+    names it may use, so kept for the process: every build of a theme would otherwise parse
+    each template twice, once here and once to compile it."""
     # Parsed without the globals: Jinja does not count a name defined there as undeclared.
     # The filters and tests must be known by name, or the analysis fails on the first one
     # and the template would count as reading everything (every page rendered every build).
@@ -404,8 +424,7 @@ def _template_facts(source: str, filters: frozenset[str], tests: frozenset[str])
     bare.filters.update(dict.fromkeys(filters, _never_called))
     bare.tests.update(dict.fromkeys(tests, _never_called))
     tree = bare.parse(source)
-    return (bool(jinja2.meta.find_undeclared_variables(tree) & CATALOG_WIDE),
-            tuple(jinja2.meta.find_referenced_templates(tree)))
+    return (frozenset(jinja2.meta.find_undeclared_variables(tree)), tuple(jinja2.meta.find_referenced_templates(tree)))
 
 
 def _never_called(*args, **kwargs):
