@@ -257,7 +257,8 @@ def _lay_out(digest: str, keys: list[str], chosen: list[str], texts: list[str], 
     `last`, a layout in the same frame (the first FRAME landmarks' texts: digest `frame`)."""
     if not keys:
         return Laid(digest, [], [], None, None)
-    before, placed = skeleton, _ = last
+    before, placed = last
+    skeleton = before
     if before is None:  # all anew; counted in the order _lay_out_given is sent them
         given = [counted(key) for key in chosen]
         skeleton = lay_out_landmarks(fit(in_frame(given), frame), chosen, texts, dict(zip(chosen, given)).__getitem__,
@@ -387,14 +388,13 @@ def lay_out_landmarks(frame: Frame, keys: list[str], texts: list[str], counted: 
     for start in range(0, len(changed), 256):
         rows = changed[start:start + 256]
         vectors[rows] = _unit(_vectors(frame, [counted(keys[row]) for row in rows], columns))
-    k = min(NEIGHBOURS, max(2, round(math.sqrt(n))))  # fewer on a small map: with everyone everyone's neighbour,
-    if n == 1:                                         # the graph says nothing
+    if n == 1:
         graph, points = np.zeros((1, 0), np.int64), np.zeros((1, 2))
     else:
         if last is not None and last.keys == keys and len(changed) <= AGAIN_AT_MOST:
             graph = _nearest_again(vectors, last.graph, changed)
-        else:
-            graph = nearest(vectors, k)
+        else:  # fewer neighbours on a small map: with everyone everyone's neighbour, the graph says nothing
+            graph = nearest(vectors, min(NEIGHBOURS, max(2, round(math.sqrt(n)))))
         points = force_layout(graph, _pca2(vectors * FIXED_UNIT))
     low, scale, shift = _scaling(points)
     own = dict(zip(keys, map(tuple, _gridded(points, low, scale, shift))))
