@@ -293,8 +293,8 @@ class RenderCache:
 
     def start(self, env: jinja2.Environment) -> None:
         """Forget everything when a template, the config or a small global a template reads
-        changed (the theme shows paper_count on the home page alone, which reads the catalog:
-        a paper added need not render every page again). Functions and modules among the
+        changed (the theme reads no paper_count: its home page counts the catalog's papers,
+        so a paper added need not render every page again). Functions and modules among the
         globals are the engine's own: the same while it is."""
         sources = _template_sources(env)
         read = _names_read(env, sources)
