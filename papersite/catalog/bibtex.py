@@ -225,7 +225,7 @@ def assign_keys(papers: Iterable[Paper], bases: dict[tuple, str] | None = None) 
     inputs = list(map(_KEY_INPUTS, papers))
     last = _last_assignment
     # A rebuild after an edit to an abstract assigns the same keys: found in one C-speed pass;
-    # after a retitle, the paper alone in its bare key most often moves to a key nobody has.
+    # after a retitle, only the keys of the bare keys the paper leaves and joins are given again.
     known = bases if bases is not None else {}
     if last is None or not (last.inputs == inputs or last.follow(inputs, known)):
         last = _last_assignment = _Assignment.of(papers, inputs, known)
@@ -252,9 +252,9 @@ class _Assignment:
         hand = frozenset(taken)
         groups: dict[str, list[Paper]] = defaultdict(list)
         made = {}
-        for paper in papers:
+        for paper, row in zip(papers, inputs):
             if not paper.bibtex_key:
-                what = (paper.authors[0] if paper.authors else "", paper.venue, paper.year, paper.title)
+                what = _what(row)
                 base = made[what] = known.get(what) or _base_key(*what)
                 groups[base].append(paper)
         queues, skipped = {}, set()
@@ -321,12 +321,13 @@ class _Assignment:
         taking, freeing, keys = set(), set(), {}
         for base, members in regrouped.items():
             had = self.groups.get(base, [])
-            if [self.keys[m] for m in had] != self._keys_of(base, len(had)):
+            held = self._keys_of(base, len(had))
+            if [self.keys[m] for m in had] != held:
                 return False
             given = self._keys_of(base, len(members))
             keys.update(zip(members, given))
-            taking.update(set(given) - set(self._keys_of(base, len(had))))
-            freeing.update(set(self._keys_of(base, len(had))) - set(given))
+            taking.update(set(given) - set(held))
+            freeing.update(set(held) - set(given))
         if taking & self.taken or freeing & self.skipped:
             return False
         if not shared:
