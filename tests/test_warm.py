@@ -131,7 +131,7 @@ def test_the_output_surveyed_apart_by_a_spare_made_ready_between_builds_that_hol
     first = build(catalog, command=COMMAND_APART)
     assert first.returncode == 0 and not handed_over(first), first.stderr
     pid = warm_pid(catalog.root)
-    spares = children(pid)
+    spares = children_within(pid)  # the first made once the warm process holds no terminal, after the session is saved
     # its stdin and stdout are pipes to the warm process; its stderr is not the command's
     assert len(spares) == 1 and os.readlink(f"/proc/{spares[0]}/fd/2") == "/dev/null"
     for step, body in enumerate(["Surveyed apart.", "Again, surveyed apart."]):
@@ -161,6 +161,14 @@ def children(pid: int) -> list[int]:
         if fields[0] != "Z" and int(fields[1]) == pid:
             found.append(int(name))
     return found
+
+def children_within(pid: int, within: float = 10.0) -> list[int]:
+    """children(pid), once there is one (or `within` seconds have passed)."""
+    deadline = time.monotonic() + within
+    while not (found := children(pid)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return found
+
 
 def running(pid: int) -> bool:
     """Whether process `pid` exists and is not a zombie."""
