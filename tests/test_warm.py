@@ -162,6 +162,7 @@ def children(pid: int) -> list[int]:
             found.append(int(name))
     return found
 
+
 def children_within(pid: int, within: float = 10.0) -> list[int]:
     """children(pid), once there is one (or `within` seconds have passed)."""
     deadline = time.monotonic() + within
