@@ -1,4 +1,6 @@
 """render.py: compiled templates kept for the process, and pages reused while nothing they show changed."""
+import os
+
 import jinja2
 import pytest
 from click.testing import CliRunner
@@ -121,3 +123,24 @@ def test_the_next_build_command_compiles_no_template(tmp_path, monkeypatch):
     result = CliRunner().invoke(cli, build)
     assert result.exit_code == 0 and "Built 2 papers," in result.output
     assert compiled == []
+
+
+def test_papers_read_again_as_equal_objects_keep_their_pages_and_are_this_builds_objects_after(tmp_path, monkeypatch):
+    """A paper read again into an equal object (its file touched; a session loaded) keeps its page,
+    and what the plan and the BibTeX entries keep of it is this build's object, not the last one's:
+    otherwise each later build compares every paper field by field."""
+    site = two_paper_site(tmp_path / "site")
+    cache = BuildCache()
+    build_site(site.config, Warm(cache))
+    page_before = cache.plans["a"][1]
+    for path in (site.root / "content").rglob("*.md"):
+        os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    rendered, render_page = [], papersite.site.render.render_page
+    monkeypatch.setattr(papersite.site.render, "render_page",
+                        lambda env, page: rendered.append(page.path) or render_page(env, page))
+    built = build_site(site.config, Warm(cache))
+    assert not [path for path in rendered if path.startswith("papers/")]
+    paper = next(p for p in built.catalog.papers if p.id == "a")
+    assert cache.plans["a"][1] is page_before
+    assert cache.plans["a"][0][0] is paper and page_before.made_from[1][0] is paper
+    assert cache.citations.papers["a"][0][0] is paper

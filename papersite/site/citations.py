@@ -343,7 +343,7 @@ def bibtex_entries(catalog: Catalog, cache: dict[str, tuple[tuple, bytes]] | Non
         inputs = (paper, venues[paper.venue], keys[paper.id], catalog.config.base_url)
         kept = cache.get(paper.id)
         if kept is not None and kept[0] == inputs:
-            fresh[paper.id] = kept
+            fresh[paper.id] = (inputs, kept[1])  # this build's objects: compared by identity next time
         else:
             todo.append(inputs)
     jobs = [(paper, venue, link.absolute(paper), key) for paper, venue, key, _ in todo]

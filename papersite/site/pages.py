@@ -42,6 +42,12 @@ class Page:
             self._context = make(*inputs)
         return self._context
 
+    def remake_from(self, inputs: tuple) -> None:
+        """Made from these inputs, equal to its own: this build's objects, which the next build's
+        are mostly the very same as (a session loaded, or a paper parsed again, gives equal ones
+        that would be compared field by field at every build), and the last build's freed."""
+        self.made_from, self._context = (self.made_from[0], inputs), None
+
     def __reduce__(self):
         if self.made_from is not None:
             return Page, (self.path, self.template, None, self.made_from)
@@ -100,9 +106,12 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
                       catalog.citation_keys[paper.id])
             kept = kept_for(paper.id)
             if kept is None or kept[0] != inputs:  # mostly identity checks: the same objects
-                kept = (inputs, Page(urls.path_of(paper), "paper.html", made_from=(paper_context, inputs)))
-            fresh[paper.id] = kept
-            pages.append(kept[1])
+                page = Page(urls.path_of(paper), "paper.html", made_from=(paper_context, inputs))
+            else:
+                page = kept[1]
+                page.remake_from(inputs)
+            fresh[paper.id] = (inputs, page)
+            pages.append(page)
     last.clear()
     last.update(fresh)
     # the sitemap lists the pages search engines should index: not the 404 or the (noindex) search page
