@@ -109,7 +109,8 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
                 page = Page(urls.path_of(paper), "paper.html", made_from=(paper_context, inputs))
             else:
                 page = kept[1]
-                page.remake_from(inputs)
+                if kept[0][0] is not paper:
+                    page.remake_from(inputs)
             fresh[paper.id] = (inputs, page)
             pages.append(page)
     last.clear()
