@@ -505,10 +505,12 @@ def _top(similar, k: int):
     if k >= width:
         top = np.broadcast_to(np.arange(width), (rows, width)).copy()
     else:
-        top = np.argpartition(-similar, k - 1, axis=1)[:, :k]
-        chosen = np.take_along_axis(similar, top, axis=1)
-        last = chosen.min(axis=1, keepdims=True)
-        for row in np.flatnonzero((similar == last).sum(axis=1) > (chosen == last).sum(axis=1)):
+        # the k + 1 largest last, the smallest of them first: as large as the next, a tie was cut
+        parted = np.argpartition(similar, width - k - 1, axis=1)[:, width - k - 1:]
+        top = parted[:, 1:]
+        after = np.take_along_axis(similar, parted[:, :1], axis=1)
+        last = np.take_along_axis(similar, top, axis=1).min(axis=1, keepdims=True)
+        for row in np.flatnonzero(after[:, 0] == last[:, 0]):
             # an entry equal to the last one chosen was left out: the lowest columns go in
             above, equal = np.flatnonzero(similar[row] > last[row]), np.flatnonzero(similar[row] == last[row])
             top[row] = np.concatenate([above, equal[:k - len(above)]])
@@ -559,13 +561,11 @@ def _vectors(frame: Frame, counts: list[Counts], columns: _Columns | None = None
     rows, columns, tfs = rows[known], columns[known], tfs[known]
     weights = np.rint(_log1(tfs) * frame.idf[columns] / WEIGHT_UNIT)
     basis = frame.basis
-    vectors = np.zeros((len(counts), basis.shape[1]))
+    # Each row's products summed: exact, so the same in any order (dense blocks cost more).
+    vectors = _Sparse(rows, columns, weights, (len(counts), len(basis))) @ basis
     # Exact while a row's weights sum to less than 2 ** 53 / 2 ** 18; a text of tens of
     # thousands of distinct terms is summed in integers instead.
     bound = np.bincount(rows, np.abs(weights), minlength=len(counts)) < 2.0 ** 35
-    if len(rows):  # each row's products summed: exact, so the same in any order (dense blocks cost more)
-        starts = np.flatnonzero(np.concatenate(([True], rows[1:] != rows[:-1])))
-        vectors[rows[starts]] = np.add.reduceat(weights[:, None] * basis[columns], starts, axis=0)
     for row in np.flatnonzero(~bound):
         mine = rows == row
         vectors[row] = weights[mine].astype(np.int64) @ basis[columns[mine]].astype(np.int64)
@@ -693,7 +693,7 @@ class _Sparse:
     its products in the order of its entries, one after the other (numpy's reduceat): the
     same sums on any machine."""
 
-    CHUNK = 1 << 12  # entries multiplied at once: their products (CHUNK x width floats) stay in cache
+    CHUNK = 1 << 10  # entries multiplied at once: their products (CHUNK x width floats) stay in L2
 
     def __init__(self, rows, columns, values, shape: tuple[int, int]):
         from ..numeric import np
