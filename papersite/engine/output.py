@@ -211,13 +211,15 @@ class Staging:
             raise _write_error(self.shown, exc) from None
         return Written(digest)
 
-    def holding(self, path: str, receipt: Receipt) -> Receipt | None:
-        """A receipt for `path` if the current site holds the bytes of last build's `receipt`, as its
-        manifest says (a file touched since, by hand or by another build, is not vouched for):
-        that very receipt when it was a kept file's (see engine/runner.py: BuildCache)."""
-        if self.surveyed().vouched.get(path) != receipt:
-            return None
-        return str(receipt)  # a plain str: itself
+    def holding(self, receipts: dict[str, Receipt]) -> dict[str, Receipt]:
+        """Of last build's `receipts` (path -> receipt), those whose bytes the current site holds,
+        as its manifest says (a file touched since, by hand or by another build, is not vouched
+        for), as plain receipts: that very one when it was a kept file's (see engine/runner.py:
+        BuildCache), not one this build wrote."""
+        vouched = self.surveyed().vouched
+        if not receipts.items() <= vouched.items():  # compared in C: mostly every one is held
+            receipts = {path: receipt for path, receipt in receipts.items() if vouched.get(path) == receipt}
+        return {path: receipt if type(receipt) is str else str(receipt) for path, receipt in receipts.items()}
 
     def commit(self, files: dict[str, bytes], stored: dict[str, Receipt] | None = None) -> WriteReport:
         """Put `files`, besides those already `stored`; keep the unchanged ones; move the new ones in.

@@ -103,12 +103,13 @@ class Runner:
         self.staging.surveyed()
         return self.staging.put
 
-    def reuse(self, path: str, output: bytes | Receipt) -> bytes | Receipt | None:
-        """Last build's output of a file that did not change, to give again (None: make it anew).
-        Bytes are given again; a receipt, only while the output folder holds those bytes."""
-        if isinstance(output, bytes):
-            return output
-        return self.staging.holding(path, output) if self.staging is not None else None
+    def reuse(self, outputs: dict[str, bytes | Receipt]) -> dict[str, bytes | Receipt]:
+        """Of the last build's outputs of files that did not change (path -> output), those to give
+        again (the rest are made anew): bytes, and a receipt while the output folder holds its bytes.
+        One call for all of a stage's files: a one-paper rebuild gives tens of thousands again."""
+        if self.staging is None:
+            return {path: output for path, output in outputs.items() if isinstance(output, bytes)}
+        return self.staging.holding(outputs)
 
     @contextlib.contextmanager
     def stages(self) -> Iterator[Stages]:

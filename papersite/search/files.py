@@ -68,7 +68,7 @@ class SearchCache:
     receipts: dict[str, tuple[bytes, str]] = field(default_factory=dict)
 
     def job(self, catalog: Catalog, abstracts: dict[str, Abstract], store: Callable[[str, bytes], Any] | None = None,
-            reuse: Callable[[str, str], str | None] = lambda path, receipt: None
+            reuse: Callable[[dict[str, str]], dict[str, str]] = lambda receipts: {}
             ) -> tuple[Callable[[], tuple], int]:
         """search_files as a job that may run in another process (a build makes the index
         alongside its pages), and the size of its work: the papers to index again. `keep`
@@ -182,10 +182,11 @@ _FIND = object()  # search_files finds which papers changed
 def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: SearchCache | None = None,
                  store: Callable[[str, bytes], Any] | None = None,
                  numbered: tuple[tuple[str, ...], Iterator[tuple[Paper, Abstract, tuple]]] | None = None,
-                 changed: Any = _FIND, reuse: Callable[[str, str], str | None] = lambda path, receipt: None
+                 changed: Any = _FIND, reuse: Callable[[dict[str, str]], dict[str, str]] = lambda receipts: {}
                  ) -> dict[str, Any]:
     """Every search file, output path -> bytes (or, with `store`, its receipt: see render_pages;
-    `reuse` gives the receipt of a file whose bytes the last build stored, while the output holds them).
+    `reuse` gives again the receipts, of those the last build stored, whose bytes the output holds: see
+    engine.runner.Runner.reuse).
     `numbered`: the papers' ids in number order, and each paper with its abstract and byline in that
     order, where they are streamed to a fresh process that indexes everything anew (catalog.papers
     fills as they are read; the cache keeps no abstracts or bylines). `changed`: what _changed
@@ -290,11 +291,13 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
     if store is None:
         cache.receipts = {}
         return files
-    receipts, last = {}, cache.receipts
-    for path, data in files.items():  # most of them the very bytes of last time: not hashed again
-        kept = last.get(path)
-        receipt = reuse(path, kept[1]) if kept is not None and kept[0] is data else None
-        receipts[path] = receipt if receipt is not None else store(path, data)
+    last = cache.receipts
+    # most of them the very bytes of last time: not hashed again
+    receipts = reuse({path: kept[1] for path, data in files.items()
+                      if (kept := last.get(path)) is not None and kept[0] is data})
+    for path, data in files.items():
+        if path not in receipts:
+            receipts[path] = store(path, data)
     cache.receipts = {path: (data, str(receipts[path])) for path, data in files.items()}
     return receipts
 

@@ -369,7 +369,7 @@ class CitationCache:
 
 def venue_bibs(catalog: Catalog, cache: CitationCache | None = None,
                store: Callable[[str, bytes], Any] | None = None,
-               reuse: Callable[[str, Any], Any] = lambda path, output: output) -> dict[str, Any]:
+               reuse: Callable[[dict[str, Any]], dict[str, Any]] = lambda outputs: outputs) -> dict[str, Any]:
     """Output path -> bytes (or, with `store`, a receipt) of each venue's .bib, its papers in
     the venue's order: the only .bib files written. They split the catalog between them, and
     every other .bib download (the catalog's, a topic's, an author's: see bib_parts) is made
@@ -377,12 +377,16 @@ def venue_bibs(catalog: Catalog, cache: CitationCache | None = None,
     `store` and `reuse` as for render.render_pages."""
     cache = cache if cache is not None else CitationCache()
     entries = bibtex_entries(catalog, cache.papers)
-    files, listings = {}, {}
+    files, listings, lists, same = {}, {}, {}, {}
     for venue in catalog.venues:
         path = urls.bibtex_of(venue)
-        listed = tuple(entries[paper.id] for paper in catalog.venue_papers[venue.slug])
+        lists[path] = listed = tuple(entries[paper.id] for paper in catalog.venue_papers[venue.slug])
         last = cache.listings.get(path)
-        output = reuse(path, last[1]) if last is not None and last[0] == listed else None
+        if last is not None and last[0] == listed:
+            same[path] = last[1]
+    given = reuse(same)
+    for path, listed in lists.items():
+        output = given.get(path)
         if output is None:
             output = bibtex_file(listed)
             if store is not None:

@@ -308,14 +308,14 @@ class RenderCache:
 
 def render_pages(env: jinja2.Environment, pages: list[Page], cache: RenderCache | None = None,
                  store: Callable[[str, bytes], Any] | None = None,
-                 reuse: Callable[[str, Any], Any] = lambda file, output: output) -> dict[str, Any]:
+                 reuse: Callable[[dict[str, Any]], dict[str, Any]] = lambda outputs: outputs) -> dict[str, Any]:
     """Render every page (on all cores), reusing unchanged ones; keys are output files.
 
     Values are the pages' bytes, or with `store` (output file, bytes -> receipt,
     called where the page was rendered, in a worker too) its receipts: the
     pages of a build that streams to disk then go there without crossing back
-    to this process. `reuse` (output file, last build's output -> the output
-    to give, or None to render it again) checks a receipt still holds.
+    to this process. `reuse` ({output file: last build's output} -> those to
+    give again, see engine.runner.Runner.reuse) checks receipts still hold.
     """
     cache = cache or RenderCache()
     cache.start(env)
@@ -323,18 +323,25 @@ def render_pages(env: jinja2.Environment, pages: list[Page], cache: RenderCache 
     # Keyed by page path; an entry is (template, page, output, output file). A page the plan
     # kept is last build's Page: one identity check, its entry reused as is, and its context
     # never made (see Page). Another page is compared by its context.
-    last, kept, out, todo = cache.pages, {}, {}, []
+    last, kept, todo, same = cache.pages, {}, [], []
     for page in pages:  # every page, even in a one-paper rebuild: kept lean
         entry = last.get(page.path)
         if entry is None or wide[page.template] or entry[0] != page.template or \
-                not (entry[1] is page or entry[1].context == page.context) or \
-                (output := reuse(entry[3], entry[2])) is None:
+                not (entry[1] is page or entry[1].context == page.context):
             todo.append(page)
+        else:
+            same.append((page, entry))
+    out = reuse({entry[3]: entry[2] for _, entry in same})
+    for page, entry in same:
+        output = out.get(entry[3])
+        if output is None:  # its file is no longer as it was: rendered again
+            todo.append(page)
+        elif output is entry[2] and entry[1] is page:
+            kept[page.path] = entry
         else:
             # This build's Page, even when only its context matched: the plan keeps it, so the next
             # build finds it here by identity instead of making both contexts again
-            kept[page.path] = entry if output is entry[2] and entry[1] is page else (entry[0], page, output, entry[3])
-            out[entry[3]] = output
+            kept[page.path] = (entry[0], page, output, entry[3])
     for template in sorted({page.template for page in todo}):
         _load(env, template)  # compiled once here, before workers fork
     # Listings last: each reads hundreds of papers, so a worker rendering them copies
