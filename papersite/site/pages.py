@@ -113,10 +113,13 @@ def plan_pages(catalog: Catalog, abstracts: dict[str, Abstract],
                     page.remake_from(inputs)
             fresh[paper.id] = (inputs, page)
             pages.append(page)
+    # the sitemap lists the pages search engines should index: not the 404 or the (noindex) search page
+    indexed = [p.path for p in pages if p.path not in ("404.html", urls.SEARCH)]
+    was = last.get(("sitemap",))
+    fresh[("sitemap",)] = was = was if was is not None and was[0] == indexed else (indexed, sorted(indexed))
+    pages += sitemap_pages(was[1])
     last.clear()
     last.update(fresh)
-    # the sitemap lists the pages search engines should index: not the 404 or the (noindex) search page
-    pages += sitemap_pages(sorted(p.path for p in pages if p.path not in ("404.html", urls.SEARCH)))
     pages.append(Page("robots.txt", "robots.txt", {}))
     # not in the sitemap: a page that shows what this browser saved
     pages.append(Page(urls.READING_LIST, "reading-list.html", {"title": "Reading list"}))
