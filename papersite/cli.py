@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import gc
 import importlib
 import os
 import shlex
@@ -230,6 +231,8 @@ def build(output, base_url, config_path, quiet, watch, clean, strict):
         return
     start = time.perf_counter()
     progress = Progress(quiet)
+    if _program:  # then this process ends once the site is built (see run): what it leaves needs no collecting
+        gc.disable()
     try:
         result = command.build(config_path, output, base_url, clean, progress=progress,
                              notify=(lambda message: None) if quiet else None,
@@ -416,6 +419,7 @@ def main() -> None:
     run(cli, prog_name="papersite")
 
 
+_program = False  # whether this process is the command line program (run), not a caller of `cli` (a test)
 _ends_at_once = False  # set by a `build` that has written the site and said so
 
 
@@ -424,6 +428,8 @@ def run(command: click.Command, **options) -> None:
     at once, its output flushed: freeing the session it loaded, millions of objects, is
     work for nothing in a process about to end. Every pool it used is stopped and the
     session saver is a process of its own by then."""
+    global _program
+    _program = True
     try:
         command.main(**options)
     except SystemExit as exit:

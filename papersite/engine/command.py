@@ -107,6 +107,7 @@ def build_now(config_path: Path, output: Path, base_url: str | None, now: Finger
         _kept[:] = [kept]  # not freed on return: cli.run ends the process first
         return kept
 
+    collecting = gc.isenabled()  # not in the warm process, nor in a `build` command's (see warm.serve, cli.build)
     try:
         gc.disable()
         # the warm process's cache is given as it is: what it left in the output is known before the output is locked
@@ -114,7 +115,8 @@ def build_now(config_path: Path, output: Path, base_url: str | None, now: Finger
                                          start=start if memo is None else start(),
                                          inspect=inspect)
     finally:
-        gc.enable()
+        if collecting:
+            gc.enable()
         if ahead is not None:
             ahead.stop()
     papers = len(result.catalog.papers)
