@@ -95,16 +95,28 @@ def encode(titles: Sequence[str], slugs: Sequence[int | str], points: Sequence[t
            topics: Sequence[int], topic_names: Sequence[str], venues: Sequence[tuple[str, int]]) -> bytes:
     """The file's bytes; <, > and & escaped (inert), so no title can end a script if it is ever inlined.
     `slugs`: as _short_slug writes them."""
-    return inert(json.dumps({
-        "grid": GRID,
-        "topics": list(topic_names),
-        "venues": [list(v) for v in venues],
-        "x": [x for x, _ in points],
-        "y": [y for _, y in points],
-        "topic": list(topics),
-        "title": list(titles),
-        "slug": list(slugs),
-    }, ensure_ascii=False, separators=(",", ":")))
+    head = _json({"grid": GRID, "topics": list(topic_names), "venues": [list(v) for v in venues]})
+    columns = {"x": tuple(x for x, _ in points), "y": tuple(y for _, y in points), "topic": topics,
+               "title": titles, "slug": slugs}
+    return inert(head[:-1] + "".join(f',"{name}":{_column(values)}' for name, values in columns.items()) + "}")
+
+
+COLUMN_PART = 512  # values encoded at once: an edit encodes again the part of each column it changed
+
+
+def _column(values: Sequence) -> str:
+    """_json(list(values)), made of parts encoded once for all the builds that have them."""
+    parts = [_part(tuple(values[start:start + COLUMN_PART])) for start in range(0, len(values), COLUMN_PART)]
+    return f"[{','.join(parts)}]"
+
+
+@functools.lru_cache(maxsize=1024)  # each part of every column of a 100,000-paper map
+def _part(values: tuple) -> str:
+    return _json(list(values))[1:-1]
+
+
+def _json(value) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def browser_slug(title: str) -> str:
