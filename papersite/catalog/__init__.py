@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import attrgetter
 
 from .bibtex import assign_keys
 from ..source.config import SiteConfig
@@ -38,13 +39,13 @@ class Catalog:
               keys: dict[tuple, str] | None = None, titles: dict[str, str] | None = None) -> "Catalog":
         """`people`, `keys` (see assign_keys) and `titles` (each title's title_key): what the last
         build worked out, to reuse; updated."""
-        _check_unique(papers, config, "id", lambda p: p.id, line=_id_line)
-        _check_unique(papers, config, "URL slug (from the file name)", lambda p: p.slug)
+        _check_unique(papers, config, "id", attrgetter("id"), line=_id_line)
+        _check_unique(papers, config, "URL slug (from the file name)", attrgetter("slug"))
         # BibTeX finds duplicate keys ignoring case; the message shows the key as written
         _check_unique([p for p in papers if p.bibtex_key], config, "bibtex_key", lambda p: p.bibtex_key.casefold(),
                       line=lambda path: _field_line(path, "bibtex_key"), shown=lambda p: p.bibtex_key)
         newest: dict[str, int] = {}  # a venue without a year of its own (a journal) sorts by its newest paper
-        for paper in papers:
+        for paper in papers if any(v.year is None for v in config.venues) else ():
             newest[paper.venue] = max(newest.get(paper.venue, paper.year), paper.year)
         venue_order = {v.slug: (-(v.year if v.year is not None else newest.get(v.slug, 0)), v.name.casefold(), v.slug)
                        for v in config.venues}
@@ -109,7 +110,7 @@ class Catalog:
 def _check_unique(papers: list[Paper], config: SiteConfig, what: str, key,
                   line=lambda path: None, shown=None) -> None:
     """Both files are named, as in every other message: relative to the site, with a line."""
-    if len({key(paper) for paper in papers}) == len(papers):
+    if len(set(map(key, papers))) == len(papers):
         return  # the usual case, checked without sorting the paths
     seen: dict[str, Paper] = {}
     problems = []
