@@ -105,11 +105,15 @@ def fingerprint(config_path: Path, options: tuple, last: dict[str, list] | None 
     version = repr((FORMAT, __version__, sys.version)).encode()
     inside = str(ENGINE) + os.sep
     # The engine is keyed by its files' bytes, not where it is installed; sources by their path too.
+    # Each hashed as one string: one update, not one a file.
+    engine_lines, source_lines = [], []
     for path in sorted(files):
         if path.startswith(inside):
-            engine.update(f"{path[len(inside):]}\0{files[path][4]}\n".encode("utf-8", "surrogateescape"))
+            engine_lines.append(f"{path[len(inside):]}\0{files[path][4]}\n")
         else:
-            whole.update(f"{path}\0{files[path][4]}\n".encode("utf-8", "surrogateescape"))
+            source_lines.append(f"{path}\0{files[path][4]}\n")
+    engine.update("".join(engine_lines).encode("utf-8", "surrogateescape"))
+    whole.update("".join(source_lines).encode("utf-8", "surrogateescape"))
     engine.update(version + repr(installed_distributions()).encode())
     whole.update(engine.digest() + repr((str(config_path), options)).encode())
     return Fingerprint(files, whole.hexdigest(), engine.hexdigest())
@@ -156,7 +160,14 @@ def _scan(top: str, files: dict[str, list], last: dict[str, list], seen: set[tup
                 files[entry.path] = [0, 0, 0, 0, "broken link"]  # the build reports it
                 continue
             if not S_ISDIR(st.st_mode):
-                _take(entry.path, st, files, last)
+                path = entry.path
+                known = last.get(path)
+                # as _take does, without a call and a list a file: most files are as they were
+                if known is not None and known[0] == st.st_mtime_ns and known[1] == st.st_ctime_ns and \
+                        known[2] == st.st_size and known[3] == st.st_ino:
+                    files[path] = known
+                else:
+                    _take(path, st, files, last)
             elif not follow and entry.is_symlink():
                 try:
                     files[entry.path + os.sep] = [*stamp(entry.stat(follow_symlinks=False)), "folder not followed"]
