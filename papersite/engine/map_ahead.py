@@ -124,8 +124,9 @@ def content_files(config: SiteConfig, fingerprint_: Fingerprint) -> list[str]:
     """The content files the build will read, as the fingerprint found them (not walking the folder
     again): Markdown files but READMEs, none hidden."""
     top = str(config.content_dir) + os.sep
+    hidden = os.sep + "."  # a part of the path under content/ that starts with a dot
     return [path for path in fingerprint_.files if path.startswith(top) and is_content_name(os.path.basename(path))
-            and not any(part.startswith(".") for part in path[len(top):].split(os.sep))]
+            and hidden not in path[len(top) - 1:]]
 
 
 def lay_out(root: Path, config: SiteConfig, fingerprint_: Fingerprint, given: Callable[[], dict | None] | None = None):
