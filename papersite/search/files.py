@@ -293,11 +293,9 @@ def search_files(catalog: Catalog, abstracts: dict[str, Abstract], cache: Search
         return files
     last = cache.receipts
     # most of them the very bytes of last time: not hashed again
-    receipts = reuse({path: kept[1] for path, data in files.items()
-                      if (kept := last.get(path)) is not None and kept[0] is data})
-    for path, data in files.items():
-        if path not in receipts:
-            receipts[path] = store(path, data)
+    held = reuse({path: kept[1] for path, data in files.items()
+                  if (kept := last.get(path)) is not None and kept[0] is data})
+    receipts = {path: held[path] if path in held else store(path, data) for path, data in files.items()}
     cache.receipts = {path: (data, str(receipts[path])) for path, data in files.items()}
     return receipts
 
