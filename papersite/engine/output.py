@@ -33,6 +33,7 @@ import ctypes.util
 import functools
 import hashlib
 import json
+import operator
 import os
 import pickle
 import re
@@ -232,7 +233,7 @@ class Staging:
         foreign = sorted(held.unvouched - stored.keys())
         if foreign:
             raise SiteError(Problem(self.shown / foreign[0], None, foreign_message(self.shown, foreign)))
-        fresh = [path for path, entry in stored.items() if isinstance(entry, Written)]
+        fresh = [path for path, kind in zip(stored, map(type, stored.values())) if kind is Written]
         stale = sorted(held.on_disk.keys() - stored.keys())
         if not fresh and not stale and self.out_dir.is_dir():
             if held.recorded != len(stored):  # first build with a manifest: record what is there
@@ -240,7 +241,7 @@ class Staging:
             else:
                 self.left = Left(held, self.expected.entries if trusted else None)
             # nothing written, nothing stale: the output holds exactly the stored files
-            return WriteReport(0, 0, len(stored), sum(stat[0] for stat in held.on_disk.values()), held.on_disk,
+            return WriteReport(0, 0, len(stored), sum(map(_SIZE, held.on_disk.values())), held.on_disk,
                                self.warnings)
         try:
             if not held.on_disk:  # a new or empty folder: the staging folder holds the whole site
@@ -278,8 +279,12 @@ class Staging:
         self.left = Left(Survey(stats, vouched, set(), len(stored)), entries)
         for path in (self.digests or {}).keys() - stored.keys():
             del self.digests[path]
-        return WriteReport(len(fresh), len(stale), len(stored), sum(stats[path][0] for path in stored), stats,
+        # stats holds the stored files, no other (stale ones are gone from it): their sizes summed in C
+        return WriteReport(len(fresh), len(stale), len(stored), sum(map(_SIZE, stats.values())), stats,
                            self.warnings)
+
+
+_SIZE = operator.itemgetter(0)  # of a Stat
 
 
 def _write_error(out_dir: Path, exc: OSError) -> SiteError:
