@@ -9,10 +9,13 @@ rebuild cannot afford it.
 `in_background` runs one serial job (the search index) in a forked process
 while the parent goes on with other stages, so neither core waits for it; a
 `Detachable` job goes to a fresh interpreter instead, which starts small (a forked
-one copies every page of the parent's memory its work reads). `Background` runs
-one that nobody waits for (the preview's map layout). An `ItemStream` argument of a
-Detachable goes to the fresh process item by item, after the job, and is read there
-as the job uses it. `give_back_freed_memory` returns what a stage freed to the system.
+one copies every page of the parent's memory its work reads, and the parent then
+copies every page it writes that the fork still shares). `Background` runs one that
+nobody waits for (the preview's map layout) in a fork, `in_fresh` in a fresh
+interpreter. A spare interpreter started ahead (`start_spare`) takes the next such job
+of its kind. An `ItemStream` argument of a Detachable goes to the fresh process item by
+item, after the job, and is read there as the job uses it. `give_back_freed_memory`
+returns what a stage freed to the system.
 """
 from __future__ import annotations
 
@@ -136,6 +139,7 @@ class Detachable:
 
     inline: Callable[[], R]
     detach: Callable[[], tuple[Callable[..., R], tuple]]
+    spare: str | None = None  # the kind of spare interpreter it takes, if one was started (start_spare)
 
     def __call__(self) -> R:
         return self.inline()
@@ -189,7 +193,7 @@ def in_background(func: Callable[[], R], size: int) -> Iterator[Callable[[], R]]
         return
     if isinstance(func, Detachable):
         try:
-            fresh = _Fresh(*func.detach())
+            fresh = _Fresh(*func.detach(), spare=func.spare)
         except OSError:  # no interpreter to start (sys.executable is empty in an embedded Python): forked
             pass
         else:
@@ -230,15 +234,23 @@ except EOFError:  # a spare never given a job: its parent has ended
 dump_answer(run_fresh(job), answer)
 answer.close()
 """
-_spare: list[subprocess.Popen] = []  # a fresh interpreter started ahead, waiting for its job (see start_spare)
+_spares: dict[str, subprocess.Popen] = {}  # kind -> a fresh interpreter started ahead, waiting for its job
 
 
-def start_spare(modules: Sequence[str]) -> None:
-    """Start the fresh interpreter the next Detachable job sent to one will take, importing
-    `modules` now: the warm process (engine/warm.py) starts it between builds, so that a job
-    of the next build does not wait for an interpreter to start. One at a time."""
-    if not _spare or _spare[0].poll() is not None:
-        _spare[:] = [_fresh_process(modules)]
+def start_spare(kind: str, modules: Sequence[str]) -> None:
+    """Start the fresh interpreter the next job of `kind` sent to one will take (a Detachable
+    whose `spare` is `kind`, or in_fresh's), importing `modules` now: the warm process
+    (engine/warm.py) starts them between builds, so that a job of the next build does not wait
+    for an interpreter to start. One of each kind at a time."""
+    if kind not in _spares or _spares[kind].poll() is not None:
+        _spares[kind] = _fresh_process(modules)
+
+
+def in_fresh(func: Callable[..., R], args: tuple, spare: str | None = None) -> "_Fresh":
+    """func(*args) started in a fresh interpreter (the spare of kind `spare`, if one is waiting),
+    that nobody waits for: done(), result() and cancel() as Background's. Raises OSError where
+    no interpreter can be started."""
+    return _Fresh(func, args, spare)
 
 
 def _fresh_process(modules: Sequence[str] = ()) -> subprocess.Popen:
@@ -281,9 +293,9 @@ def run_fresh(job: tuple[Callable[..., R], tuple]) -> tuple[str, object]:
 class _Fresh:
     """func(*args) in a fresh interpreter; result() waits for it (waking as waited() does)."""
 
-    def __init__(self, func: Callable[..., R], args: tuple):
-        spare = _spare.pop() if _spare else None
-        self.process = spare if spare is not None and spare.poll() is None else _fresh_process()
+    def __init__(self, func: Callable[..., R], args: tuple, spare: str | None = None):
+        ready = _spares.pop(spare, None) if spare is not None else None
+        self.process = ready if ready is not None and ready.poll() is None else _fresh_process()
         self.answer: list[tuple[str, object]] = []
         self.failed: BaseException | None = None  # raised by an ItemStream's items as they were sent
         global _streams
@@ -330,6 +342,9 @@ class _Fresh:
         finally:
             self.process.wait()
 
+    def done(self) -> bool:
+        return not self.reader.is_alive()
+
     def result(self) -> R:
         while self.reader.is_alive():
             self.reader.join(WAKE_EVERY)
@@ -347,6 +362,9 @@ class _Fresh:
         return self
 
     def __exit__(self, *exc) -> None:
+        self.cancel()
+
+    def cancel(self) -> None:
         if self.process.poll() is None:
             self.process.kill()
         self.reader.join(STOP_WAIT)

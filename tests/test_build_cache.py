@@ -608,7 +608,7 @@ def test_an_edit_to_a_landmark_is_laid_out_ahead(catalog, tmp_path, monkeypatch,
     monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
     monkeypatch.setattr(layout_ahead, "WORTH_FROM", 0)
     # Laid out in a forked process rather than a fresh one, which would not count fits and places
-    monkeypatch.setattr(paper_map, "Detachable", lambda inline, detach: inline)
+    monkeypatch.setattr(paper_map, "Detachable", lambda inline, detach, spare=None: inline)
     config, out = catalog.root / "site.yaml", catalog.root / "_site"
     run("build", "--config", config, "-o", out)
     papersite.engine.store.wait_for_saver(catalog.root)
@@ -650,8 +650,9 @@ def test_an_edit_to_a_landmark_is_laid_out_ahead(catalog, tmp_path, monkeypatch,
 def test_a_warm_build_lays_the_map_out_ahead_after_an_edit_to_a_text_of_its_frame_alone(catalog, tmp_path,
                                                                                         monkeypatch, edited):
     """The warm process (engine/warm.py) builds from the cache it holds: its layout ahead is made
-    in a fork, from that cache, and only when an edited file gave the paper of a text of the
-    map's frame. Another landmark's edit is laid out by the build, in the frame it has."""
+    only when an edited file gave the paper of a text of the map's frame. Another landmark's edit
+    is laid out by the build, in the frame it has. (Made in a fork here, which sees the constants
+    patched below: the fresh interpreter it is made in is tested with the real ones, below.)"""
     from papersite import parallel
     from papersite.engine import command, map_ahead as layout_ahead
     from papersite.engine.store import fingerprint, spelled_output
@@ -659,7 +660,7 @@ def test_a_warm_build_lays_the_map_out_ahead_after_an_edit_to_a_text_of_its_fram
     monkeypatch.setattr(paper_map, "LANDMARKS", 3)
     monkeypatch.setattr(paper_map, "FRAME", 1)
     monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
-    monkeypatch.setattr(paper_map, "Detachable", lambda inline, detach: inline)
+    monkeypatch.setattr(paper_map, "Detachable", lambda inline, detach, spare=None: inline)
     config, out = command.one_spelling(catalog.root / "site.yaml"), catalog.root / "_site"
     run("build", "--config", config, "-o", out)
     papersite.engine.store.wait_for_saver(catalog.root)
@@ -673,10 +674,47 @@ def test_a_warm_build_lays_the_map_out_ahead_after_an_edit_to_a_text_of_its_fram
     monkeypatch.setattr(layout_ahead, "LayoutAhead", lambda *args: started.append(1) or real_ahead(*args))
     monkeypatch.setattr(paper_map, "fit", lambda *args: (fits.open("a").write("fit\n"), real_fit(*args))[1])
     monkeypatch.setattr(layout_ahead, "fit", paper_map.fit)
+    monkeypatch.setattr(layout_ahead, "in_fresh", lambda func, args, spare: parallel.Background(
+        lambda: func(*args), lambda: None))
+    # by the build (in a process of its own, or not), not ahead (map_ahead has the function as it was)
+    laid, real_lay_out = tmp_path / "laid", paper_map.lay_out_landmarks
+    monkeypatch.setattr(paper_map, "lay_out_landmarks", lambda *args: (laid.open("a").write("laid\n"),
+                                                                       real_lay_out(*args))[1])
     now = fingerprint(config, (spelled_output(out), None), since.files)
     command.build_now(config, out, None, now, memo=memo, since=since)
     made = len(fits.read_text().splitlines()) if fits.exists() else 0
     assert (len(started), made) == ((1, 1) if edited == "the frame's landmark" else (0, 0))
+    assert laid.exists() == (edited == "another landmark")  # the frame's: laid out ahead, and taken
+    run("build", "--clean", "--config", config, "-o", tmp_path / "clean")
+    assert tree(out) == tree(tmp_path / "clean")
+
+
+@pytest.mark.skipif(not __import__("papersite.parallel").parallel.worth_forking(10**6), reason="needs two cores")
+def test_a_warm_builds_layout_ahead_is_made_in_the_spare_interpreter_started_between_builds(catalog, tmp_path,
+                                                                                            monkeypatch):
+    """Made in a fresh interpreter, not a fork of the warm process (whose cache both would then copy
+    page by page as they wrote to it): the map's spare, started between builds, from what the last
+    build left on disk. The build takes its layout, and fits no frame itself."""
+    from papersite import parallel
+    from papersite.engine import command, map_ahead as layout_ahead
+    from papersite.engine.store import fingerprint, spelled_output
+    from papersite.papermap import layout as paper_map
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)  # every paper is a landmark, and a text of the frame
+    config, out = command.one_spelling(catalog.root / "site.yaml"), catalog.root / "_site"
+    run("build", "--config", config, "-o", out)
+    papersite.engine.store.wait_for_saver(catalog.root)
+    memo, since = command._kept[0], fingerprint(config, (spelled_output(out), None))
+    layout_ahead.ready_for_next_build(memo)
+    spare = parallel._spares[paper_map.SPARE]
+    catalog.paper("paper-3", id="p3", title="Retitled", body="We study bandits with $x$, again.")
+    ran, fits, real_fresh = [], tmp_path / "fits", parallel.in_fresh
+    monkeypatch.setattr(layout_ahead, "in_fresh", lambda *args: ran.append(args[0]) or real_fresh(*args))
+    real_fit = paper_map.fit
+    monkeypatch.setattr(paper_map, "fit", lambda *args: (fits.open("a").write("fit\n"), real_fit(*args))[1])
+    now = fingerprint(config, (spelled_output(out), None), since.files)
+    command.build_now(config, out, None, now, memo=memo, since=since)
+    assert ran == [layout_ahead.lay_out] and not fits.exists()  # made there, and taken
+    assert paper_map.SPARE not in parallel._spares and spare.wait(10) == 0  # by the spare, now ended
     run("build", "--clean", "--config", config, "-o", tmp_path / "clean")
     assert tree(out) == tree(tmp_path / "clean")
 

@@ -427,21 +427,39 @@ def test_a_worker_that_will_not_stop_does_not_outlive_its_pool(monkeypatch, tmp_
         os.kill(worker, 0)
 
 
-def test_a_job_for_a_fresh_process_takes_the_spare_started_ahead_and_an_unused_spare_ends_with_its_parent(
+def test_a_job_for_a_fresh_process_takes_the_spare_of_its_kind_started_ahead_and_an_unused_spare_ends_with_its_parent(
         monkeypatch):
     monkeypatch.setenv("PAPERSITE_JOBS", "2")
     monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
-    parallel.start_spare(["json"])
-    spare = parallel._spare[0]
-    parallel.start_spare(["json"])  # one at a time: the same one
-    assert parallel._spare == [spare]
-    job = parallel.Detachable(lambda: None, lambda: (os.getpid, ()))
+    parallel.start_spare("test", ["json"])
+    spare = parallel._spares["test"]
+    parallel.start_spare("test", ["json"])  # one of a kind at a time: the same one
+    assert parallel._spares["test"] is spare
+    other = parallel.Detachable(lambda: None, lambda: (os.getpid, ()), "another kind")
+    with parallel.in_background(other, 10) as result:
+        assert result() not in (spare.pid, os.getpid())  # not its kind: a process started for it
+    job = parallel.Detachable(lambda: None, lambda: (os.getpid, ()), "test")
     with parallel.in_background(job, 10) as result:
         assert result() == spare.pid  # ran there, not in a process started for it
-    assert not parallel._spare and spare.wait(10) == 0
+    assert "test" not in parallel._spares and spare.wait(10) == 0
     with parallel.in_background(job, 10) as result:  # none left: one is started
         assert result() not in (spare.pid, os.getpid())
-    parallel.start_spare([])
-    unused = parallel._spare.pop()
+    parallel.start_spare("test", [])
+    unused = parallel._spares.pop("test")
     unused.stdin.close()  # as when the process that started it ends
     assert unused.wait(10) == 0 and unused.stdout.read() == b""
+
+
+def test_a_job_in_a_fresh_process_nobody_waits_for_says_when_it_is_done_and_can_be_stopped():
+    parallel.start_spare("test", [])
+    spare = parallel._spares["test"]
+    job = parallel.in_fresh(os.getpid, (), "test")
+    assert job.result() == spare.pid and job.done()
+    job.cancel()  # done: nothing to stop
+    slow = parallel.in_fresh(time.sleep, (30,))
+    assert not slow.done()
+    began = time.monotonic()
+    slow.cancel()
+    assert slow.done() and time.monotonic() - began < 5
+    with pytest.raises(RuntimeError):  # stopped: no answer
+        slow.result()

@@ -187,10 +187,13 @@ def _keep_session(root: Path, now: Fingerprint) -> None:
 
 
 def _ready_for_next_build() -> None:
-    """In the warm process, between builds: what the next build's survey of each output takes."""
+    """In the warm process, between builds: what the next build's survey of each output takes, and
+    its map's work."""
+    from . import map_ahead
     from .output import ahead_of_next_build
     for left in _kept[0].surveys.values():
         ahead_of_next_build(left)
+    map_ahead.ready_for_next_build(_kept[0])
 
 
 def _warm_build(request: dict, now: Fingerprint, made: Fingerprint | None, progress, notify) -> Written:

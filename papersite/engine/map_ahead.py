@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import pickle
 from pathlib import Path
-from typing import Callable
 
 from .store import Fingerprint, cache_dir, read_entry, write_entry_from
 from ..source.config import SiteConfig
@@ -23,9 +22,9 @@ from ..source.content import is_content_name, read_paper
 from ..papermap.files import map_text
 from ..text.limits import MarkupError
 from ..text.markdown_html import render_abstract
-from ..papermap.layout import fit, in_frame, landmarks, lay_out_landmarks, place_texts, skeleton_digest, term_counts, \
-    text_digest
-from ..parallel import Background, worth_forking
+from ..papermap.layout import SPARE, fit, in_frame, landmarks, lay_out_landmarks, place_texts, skeleton_digest, \
+    term_counts, text_digest
+from ..parallel import Background, in_fresh, start_spare, worth_forking
 from ..text.words import TermNumbers
 
 WORTH_FROM = 256 * 1024  # bytes of what the last build left: below that (a few hundred papers), not worth a process
@@ -45,18 +44,20 @@ def keep(root: Path, fingerprint_: Fingerprint, cache) -> None:
 
 def last_build(fingerprint_: Fingerprint, cache) -> dict | None:
     """What a layout ahead starts from, of the build of inputs `fingerprint_` whose BuildCache is
-    `cache`: which file gave each paper, each paper's map text and term counts, and the digest of
-    the frame's texts of the last layout (None: no layout to start from)."""
+    `cache`: which file gave each paper, the digest of each paper's map text and its term counts
+    (the text itself only where related papers kept no counts of it), and the digest of the
+    frame's texts of the last layout (None: no layout to start from)."""
     layout = cache.map
     if layout.skeleton is None or not layout.texts:
         return None
     sources = {path: (digest, parsed.paper.id)
                for path, (digest, parsed) in cache.papers.by_content(fingerprint_.known).items()
                if parsed.paper is not None}
-    # each text's term counts too, as related papers keep them: not counted again ahead
+    # each text's term counts, as related papers keep them: not counted again ahead
     terms = {key: kept for key, text in layout.texts.items() if (kept := cache.related.kept_terms(key, text))}
-    return {"frame": layout.skeleton.frame.digest, "sources": sources, "texts": dict(layout.texts),
-            "words": cache.related.words, "terms": terms}
+    texts = {key: text for key, text in layout.texts.items() if key not in terms}
+    return {"frame": layout.skeleton.frame.digest, "sources": sources, "digests": layout.digests_of(layout.texts),
+            "texts": texts, "words": cache.related.words, "terms": terms}
 
 
 class LayoutAhead:
@@ -65,9 +66,8 @@ class LayoutAhead:
     has), else the landmarks' Skeleton (its digest says of which texts) and the other texts'
     Placement among them. The build places itself any text it has that was not guessed."""
 
-    def __init__(self, root: Path, config: SiteConfig, fingerprint_: Fingerprint,
-                 last: Callable[[], dict | None] | None = None):
-        self.process = Background(lambda: lay_out(root, config, fingerprint_, last), lambda: None)
+    def __init__(self, process):
+        self.process = process  # parallel.Background or in_fresh's: done(), result(), cancel()
         self.made = None
         self.got = False
 
@@ -97,7 +97,8 @@ def start(root: Path, config: SiteConfig, fingerprint_: Fingerprint) -> LayoutAh
         return None
     if size < WORTH_FROM or not worth_forking(size):
         return None
-    return LayoutAhead(root, config, fingerprint_)
+    # forked: this process has not loaded its session yet, so the fork shares little
+    return LayoutAhead(Background(lambda: lay_out(root, config, fingerprint_), lambda: None))
 
 
 def start_warm(config: SiteConfig, fingerprint_: Fingerprint, cache, last: Fingerprint,
@@ -105,7 +106,9 @@ def start_warm(config: SiteConfig, fingerprint_: Fingerprint, cache, last: Finge
     """In the warm process (engine/warm.py), for a build of inputs `fingerprint_`: the layout ahead,
     started if a file `edited` since its last build (of inputs `last`, whose BuildCache is `cache`)
     may have changed the frame: one that gave the paper of one of its texts, or a new content file.
-    Made in a fork, from `cache` as it is now."""
+    Made in a fresh interpreter (the spare started between builds, see ready_for_next_build),
+    from what that build left on disk (`keep`): a fork would share the cache's pages, and both
+    processes would copy each one they write to."""
     skeleton = cache.map.skeleton
     if skeleton is None or not worth_forking(len(skeleton.own)):
         return None
@@ -116,8 +119,19 @@ def start_warm(config: SiteConfig, fingerprint_: Fingerprint, cache, last: Finge
             continue  # not a paper's file
         read, paper = cache.papers.paper_of(path)
         if not read or (paper is not None and paper.id in frame):
-            return LayoutAhead(config.root, config, fingerprint_, lambda: last_build(last, cache))
+            try:
+                return LayoutAhead(in_fresh(lay_out, (config.root, config, fingerprint_), SPARE))
+            except OSError:  # no interpreter to start: the build lays the map out itself
+                return None
     return None
+
+
+def ready_for_next_build(cache) -> None:
+    """In the warm process, between builds: the interpreter the next build's map work takes (a
+    layout ahead, or the whole layout), started now, where the map is large enough."""
+    skeleton = cache.map.skeleton
+    if skeleton is not None and worth_forking(len(skeleton.own)):
+        start_spare(SPARE, [__name__, "papersite.numeric"])
 
 
 def content_files(config: SiteConfig, fingerprint_: Fingerprint) -> list[str]:
@@ -129,23 +143,17 @@ def content_files(config: SiteConfig, fingerprint_: Fingerprint) -> list[str]:
             and hidden not in path[len(top) - 1:]]
 
 
-def lay_out(root: Path, config: SiteConfig, fingerprint_: Fingerprint, given: Callable[[], dict | None] | None = None):
+def lay_out(root: Path, config: SiteConfig, fingerprint_: Fingerprint):
     """In the process ahead: the texts the build will lay out, guessed from the last build's (what
-    `given()` says, else what it kept here) and the files changed since; if their frame differs
-    from the last one, the landmarks' layout in the new one (a Skeleton) and the other texts'
-    Placement among it, else None."""
-    if given is not None:
-        last = given()
-    else:
-        payload = read_entry(ahead_path(root))
-        if payload is None:
-            return None
-        engine, last = pickle.loads(payload)
-        if engine != fingerprint_.engine:
-            return None
-    if last is None:
+    it kept here) and the files changed since; if their frame differs from the last one, the
+    landmarks' layout in the new one (a Skeleton) and the other texts' Placement among it, else None."""
+    payload = read_entry(ahead_path(root))
+    if payload is None:
         return None
-    sources, texts, words, terms = last["sources"], last["texts"], last["words"], last["terms"]
+    engine, last = pickle.loads(payload)
+    if engine != fingerprint_.engine or last is None:
+        return None
+    sources, digests, texts, words, terms = last["sources"], last["digests"], last["texts"], last["words"], last["terms"]
     keys: dict[str, str] = {}  # content file -> its paper's key
     for path in content_files(config, fingerprint_):
         known, was = fingerprint_.known(path), sources.get(path)
@@ -160,13 +168,14 @@ def lay_out(root: Path, config: SiteConfig, fingerprint_: Fingerprint, given: Ca
         except MarkupError:
             return None
         keys[path] = parsed.paper.id
-        texts[parsed.paper.id] = map_text(parsed.paper.title, abstract)
+        texts[parsed.paper.id] = text = map_text(parsed.paper.title, abstract)
+        digests[parsed.paper.id] = text_digest(text)
         terms.pop(parsed.paper.id, None)
     if len(set(keys.values())) != len(keys):
         return None  # two papers with one id: the build says so
     chosen = landmarks(list(keys.values()))
-    digests = [text_digest(texts[key]) for key in chosen]
-    frame = skeleton_digest(zip(in_frame(chosen), digests))
+    marks = [digests[key] for key in chosen]
+    frame = skeleton_digest(zip(in_frame(chosen), marks))
     if frame == last["frame"]:
         return None  # the same frame: the build lays the landmarks out again in it, or places the edited papers alone
 
@@ -175,12 +184,12 @@ def lay_out(root: Path, config: SiteConfig, fingerprint_: Fingerprint, given: Ca
         return term_counts(texts[key]) if kept is None else TermNumbers(words, *kept)
 
     given = [counts(key) for key in chosen]
-    skeleton = lay_out_landmarks(fit(in_frame(given), frame), chosen, digests, dict(zip(chosen, given)).__getitem__,
-                                 skeleton_digest(zip(chosen, digests)))
+    skeleton = lay_out_landmarks(fit(in_frame(given), frame), chosen, marks, dict(zip(chosen, given)).__getitem__,
+                                 skeleton_digest(zip(chosen, marks)))
     own, others = set(chosen), {}  # text digest -> a key with that text
     for key in keys.values():
         if key not in own:
-            others.setdefault(text_digest(texts[key]), key)
+            others.setdefault(digests[key], key)
     # placed here too: all of them move with the landmarks, and the build would otherwise
     # place them itself, once it waits for the map, on its critical path
     return skeleton, place_texts(skeleton, others, counts)

@@ -135,7 +135,8 @@ class Staging:
             if expected is not None:
                 # In the warm process, whose memory is the cache: a fork would copy each page of it
                 # the build then writes to. A fresh process instead, sent the survey expected.
-                job = Detachable(job, lambda: (_survey_unless, (self.out_dir, self.shown, expected.pickled_survey)))
+                job = Detachable(job, lambda: (_survey_unless, (self.out_dir, self.shown, expected.pickled_survey)),
+                                "survey")
             files = _recorded_files(self.out_dir) if survey_alongside else 0
             self._pending = self._jobs.enter_context(in_background(job, files if files >= SURVEY_APART_FROM else 0))
             if not survey_alongside:
@@ -338,7 +339,7 @@ def ahead_of_next_build(left: Left) -> None:
     sends the process that surveys it (see Staging), and that process, started now."""
     _ = left.pickled_survey  # made now, not while the next build waits
     if len(left.survey.on_disk) >= SURVEY_APART_FROM:
-        start_spare([__name__])
+        start_spare("survey", [__name__])
 
 
 class _Pickled:

@@ -203,5 +203,5 @@ class Stages:
 def _timed(func: Callable[[], R]) -> Callable[[], tuple[R, float]]:
     """func, returning its own time too, wherever it runs (a fresh interpreter too)."""
     if isinstance(func, Detachable):
-        return Detachable(lambda: timed_call(func, ()), lambda: (timed_call, func.detach()))
+        return Detachable(lambda: timed_call(func, ()), lambda: (timed_call, func.detach()), func.spare)
     return lambda: timed_call(func, ())

@@ -60,6 +60,7 @@ VERSION = "frame-2"  # of the layout: part of every digest, so a cache of anothe
 
 Point = tuple[int, int]
 SENT_AT_ONCE = 500  # texts' counts a fresh process is sent at a time (see LayoutCache.job's detach)
+SPARE = "map"  # the kind of spare interpreter (parallel.start_spare) the map's work takes, where one waits
 Counts = Mapping[str, int] | TermNumbers  # a text's term counts (prose_term_counts), by term or numbered
 
 
@@ -228,7 +229,7 @@ class LayoutCache:
             return _lay_out_given, (digest, keys, chosen, marks, digests, words,
                                     ItemStream(_chunked(rows)), whole, frame)
 
-        return Detachable(work, detach), len(chosen) + len(set(digests.values()))
+        return Detachable(work, detach, SPARE), len(chosen) + len(set(digests.values()))
 
     def keep(self, laid: Laid) -> list[Point]:
         self.digest, self.keys, self.points, self.skeleton, self.placed = laid
