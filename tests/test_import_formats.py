@@ -345,6 +345,9 @@ def test_openreview_notes_keyed_by_id_are_each_a_record():
     ('{"paper_title": "Tabled", "author": [{"name": "Ada Lovelace"}]}', ["Tabled"]),
     # flat records keyed by id
     ('{"p1": {"title": "K1", "abstract": "A."},\n "p2": {"title": "K2"}}', ["K1", "K2"]),
+    # a wrapper of no papers yet, as an empty array: no records, not one record without a title
+    ('{"papers": []}', []),
+    ('{\n  "notes": [\n  ]\n}', []),
 ])
 def test_json_object_shapes(tmp_path, text, titles):
     path = tmp_path / "export.json"

@@ -290,6 +290,8 @@ def _shape(item: dict, named: frozenset[str] = frozenset()) -> tuple[str, str | 
     for key, value in item.items():  # records whose title goes by another name (`name`)
         if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
             return "list", key
+    if len(item) == 1 and next(iter(item.values())) == []:  # `{"papers": []}`: a list of no records yet
+        return "list", next(iter(item))
     return "one", None
 
 
