@@ -1,7 +1,7 @@
 """papersite: a static website generator for catalogs of research-paper abstracts.
 
 The spine is pipeline.build_site: load -> catalog -> abstracts -> related -> pages
--> render -> map, search, static. How it runs is engine/'s business; docs/architecture.md
+-> render -> search, static, map. How it runs is engine/'s business; docs/architecture.md
 draws the whole package.
 """
 __version__ = "0.2.0"  # pyproject.toml reads it from here

@@ -6,6 +6,7 @@ coming back. Results come back in input order, so output stays deterministic.
 Small jobs run inline: forking costs more than a small job saves, and a one-paper
 rebuild cannot afford it.
 
+`parallel_parts` does the same for work that takes a block of items at a time.
 `in_background` runs one serial job (the search index) in a forked process
 while the parent goes on with other stages, so neither core waits for it; a
 `Detachable` job goes to a fresh interpreter instead, which starts small (a forked
@@ -78,6 +79,29 @@ def parallel_map(func: Callable[[T], R], items: Sequence[T], fresh: bool = False
         return [func(item) for item in items]
     with MapInBackground(func, items, fresh, weights) as job:
         return job.result()
+
+
+def parallel_parts(func: Callable[[Sequence[T]], R], items: Sequence[T]) -> list[R]:
+    """[func(part) for part in items cut into consecutive parts], a part a core, when the items
+    are worth it; else [func(items)]. For work that takes its items a block at a time (numpy's),
+    where a call per item would cost more than the item."""
+    if not worth_forking(len(items)):
+        return [func(items)]
+    count = workers()
+    step = -(-len(items) // count)
+    bounds = [(start, min(start + step, len(items))) for start in range(0, len(items), step)]
+    global _job
+    previous, _job = _job, (func, items)
+    try:
+        pool = _forked_pool(count)  # forks here
+    finally:
+        _job = previous
+    try:
+        parts = pool.map_async(_run_part, bounds, chunksize=1)
+        pool.close()
+        return waited(parts)
+    finally:
+        end_pool(pool)
 
 
 class MapInBackground:
@@ -483,8 +507,10 @@ def give_back_freed_memory() -> None:
 
 
 def worth_forking(size: int) -> bool:
-    """Whether a job of `size` items pays for processes of its own."""
-    return workers() >= 2 and size >= MIN_ITEMS and "fork" in multiprocessing.get_all_start_methods()
+    """Whether a job of `size` items pays for processes of its own (a pool's worker, itself one,
+    may start none)."""
+    return workers() >= 2 and size >= MIN_ITEMS and "fork" in multiprocessing.get_all_start_methods() \
+        and not multiprocessing.current_process().daemon
 
 
 def _passed_on(func: Callable[[], R]) -> R:
@@ -524,3 +550,8 @@ def _start_worker() -> None:
 def _run_slice(bounds: tuple[int, int]) -> list:
     func, items = _job
     return _passed_on(lambda: [func(item) for item in items[bounds[0]:bounds[1]]])
+
+
+def _run_part(bounds: tuple[int, int]):
+    func, items = _job
+    return _passed_on(lambda: func(items[bounds[0]:bounds[1]]))

@@ -1,6 +1,6 @@
 """The spine: site.yaml and content/ in, every file of the site out.
 
-    load -> catalog -> abstracts -> related papers -> pages -> render -> map, search, static
+    load -> catalog -> abstracts -> related papers -> pages -> render -> search, static, map
 
 One stage a line. Each takes what the lines above made and returns values; the
 runner (engine/runner.py) decides how they run: in memory, warm for the preview,
@@ -59,8 +59,9 @@ def build_site(config: SiteConfig, runner: Runner | None = None) -> Build:
         stage.files("render", render_pages, env, pages, memo.pages, run.store, run.reuse)
         stage.files("render", venue_bibs, catalog, memo.citations, run.store, run.reuse)
         stage.files("render", site_marks, config)
-        stage.files("map", map_files, catalog, memo.map.keep(layout()), memo.map.shown)
         stage.files("search", memo.search.keep, search(), catalog, abstracts)
         stage.files("static", static_files, config)
+        # the map waited for last: after an edit to a text of its frame, its job is the longest
+        stage.files("map", map_files, catalog, memo.map.keep(layout()), memo.map.shown)
     return Build(catalog, stage.made, len(pages), stage.timings, stage.stored,
                  memo.papers.warnings + catalog.warnings)

@@ -634,7 +634,7 @@ def test_an_edit_to_a_landmark_is_laid_out_ahead(catalog, tmp_path, monkeypatch,
             return real_place(skeleton, texts, counted, last, before)
         return place
     monkeypatch.setattr(paper_map, "place_texts", placing("build"))
-    monkeypatch.setattr(layout_ahead, "place_texts", placing("ahead"))
+    monkeypatch.setattr(layout_ahead, "place_on_cores", placing("ahead"))
     run("build", "--config", config, "-o", out)
     made = len(fits.read_text().splitlines()) if fits.exists() else 0
     # right: made once, ahead; wrong: ahead, and again by the build; damaged: by the build alone

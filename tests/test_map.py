@@ -335,6 +335,33 @@ def test_a_text_placed_alone_lands_where_it_lands_among_hundreds():
     assert len(set(together)) > 100  # spread over the map, not all on one point
 
 
+@pytest.mark.skipif(not parallel.worth_forking(10**6), reason="needs two cores")
+def test_texts_placed_on_every_core_are_placed_as_in_one_process_to_the_last_bit(monkeypatch):
+    import os
+    import random
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
+    rng = random.Random(11)
+    words = " ".join(DIFFUSION + BANDITS).split()
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(5, 60))) for _ in range(300)]
+    counts = {f"d{i}": term_counts(text) for i, text in enumerate(texts)}
+    skeleton = landmarks_of(list(counts.values())[:40], frame=20)
+    keyed = {digest: digest for digest in list(counts)[40:]}
+    workers = []
+    real_place = paper_map.place_texts
+
+    def place_texts(*args):
+        workers.append(os.getpid())  # this process's own list: a worker's append stays in the worker
+        return real_place(*args)
+    monkeypatch.setattr(paper_map, "place_texts", place_texts)
+    shared = paper_map.place_on_cores(skeleton, keyed, counts.__getitem__)
+    assert not workers  # every part was placed by a worker
+    alone = real_place(skeleton, keyed, counts.__getitem__)
+    assert shared.rows == alone.rows and shared.points == alone.points and len(set(alone.points)) > 50
+    for part in ("vectors", "tops", "similar"):
+        assert getattr(shared, part).dtype == getattr(alone, part).dtype
+        assert (getattr(shared, part) == getattr(alone, part)).all()
+
+
 def test_counts_numbered_as_related_papers_keep_them_give_the_layout_counts_by_term_give():
     """The map takes each paper's counts as related papers keep them (numbers into one word
     list) rather than make a dict a text: the same landmarks' layout, the same points, also

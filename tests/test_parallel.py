@@ -462,3 +462,25 @@ def test_a_job_in_a_fresh_process_nobody_waits_for_says_when_it_is_done_and_can_
     assert slow.done() and slow.process.returncode == -signal.SIGKILL  # stopped, not left to sleep it out
     with pytest.raises(RuntimeError):  # stopped: no answer
         slow.result()
+
+
+def test_work_taken_a_block_at_a_time_is_cut_into_a_part_a_core_in_order(monkeypatch):
+    monkeypatch.setenv("PAPERSITE_JOBS", "2")
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
+    parts = parallel.parallel_parts(lambda part: (os.getpid(), list(part)), list(range(7)))
+    assert [items for _, items in parts] == [[0, 1, 2, 3], [4, 5, 6]]
+    assert os.getpid() not in {pid for pid, _ in parts}  # each made by a worker
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 100)  # too few to fork for: one part, made here
+    assert parallel.parallel_parts(lambda part: (os.getpid(), list(part)), list(range(7))) == [
+        (os.getpid(), list(range(7)))]
+
+
+def test_a_pools_worker_does_its_parallel_work_itself(monkeypatch):
+    """A worker of a pool may start no processes of its own (multiprocessing refuses): its
+    parallel work runs in it, as a small job's does."""
+    monkeypatch.setenv("PAPERSITE_JOBS", "2")
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
+    job = parallel.Background(lambda: (os.getpid(), parallel.parallel_parts(lambda part: os.getpid(), [1, 2, 3])),
+                              lambda: None)
+    worker, parts = job.result()
+    assert parts == [worker] and worker != os.getpid()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import pickle
+from array import array
 from pathlib import Path
 
 from .store import Fingerprint, cache_dir, read_entry, write_entry_from
@@ -22,7 +23,7 @@ from ..source.content import is_content_name, read_paper
 from ..papermap.files import map_text
 from ..text.limits import MarkupError
 from ..text.markdown_html import render_abstract
-from ..papermap.layout import SPARE, fit, in_frame, landmarks, lay_out_landmarks, place_texts, skeleton_digest, \
+from ..papermap.layout import SPARE, fit, in_frame, landmarks, lay_out_landmarks, place_on_cores, skeleton_digest, \
     term_counts, text_digest
 from ..parallel import Background, in_fresh, start_spare, worth_forking
 from ..text.words import TermNumbers
@@ -53,11 +54,19 @@ def last_build(fingerprint_: Fingerprint, cache) -> dict | None:
     sources = {path: (digest, parsed.paper.id)
                for path, (digest, parsed) in cache.papers.by_content(fingerprint_.known).items()
                if parsed.paper is not None}
-    # each text's term counts, as related papers keep them: not counted again ahead
-    terms = {key: kept for key, text in layout.texts.items() if (kept := cache.related.kept_terms(key, text))}
-    texts = {key: text for key, text in layout.texts.items() if key not in terms}
+    # each text's term counts, as related papers keep them: not counted again ahead; all in two
+    # arrays, with where each text's start, for a quick load (not two small arrays a text)
+    terms, counts, starts, texts = array("i"), array("i"), {}, {}
+    for key, text in layout.texts.items():
+        kept = cache.related.kept_terms(key, text)
+        if kept is None:
+            texts[key] = text
+        else:
+            starts[key] = len(terms)
+            terms += kept[0]
+            counts += kept[1]
     return {"frame": layout.skeleton.frame.digest, "sources": sources, "digests": layout.digests_of(layout.texts),
-            "texts": texts, "words": cache.related.words, "terms": terms}
+            "texts": texts, "words": cache.related.words, "terms": (starts, terms, counts)}
 
 
 class LayoutAhead:
@@ -98,7 +107,8 @@ def start(root: Path, config: SiteConfig, fingerprint_: Fingerprint) -> LayoutAh
     if size < WORTH_FROM or not worth_forking(size):
         return None
     # forked: this process has not loaded its session yet, so the fork shares little
-    return LayoutAhead(Background(lambda: lay_out(root, config, fingerprint_), lambda: None))
+    return LayoutAhead(Background(lambda: lay_out(root, config, content_digests(config, fingerprint_),
+                                                  fingerprint_.engine), lambda: None))
 
 
 def start_warm(config: SiteConfig, fingerprint_: Fingerprint, cache, last: Fingerprint,
@@ -119,8 +129,9 @@ def start_warm(config: SiteConfig, fingerprint_: Fingerprint, cache, last: Finge
             continue  # not a paper's file
         read, paper = cache.papers.paper_of(path)
         if not read or (paper is not None and paper.id in frame):
-            try:
-                return LayoutAhead(in_fresh(lay_out, (config.root, config, fingerprint_), SPARE))
+            try:  # sent the content files' digests, not the whole fingerprint: less to pickle and unpickle
+                return LayoutAhead(in_fresh(lay_out, (config.root, config, content_digests(config, fingerprint_),
+                                                      fingerprint_.engine), SPARE))
             except OSError:  # no interpreter to start: the build lays the map out itself
                 return None
     return None
@@ -143,21 +154,30 @@ def content_files(config: SiteConfig, fingerprint_: Fingerprint) -> list[str]:
             and hidden not in path[len(top) - 1:]]
 
 
-def lay_out(root: Path, config: SiteConfig, fingerprint_: Fingerprint):
+def content_digests(config: SiteConfig, fingerprint_: Fingerprint) -> dict[str, str]:
+    """The content files the build will read (content_files), each with the digest of its bytes."""
+    files = fingerprint_.files
+    return {path: files[path][4] for path in content_files(config, fingerprint_)}
+
+
+def lay_out(root: Path, config: SiteConfig, content: dict[str, str], engine: str):
     """In the process ahead: the texts the build will lay out, guessed from the last build's (what
-    it kept here) and the files changed since; if their frame differs from the last one, the
-    landmarks' layout in the new one (a Skeleton) and the other texts' Placement among it, else None."""
+    it kept here) and the content files (`content`: path -> digest of its bytes) changed since; if
+    their frame differs from the last one, the landmarks' layout in the new one (a Skeleton) and
+    the other texts' Placement among it, else None. `engine`: the build's (Fingerprint.engine)."""
     payload = read_entry(ahead_path(root))
     if payload is None:
         return None
-    engine, last = pickle.loads(payload)
-    if engine != fingerprint_.engine or last is None:
+    made_by, last = pickle.loads(payload)
+    if made_by != engine or last is None:
         return None
-    sources, digests, texts, words, terms = last["sources"], last["digests"], last["texts"], last["words"], last["terms"]
+    sources, digests, texts, words = last["sources"], last["digests"], last["texts"], last["words"]
+    starts, all_terms, all_counts = last["terms"]
+    ends = dict(zip(starts, [*list(starts.values())[1:], len(all_terms)]))  # packed in this order
     keys: dict[str, str] = {}  # content file -> its paper's key
-    for path in content_files(config, fingerprint_):
-        known, was = fingerprint_.known(path), sources.get(path)
-        if known is not None and was is not None and known[1] == was[0]:
+    for path, digest in content.items():
+        was = sources.get(path)
+        if was is not None and digest == was[0]:
             keys[path] = was[1]
             continue
         parsed = read_paper(Path(path), config)
@@ -170,7 +190,7 @@ def lay_out(root: Path, config: SiteConfig, fingerprint_: Fingerprint):
         keys[path] = parsed.paper.id
         texts[parsed.paper.id] = text = map_text(parsed.paper.title, abstract)
         digests[parsed.paper.id] = text_digest(text)
-        terms.pop(parsed.paper.id, None)
+        starts.pop(parsed.paper.id, None)
     if len(set(keys.values())) != len(keys):
         return None  # two papers with one id: the build says so
     chosen = landmarks(list(keys.values()))
@@ -180,8 +200,10 @@ def lay_out(root: Path, config: SiteConfig, fingerprint_: Fingerprint):
         return None  # the same frame: the build lays the landmarks out again in it, or places the edited papers alone
 
     def counts(key: str):
-        kept = terms.get(key)
-        return term_counts(texts[key]) if kept is None else TermNumbers(words, *kept)
+        start = starts.get(key)
+        if start is None:
+            return term_counts(texts[key])
+        return TermNumbers(words, all_terms[start:ends[key]], all_counts[start:ends[key]])
 
     given = [counts(key) for key in chosen]
     skeleton = lay_out_landmarks(fit(in_frame(given), frame), chosen, marks, dict(zip(chosen, given)).__getitem__,
@@ -191,5 +213,6 @@ def lay_out(root: Path, config: SiteConfig, fingerprint_: Fingerprint):
         if key not in own:
             others.setdefault(digests[key], key)
     # placed here too: all of them move with the landmarks, and the build would otherwise
-    # place them itself, once it waits for the map, on its critical path
-    return skeleton, place_texts(skeleton, others, counts)
+    # place them itself, once it waits for the map, on its critical path. On every core: by
+    # now the build has mostly made its pages, and waits for this.
+    return skeleton, place_on_cores(skeleton, others, counts)

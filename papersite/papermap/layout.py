@@ -41,7 +41,7 @@ from array import array
 from itertools import chain, repeat
 from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
-from ..parallel import Detachable, ItemStream
+from ..parallel import Detachable, ItemStream, parallel_parts
 from ..text.words import TermNumbers, prose_term_counts as term_counts
 
 
@@ -414,6 +414,8 @@ def place_texts(skeleton: Skeleton, texts: Mapping[str, str], counted: Callable[
     its points."""
     from ..numeric import np
 
+    if last is not None and before is skeleton and last.rows.keys() == texts.keys():
+        return last  # these very texts, placed among these very landmarks (a layout made ahead), in any order
     digests = list(texts)
     n, near = len(digests), min(NEAREST, len(skeleton.keys))
     old = [None] * n if last is None else [last.rows.get(d) for d in digests]
@@ -446,6 +448,20 @@ def place_texts(skeleton: Skeleton, texts: Mapping[str, str], counted: Callable[
     for row, point in zip(todo, _points_among(skeleton, tops[todo], similar[todo])):
         points[row] = point
     return Placement(dict(zip(digests, range(n))), vectors, tops, similar, points)
+
+
+def place_on_cores(skeleton: Skeleton, texts: Mapping[str, str], counted: Callable[[str], Counts]) -> Placement:
+    """place_texts(skeleton, texts, counted), the texts shared among the cores (parallel_parts).
+    Each text's row is its own (see place), so the parts joined are the whole's to the last bit."""
+    from ..numeric import np
+
+    digests = list(texts)
+    parts = parallel_parts(lambda part: place_texts(skeleton, {d: texts[d] for d in part}, counted), digests)
+    if len(parts) == 1:
+        return parts[0]
+    return Placement(dict(zip(digests, range(len(digests)))), np.concatenate([p.vectors for p in parts]),
+                     np.concatenate([p.tops for p in parts]), np.concatenate([p.similar for p in parts]),
+                     [point for p in parts for point in p.points])
 
 
 def place(skeleton: Skeleton, counts: Sequence[Counts]) -> list[Point]:
