@@ -1,7 +1,7 @@
 """Successive one-paper edits, each followed by `build`: time, memory and cache size, build by build,
 against Hugo's clean build of the same catalog.
 
-    .venv/bin/python bench/edit_series.py --size 10000 --real [--edits 10] [--kinds abstract,title,authors]
+    .venv/bin/python bench/edit_series.py --size 10000 --real [--edits 10] [--kinds abstract,title,authors,frame]
                                           [--folder /dev/shm] [--catalog FOLDER] [--peer minimal|full]
                                           [--sample-every SECONDS]
 
@@ -12,6 +12,8 @@ each to another paper and each followed by one `python build.py build` in a fres
     abstract   a sentence added to the abstract
     title      the title prefixed
     authors    an author added to the list
+    frame      a sentence added to the abstract of a paper whose text is one of the map's frame
+               (papermap/layout.py: the first 2,000 landmarks), which lays the whole map out again
 
 For each build it prints the wall time, the peak PSS of every process the build started (its
 workers, and the detached process that saves the session once the site is written, which the next
@@ -165,7 +167,7 @@ def edit(path: Path, kind: str, number: int) -> None:
         return
     front, body, _ = split_front_matter(path.read_text(encoding="utf-8"))
     data = yaml.safe_load(front)
-    if kind == "abstract":
+    if kind in ("abstract", "frame"):
         body = body.rstrip("\n") + f" We also report a further result, number {number}.\n"
     elif kind == "authors":
         data["authors"] = [*data.get("authors", []), f"Added Author{number}"]
@@ -173,6 +175,16 @@ def edit(path: Path, kind: str, number: int) -> None:
         raise SystemExit(f"unknown kind of edit: {kind}")
     path.write_text("---\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True) + "---\n" + body,
                     encoding="utf-8")
+
+
+def frame_papers(papers: list[Path]) -> list[Path]:
+    """The files of the papers whose texts make the map's frame, in the frame's order."""
+    from papersite.papermap.layout import in_frame, landmarks
+    ids = {}
+    for path in papers:
+        front, _, _ = split_front_matter(path.read_text(encoding="utf-8"))
+        ids[str(yaml.load(front, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))["id"])] = path
+    return [ids[key] for key in in_frame(landmarks(list(ids)))]
 
 
 def main(argv: list[str]) -> None:
@@ -216,8 +228,9 @@ def main(argv: list[str]) -> None:
         rows.append(("no change", 0, build(tree, site)))
         log_row(*rows[-1])
         for kind in args.kinds.split(","):
+            edited = frame_papers(papers) if kind == "frame" else papers
             for number in range(1, args.edits + 1):
-                edit(papers[(number * 7919 + len(rows) * 104729) % len(papers)], kind, number)
+                edit(edited[(number * 7919 + len(rows) * 104729) % len(edited)], kind, number)
                 rows.append((kind, number, build(tree, site)))
                 log_row(*rows[-1])
             run_peer()

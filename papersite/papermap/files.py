@@ -14,6 +14,7 @@ import functools
 import json
 import re
 from collections.abc import Iterator, Mapping
+from operator import itemgetter
 from typing import TYPE_CHECKING, Sequence
 
 from .. import urls
@@ -21,7 +22,7 @@ from ..catalog import Catalog
 from ..model import Paper
 from ..text.plain import plain_title
 from .layout import GRID
-from ..search.shards import inert
+from ..search.shards import inert_text
 
 if TYPE_CHECKING:
     from ..text.abstracts import Abstract
@@ -72,7 +73,7 @@ def map_files(catalog: Catalog, points: Sequence[tuple[int, int]],
     last = shown if shown is not None else {}
     keys = [(p.title, p.slug) for p in papers]
     pairs = [last.get(key) or _shown(*key) for key in keys]
-    if shown is not None:
+    if shown is not None and not (len(shown) == len(keys) and all(map(shown.__contains__, keys))):
         shown.clear()
         shown.update(zip(keys, pairs))
     titles, slugs = zip(*pairs) if pairs else ((), ())
@@ -93,12 +94,13 @@ def _shown(title: str, slug: str) -> tuple[str, int | str]:
 @functools.lru_cache(maxsize=1)
 def encode(titles: Sequence[str], slugs: Sequence[int | str], points: Sequence[tuple[int, int]],
            topics: Sequence[int], topic_names: Sequence[str], venues: Sequence[tuple[str, int]]) -> bytes:
-    """The file's bytes; <, > and & escaped (inert), so no title can end a script if it is ever inlined.
-    `slugs`: as _short_slug writes them."""
-    head = _json({"grid": GRID, "topics": list(topic_names), "venues": [list(v) for v in venues]})
-    columns = {"x": tuple(x for x, _ in points), "y": tuple(y for _, y in points), "topic": topics,
+    """The file's bytes; <, > and & escaped (search.shards.inert_text, a part at a time), so no title can
+    end a script if it is ever inlined. `slugs`: as _short_slug writes them."""
+    head = inert_text(_json({"grid": GRID, "topics": list(topic_names), "venues": [list(v) for v in venues]}))
+    columns = {"x": tuple(map(itemgetter(0), points)), "y": tuple(map(itemgetter(1), points)), "topic": topics,
                "title": titles, "slug": slugs}
-    return inert(head[:-1] + "".join(f',"{name}":{_column(values)}' for name, values in columns.items()) + "}")
+    text = head[:-1] + "".join(f',"{name}":{_column(values)}' for name, values in columns.items()) + "}"
+    return text.encode("utf-8")
 
 
 COLUMN_PART = 512  # values encoded at once: an edit encodes again the part of each column it changed
@@ -112,7 +114,7 @@ def _column(values: Sequence) -> str:
 
 @functools.lru_cache(maxsize=1024)  # each part of every column of a 100,000-paper map
 def _part(values: tuple) -> str:
-    return _json(list(values))[1:-1]
+    return inert_text(_json(list(values))[1:-1])
 
 
 def _json(value) -> str:

@@ -58,7 +58,12 @@ def _field_terms(text: str) -> dict[str, int]:
 def inert(json_text: str) -> bytes:
     """JSON with <, > and & as \\u escapes (the same data once parsed): content holding
     `</script>` or `<!--` stays harmless even if a file is ever read as HTML or inlined."""
-    return json_text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").encode("utf-8")
+    return inert_text(json_text).encode("utf-8")
+
+
+def inert_text(json_text: str) -> str:
+    """inert's escapes, as text: a file escaped piece by piece is escaped as a whole."""
+    return json_text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 class ShardedIndex:
