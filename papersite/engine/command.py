@@ -83,8 +83,10 @@ def build_now(config_path: Path, output: Path, base_url: str | None, now: Finger
     unless `clean`. The cache is saved after, by a process that stays warm for the next build where
     that is worth it."""
     from . import map_ahead, warm  # only now: a build with nothing to do needs none of it
+    from ..parallel import one_malloc_arena
     from .runner import BuildCache
 
+    one_malloc_arena()  # this process may stay warm: see warm.py
     root = config_path.parent
     edited = None if memo is None or since is None else _edited(since, now)
     config = _config(config_path, base_url, edited)
