@@ -447,6 +447,22 @@ def test_two_builds_into_one_output_at_once_both_give_a_whole_site(big, tmp_path
     assert site_files(big / "_site") == site_files(tmp_path / "clean")
 
 
+def test_a_build_that_finds_the_output_locked_names_its_holder_written_a_moment_after(tmp_path):
+    """The build holding the lock writes its process id just after it takes it: a build that
+    finds it taken in between still says who holds it."""
+    import threading
+
+    from papersite.engine import output_guard
+    fd = os.open(tmp_path / ".lock", os.O_RDWR | os.O_CREAT)
+    try:
+        writer = threading.Timer(0.03, lambda: os.pwrite(fd, b"4242\n", 0))
+        writer.start()
+        assert output_guard._holder(fd) == "4242"
+        writer.join()
+    finally:
+        os.close(fd)
+
+
 def test_a_waiting_build_can_be_interrupted(big):
     """Ctrl-C while another build holds the output (here this test holds its lock, as a build
     does: a real first build may finish before the second gets to wait) ends it quietly."""

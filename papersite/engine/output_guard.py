@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -133,7 +134,7 @@ class OutputLock:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except BlockingIOError:
-                    holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
+                    holder = _holder(fd)
                     notify(f"waiting for another build into {shown}/ to finish"
                            f"{f' (process {holder})' if holder.isdigit() else ''}...")
                     fcntl.flock(fd, fcntl.LOCK_EX)
@@ -166,3 +167,17 @@ class OutputLock:
 def manifest_path(out_dir: Path) -> Path:
     """Where the manifest of out_dir lives: beside it, so it is never published."""
     return out_dir.with_name(f".{out_dir.name}.manifest.json")
+
+
+HOLDER_WAIT = 0.1  # seconds a waiting build gives the holder of the lock to write who it is
+
+
+def _holder(fd: int) -> str:
+    """The process id the build holding the lock writes in it, once it holds it: a build that
+    finds the lock taken may read it a moment too soon, so it reads it again for a while."""
+    deadline = time.monotonic() + HOLDER_WAIT
+    while True:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
+        if holder.isdigit() or time.monotonic() > deadline:
+            return holder
+        time.sleep(0.005)
