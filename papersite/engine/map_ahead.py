@@ -55,7 +55,7 @@ def last_build(fingerprint_: Fingerprint, cache) -> dict | None:
                for path, (digest, parsed) in cache.papers.by_content(fingerprint_.known).items()
                if parsed.paper is not None}
     # each text's term counts, as related papers keep them: not counted again ahead; all in two
-    # arrays, with where each text's start, for a quick load (not two small arrays a text)
+    # arrays, with where each text's counts start, for a quick load (not two small arrays a text)
     terms, counts, starts, texts = array("i"), array("i"), {}, {}
     for key, text in layout.texts.items():
         kept = cache.related.kept_terms(key, text)
