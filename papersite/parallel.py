@@ -488,15 +488,15 @@ def _fresh_bounds(step: int, weights: Sequence[int]) -> list[tuple[int, int]]:
     return [*bounds, (start, len(weights))]
 
 
-def _libc_trim() -> Callable[[int], int] | None:
+def _glibc(name: str) -> Callable[..., int] | None:
     try:
-        return ctypes.CDLL(None).malloc_trim  # glibc's
+        return getattr(ctypes.CDLL(None), name)
     except (AttributeError, OSError):  # another C library, another system
         return None
 
 
-_TRIM = _libc_trim()
-_M_ARENA_MAX = -8  # glibc's mallopt parameter: how many arenas malloc may make
+_TRIM, _MALLOPT = _glibc("malloc_trim"), _glibc("mallopt")
+_M_ARENA_MAX = -8  # mallopt's parameter: how many arenas malloc may make
 
 
 def one_malloc_arena() -> None:
@@ -504,11 +504,9 @@ def one_malloc_arena() -> None:
     that allocates an arena of its own, and keeps there what was freed: in the warm process,
     whose threads take in the answers of fresh processes (see _Fresh; a map laid out anew is
     megabytes of arrays), that memory grew by about 6 MB a build. Its threads are few and
-    mostly wait, so sharing costs nothing. Called before the process starts any thread."""
-    try:
-        ctypes.CDLL(None).mallopt(_M_ARENA_MAX, 1)
-    except (AttributeError, OSError):  # another C library, another system
-        pass
+    mostly wait, so sharing costs nothing. For threads started after the call."""
+    if _MALLOPT is not None:
+        _MALLOPT(_M_ARENA_MAX, 1)
 
 
 def give_back_freed_memory() -> None:
