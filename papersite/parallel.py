@@ -14,9 +14,10 @@ one copies every page of the parent's memory its work reads, and the parent then
 copies every page it writes that the fork still shares). `Background` runs one that
 nobody waits for (the preview's map layout) in a fork, `in_fresh` in a fresh
 interpreter. A spare interpreter started ahead (`start_spare`) takes the next such job
-of its kind. An `ItemStream` argument of a Detachable goes to the fresh process item by
-item, after the job, and is read there as the job uses it. `give_back_freed_memory`
-returns what a stage freed to the system.
+of its kind; `prepare_spare` has it read what that job will need before the job comes.
+An `ItemStream` argument of a Detachable goes to the fresh process item by item, after
+the job, and is read there as the job uses it. `give_back_freed_memory` returns what a
+stage freed to the system.
 """
 from __future__ import annotations
 
@@ -251,12 +252,18 @@ os.dup2(2, 1)
 from papersite.parallel import run_fresh, dump_answer
 for name in sys.argv[1:]:  # a spare imports its job's modules while it waits for the job
     importlib.import_module(name)
-try:
-    job = pickle.load(sys.stdin.buffer)
-except EOFError:  # a spare never given a job: its parent has ended
-    sys.exit(0)
-dump_answer(run_fresh(job), answer)
+while True:
+    try:
+        kind, call = pickle.load(sys.stdin.buffer)
+    except EOFError:  # a spare never given a job: its parent has ended
+        sys.exit(0)
+    if kind == "job":
+        break
+    run_fresh(call)  # a spare getting ready for its job (prepare_spare): a failure is the job's to meet
+dump_answer(run_fresh(call), answer)
 answer.close()
+sys.stderr.flush()
+os._exit(0)  # the job's objects freed with the process, not one by one
 """
 _spares: dict[str, subprocess.Popen] = {}  # kind -> a fresh interpreter started ahead, waiting for its job
 
@@ -268,6 +275,19 @@ def start_spare(kind: str, modules: Sequence[str]) -> None:
     for an interpreter to start. One of each kind at a time."""
     if kind not in _spares or _spares[kind].poll() is not None:
         _spares[kind] = _fresh_process(modules)
+
+
+def prepare_spare(kind: str, func: Callable, args: tuple) -> None:
+    """Have the spare of `kind`, where one waits, call func(*args) now, before its job comes: what
+    that job will read, read while nobody waits for it."""
+    spare = _spares.get(kind)
+    if spare is None or spare.poll() is not None:
+        return
+    try:
+        spare.stdin.write(pickle.dumps(("ready", (func, args)), protocol=pickle.HIGHEST_PROTOCOL))
+        spare.stdin.flush()
+    except OSError:  # it has ended: the job starts a process of its own
+        _spares.pop(kind, None)
 
 
 def in_fresh(func: Callable[..., R], args: tuple, spare: str | None = None) -> "_Fresh":
@@ -325,7 +345,7 @@ class _Fresh:
         global _streams
         _streams = []
         try:
-            job = pickle.dumps((func, args), protocol=pickle.HIGHEST_PROTOCOL)
+            job = pickle.dumps(("job", (func, args)), protocol=pickle.HIGHEST_PROTOCOL)
             streamed = _streams
         finally:
             _streams = None

@@ -10,6 +10,7 @@ import pickle
 import re
 import shutil
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -690,11 +691,13 @@ def test_a_warm_build_lays_the_map_out_ahead_after_an_edit_to_a_text_of_its_fram
 
 
 @pytest.mark.skipif(not __import__("papersite.parallel").parallel.worth_forking(10**6), reason="needs two cores")
+@pytest.mark.parametrize("change", ["edited", "added and removed"])
 def test_a_warm_builds_layout_ahead_is_made_in_the_spare_interpreter_started_between_builds(catalog, tmp_path,
-                                                                                            monkeypatch):
+                                                                                            monkeypatch, change):
     """Made in a fresh interpreter, not a fork of the warm process (whose cache both would then copy
     page by page as they wrote to it): the map's spare, started between builds, from what the last
-    build left on disk. The build takes its layout, and fits no frame itself."""
+    build left on disk, which it read before the build asked (gone by then here), and the files
+    changed since. The build takes its layout, and fits no frame itself."""
     from papersite import parallel
     from papersite.engine import command, map_ahead as layout_ahead
     from papersite.engine.store import fingerprint, spelled_output
@@ -706,17 +709,50 @@ def test_a_warm_builds_layout_ahead_is_made_in_the_spare_interpreter_started_bet
     memo, since = command._kept[0], fingerprint(config, (spelled_output(out), None))
     layout_ahead.ready_for_next_build(memo)
     spare = parallel._spares[paper_map.SPARE]
-    catalog.paper("paper-3", id="p3", title="Retitled", body="We study bandits with $x$, again.")
+    layout_ahead.keep(catalog.root, since, memo)  # as the warm process keeps it, and has the spare read it
+    parallel.prepare_spare(paper_map.SPARE, os.mkdir, (str(tmp_path / "read"),))  # once it has read it
+    waited = time.monotonic()
+    while not (tmp_path / "read").exists() and time.monotonic() - waited < 60:
+        time.sleep(0.05)
+    layout_ahead.ahead_path(catalog.root).unlink()
+    if change == "edited":
+        catalog.paper("paper-3", id="p3", title="Retitled", body="We study bandits with $x$, again.")
+    else:
+        catalog.paper("paper-9", id="p9", title="A new paper", body="We study bandits with $x$, again.")
+        (catalog.root / "content" / "icml-2024" / "paper-2.md").unlink()
     ran, fits, real_fresh = [], tmp_path / "fits", parallel.in_fresh
     monkeypatch.setattr(layout_ahead, "in_fresh", lambda *args: ran.append(args[0]) or real_fresh(*args))
     real_fit = paper_map.fit
     monkeypatch.setattr(paper_map, "fit", lambda *args: (fits.open("a").write("fit\n"), real_fit(*args))[1])
+    monkeypatch.setattr(paper_map, "Detachable", lambda inline, detach, spare=None: inline)  # any fit: here
     now = fingerprint(config, (spelled_output(out), None), since.files)
     command.build_now(config, out, None, now, memo=memo, since=since)
     assert ran == [layout_ahead.lay_out] and not fits.exists()  # made there, and taken
     assert paper_map.SPARE not in parallel._spares and spare.wait(10) == 0  # by the spare, now ended
     run("build", "--clean", "--config", config, "-o", tmp_path / "clean")
     assert tree(out) == tree(tmp_path / "clean")
+
+
+def test_a_layout_ahead_starts_only_from_what_the_build_of_the_inputs_it_is_told_left(catalog):
+    """Sent only the files changed since the last build, the process ahead starts from what that
+    build left, or does nothing: another build's would be another catalog's."""
+    from papersite.engine import command, map_ahead as layout_ahead
+    from papersite.engine.store import fingerprint, spelled_output
+    from papersite.source.config import load_config
+    config, out = command.one_spelling(catalog.root / "site.yaml"), catalog.root / "_site"
+    run("build", "--config", config, "-o", out)
+    papersite.engine.store.wait_for_saver(catalog.root)
+    since = fingerprint(config, (spelled_output(out), None))
+    site = load_config(config)
+    edited = catalog.paper("paper-3", id="p3", title="Retitled", body="We study bandits with $x$, again.")
+    changed = {str(edited): "a digest the process ahead has not seen"}
+    made = layout_ahead.lay_out(catalog.root, site, changed, since.engine, since.key)
+    assert made is not None and "p3" in made[0].keys  # every paper a landmark here
+    assert layout_ahead.lay_out(catalog.root, site, changed, since.engine, "another build's inputs") is None
+    layout_ahead.preload(catalog.root, since.engine)  # as the spare does, then the file is gone
+    layout_ahead.ahead_path(catalog.root).unlink()
+    assert layout_ahead.lay_out(catalog.root, site, changed, since.engine, since.key)[0].digest == made[0].digest
+    assert layout_ahead.lay_out(catalog.root, site, changed, since.engine, since.key) is None  # read once
 
 
 def test_a_warm_build_walks_content_only_when_a_paper_came_or_went_and_reloads_a_changed_config(catalog,

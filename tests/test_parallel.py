@@ -464,6 +464,18 @@ def test_a_job_in_a_fresh_process_nobody_waits_for_says_when_it_is_done_and_can_
         slow.result()
 
 
+def test_a_spare_does_what_it_is_asked_to_get_ready_before_its_job_and_a_failure_there_is_not_the_jobs(tmp_path):
+    parallel.start_spare("test", [])
+    spare = parallel._spares["test"]
+    parallel.prepare_spare("test", os.chdir, (str(tmp_path),))
+    parallel.prepare_spare("test", int, ("not a number",))  # raises there: the spare goes on
+    job = parallel.in_fresh(os.getcwd, (), "test")
+    assert job.result() == str(tmp_path) and job.process is spare
+    assert os.getcwd() != str(tmp_path)  # done there, not here
+    parallel.prepare_spare("test", os.getpid, ())  # no spare of that kind waits: nothing to ask
+    assert "test" not in parallel._spares
+
+
 def test_work_taken_a_block_at_a_time_is_cut_into_a_part_a_core_in_order(monkeypatch):
     monkeypatch.setenv("PAPERSITE_JOBS", "2")
     monkeypatch.setattr(parallel, "MIN_ITEMS", 1)

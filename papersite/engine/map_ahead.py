@@ -25,7 +25,7 @@ from ..text.limits import MarkupError
 from ..text.markdown_html import render_abstract
 from ..papermap.layout import SPARE, fit, in_frame, landmarks, lay_out_landmarks, place_on_cores, skeleton_digest, \
     term_counts, text_digest
-from ..parallel import Background, in_fresh, start_spare, worth_forking
+from ..parallel import Background, in_fresh, prepare_spare, start_spare, worth_forking
 from ..text.words import TermNumbers
 
 WORTH_FROM = 256 * 1024  # bytes of what the last build left: below that (a few hundred papers), not worth a process
@@ -36,18 +36,21 @@ def ahead_path(root: Path) -> Path:
 
 
 def keep(root: Path, fingerprint_: Fingerprint, cache) -> None:
-    """What the next build's layout ahead starts from (see last_build). Raises OSError."""
+    """What the next build's layout ahead starts from (see last_build); the map's spare, where one
+    waits (ready_for_next_build), reads it now. Raises OSError."""
     state = last_build(fingerprint_, cache)
     if state is not None:
         write_entry_from(ahead_path(root), lambda file: pickle.dump((fingerprint_.engine, state), file,
                                                                    protocol=pickle.HIGHEST_PROTOCOL))
+        prepare_spare(SPARE, preload, (root, fingerprint_.engine))
 
 
 def last_build(fingerprint_: Fingerprint, cache) -> dict | None:
     """What a layout ahead starts from, of the build of inputs `fingerprint_` whose BuildCache is
     `cache`: which file gave each paper, the digest of each paper's map text and its term counts
     (the text itself only where related papers kept no counts of it), and the digest of the
-    frame's texts of the last layout (None: no layout to start from)."""
+    frame's texts of the last layout and the inputs' Fingerprint.key (None: no layout to start
+    from)."""
     layout = cache.map
     if layout.skeleton is None or not layout.texts:
         return None
@@ -65,8 +68,9 @@ def last_build(fingerprint_: Fingerprint, cache) -> dict | None:
             starts[key] = len(terms)
             terms += kept[0]
             counts += kept[1]
-    return {"frame": layout.skeleton.frame.digest, "sources": sources, "digests": layout.digests_of(layout.texts),
-            "texts": texts, "words": cache.related.words, "terms": (starts, terms, counts)}
+    return {"inputs": fingerprint_.key, "frame": layout.skeleton.frame.digest, "sources": sources,
+            "digests": layout.digests_of(layout.texts), "texts": texts, "words": cache.related.words,
+            "terms": (starts, terms, counts)}
 
 
 class LayoutAhead:
@@ -117,8 +121,9 @@ def start_warm(config: SiteConfig, fingerprint_: Fingerprint, cache, last: Finge
     started if a file `edited` since its last build (of inputs `last`, whose BuildCache is `cache`)
     may have changed the frame: one that gave the paper of one of its texts, or a new content file.
     Made in a fresh interpreter (the spare started between builds, see ready_for_next_build),
-    from what that build left on disk (`keep`): a fork would share the cache's pages, and both
-    processes would copy each one they write to."""
+    from what that build left on disk (`keep`), which the spare has read by then, and the
+    content files changed since: a fork would share the cache's pages, and both processes
+    would copy each one they write to."""
     skeleton = cache.map.skeleton
     if skeleton is None or not worth_forking(len(skeleton.own)):
         return None
@@ -129,9 +134,11 @@ def start_warm(config: SiteConfig, fingerprint_: Fingerprint, cache, last: Finge
             continue  # not a paper's file
         read, paper = cache.papers.paper_of(path)
         if not read or (paper is not None and paper.id in frame):
-            try:  # sent the content files' digests, not the whole fingerprint: less to pickle and unpickle
-                return LayoutAhead(in_fresh(lay_out, (config.root, config, content_digests(config, fingerprint_),
-                                                      fingerprint_.engine), SPARE))
+            changed = {path: entry[4] if (entry := fingerprint_.files.get(path)) else None
+                       for path in content_files(config, edited)}
+            try:
+                return LayoutAhead(in_fresh(lay_out, (config.root, config, changed, fingerprint_.engine, last.key),
+                                            SPARE))
             except OSError:  # no interpreter to start: the build lays the map out itself
                 return None
     return None
@@ -145,41 +152,72 @@ def ready_for_next_build(cache) -> None:
         start_spare(SPARE, [__name__, "papersite.numeric"])
 
 
-def content_files(config: SiteConfig, fingerprint_: Fingerprint) -> list[str]:
-    """The content files the build will read, as the fingerprint found them (not walking the folder
-    again): Markdown files but READMEs, none hidden."""
+def content_files(config: SiteConfig, paths) -> list[str]:
+    """Of the input files `paths` (as a Fingerprint names them), the content files a build reads:
+    Markdown files but READMEs, none hidden."""
     top = str(config.content_dir) + os.sep
     hidden = os.sep + "."  # a part of the path under content/ that starts with a dot
-    return [path for path in fingerprint_.files if path.startswith(top) and is_content_name(os.path.basename(path))
+    return [path for path in paths if path.startswith(top) and is_content_name(os.path.basename(path))
             and hidden not in path[len(top) - 1:]]
 
 
 def content_digests(config: SiteConfig, fingerprint_: Fingerprint) -> dict[str, str]:
     """The content files the build will read (content_files), each with the digest of its bytes."""
     files = fingerprint_.files
-    return {path: files[path][4] for path in content_files(config, fingerprint_)}
+    return {path: files[path][4] for path in content_files(config, files)}
 
 
-def lay_out(root: Path, config: SiteConfig, content: dict[str, str], engine: str):
-    """In the process ahead: the texts the build will lay out, guessed from the last build's (what
-    it kept here) and the content files (`content`: path -> digest of its bytes) changed since; if
-    their frame differs from the last one, the landmarks' layout in the new one (a Skeleton) and
-    the other texts' Placement among it, else None. `engine`: the build's (Fingerprint.engine)."""
+_read_ahead: list = []  # in the map's spare: (engine, what the last build left, its papers' keys, landmarks)
+
+
+def preload(root: Path, engine: str) -> None:
+    """In the map's spare, between builds: what the last build left (`keep`), read now, and the
+    landmarks among its papers."""
+    last = _left(root, engine)
+    keys = [] if last is None else [source[1] for source in last["sources"].values()]
+    _read_ahead[:] = [(engine, last, keys, landmarks(keys))]
+
+
+def _left(root: Path, engine: str) -> dict | None:
+    """What the last build of this engine left for a layout ahead (last_build); None: nothing."""
     payload = read_entry(ahead_path(root))
     if payload is None:
         return None
     made_by, last = pickle.loads(payload)
-    if made_by != engine or last is None:
+    return last if made_by == engine else None
+
+
+def lay_out(root: Path, config: SiteConfig, content: dict[str, str | None], engine: str, since: str | None = None):
+    """In the process ahead: the texts the build will lay out, guessed from the last build's (what
+    it kept here) and the content files (`content`: path -> digest of its bytes); if their frame
+    differs from the last one, the landmarks' layout in the new one (a Skeleton) and the other
+    texts' Placement among it, else None. `engine`: the build's (Fingerprint.engine). `since`:
+    the Fingerprint.key of the last build's inputs, where `content` holds only the files changed
+    since (None: removed); else it holds them all."""
+    read = _read_ahead.pop() if _read_ahead else None  # by preload: a spare takes one job
+    if read is None or read[0] != engine:
+        read = (engine, _left(root, engine), None, None)
+    last = read[1]
+    if last is None or (since is not None and last.get("inputs") != since):
         return None
     sources, digests, texts, words = last["sources"], last["digests"], last["texts"], last["words"]
     starts, all_terms, all_counts = last["terms"]
     ends = dict(zip(starts, [*list(starts.values())[1:], len(all_terms)]))  # packed in this order
-    keys: dict[str, str] = {}  # content file -> its paper's key
-    for path, digest in content.items():
-        was = sources.get(path)
-        if was is not None and digest == was[0]:
-            keys[path] = was[1]
-            continue
+    keys: dict[str, str | None] = {}  # content file -> its paper's key (None: read below)
+    if since is None:  # every content file: the last build's key where it read the same bytes
+        for path, digest in content.items():
+            was = sources.get(path)
+            keys[path] = was[1] if was is not None and digest == was[0] else None
+        changed = [path for path, key in keys.items() if key is None]
+    else:  # the files changed since the last build: every other one is as it read it
+        keys = {path: source[1] for path, source in sources.items()}
+        for path, digest in content.items():
+            if digest is None:
+                keys.pop(path, None)
+            else:
+                keys[path] = None
+        changed = [path for path, digest in content.items() if digest is not None]
+    for path in changed:
         parsed = read_paper(Path(path), config)
         if parsed.paper is None:
             return None  # the build says what is wrong
@@ -193,7 +231,8 @@ def lay_out(root: Path, config: SiteConfig, content: dict[str, str], engine: str
         starts.pop(parsed.paper.id, None)
     if len(set(keys.values())) != len(keys):
         return None  # two papers with one id: the build says so
-    chosen = landmarks(list(keys.values()))
+    papers = list(keys.values())
+    chosen = read[3] if papers == read[2] else landmarks(papers)  # the same papers: the same landmarks
     marks = [digests[key] for key in chosen]
     frame = skeleton_digest(zip(in_frame(chosen), marks))
     if frame == last["frame"]:

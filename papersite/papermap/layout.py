@@ -477,9 +477,9 @@ def _among(vectors, landmarks, near: int):
     """(each text's `near` most similar landmarks, best first; their similarities), exact."""
     from ..numeric import np
 
-    similar = (vectors.astype(np.float64) @ landmarks.T) * FIXED_UNIT ** 2
-    top = _top(similar, near)
-    return top, np.take_along_axis(similar, top, axis=1)
+    products = vectors.astype(np.float64) @ landmarks.T  # whole FIXED_UNIT ** 2s: only the chosen are scaled
+    top = _top(products, near)
+    return top, np.take_along_axis(products, top, axis=1) * FIXED_UNIT ** 2
 
 
 def _reached(vectors, moved, which: list[int], tops, similar):
