@@ -398,30 +398,36 @@ def test_counts_numbered_as_related_papers_keep_them_give_the_layout_counts_by_t
     assert len(set(points[0])) > 50
 
 
-def test_the_sparse_product_is_the_dense_one_with_the_same_bits_however_it_is_chunked(monkeypatch):
-    """The SVD multiplies by the TF-IDF matrix over its entries only: the dense product's
-    values, each row summed in the order of its entries, so the chunks it works in (a
-    memory bound) change no bit, and neither does the order the entries come in."""
+def test_the_sparse_product_is_the_dense_one_and_exact_sums_are_the_same_in_blocks_of_any_size():
+    """The TF-IDF matrix multiplies over its entries only: the dense product's values (a row with
+    no entry gives zeros); and with entries and factors in whole units, as the map's vectors are
+    (see _fixed), a block of rows gives each row the very bits it gets alone."""
     import numpy as np
     rng = np.random.default_rng(5)
     rows = np.sort(rng.integers(0, 300, 4000))
-    rows[rows == 7] = 8  # a row with no entry: zeros
+    rows[rows == 7] = 8
     columns = rng.integers(0, 500, 4000)
     values = rng.standard_normal(4000).astype(np.float32)
     dense = np.zeros((300, 500), np.float64)
     np.add.at(dense, (rows, columns), values)
     right, left = rng.standard_normal((500, 20)).astype(np.float32), rng.standard_normal((300, 20)).astype(np.float32)
-    matrix = paper_map._Sparse(rows, columns, values, (300, 500))
+    matrix = paper_map._sparse(rows, columns, values, (300, 500))
     product, transposed = matrix @ right, matrix.T @ left
     assert np.allclose(product, dense @ right, rtol=1e-4, atol=1e-4) and not product[7].any()
     assert np.allclose(transposed, dense.T @ left, rtol=1e-4, atol=1e-4)
-    monkeypatch.setattr(paper_map._Sparse, "CHUNK", 37)
-    small = paper_map._Sparse(rows, columns, values, (300, 500))
-    assert len(small.chunks) > 50
-    assert (small @ right == product).all() and (small.T @ left == transposed).all()
-    backwards = np.concatenate([np.flatnonzero(rows == row) for row in range(299, -1, -1)])  # rows in another order
-    again = paper_map._Sparse(rows[backwards], columns[backwards], values[backwards], (300, 500))
-    assert (again @ right == product).all()
+    whole, factors = np.rint(values * 2 ** 14), np.rint(right.astype(np.float64) * 2 ** 18)
+    block = paper_map._sparse(rows, columns, whole, (300, 500)) @ factors
+    dense_whole = np.zeros((300, 500))
+    np.add.at(dense_whole, (rows, columns), whole)
+    assert (block == dense_whole @ factors).all()  # exact: BLAS's order of summing changes nothing
+    for row in (0, 8, 150, 299):
+        mine = rows == row
+        alone = paper_map._sparse(np.zeros(mine.sum(), np.int64), columns[mine], whole[mine], (1, 500)) @ factors
+        assert (alone[0] == block[row]).all()
+        shuffled = rng.permutation(mine.sum())  # its entries in another order
+        again = paper_map._sparse(np.zeros(mine.sum(), np.int64), columns[mine][shuffled], whole[mine][shuffled],
+                                  (1, 500)) @ factors
+        assert (again == alone).all()
 
 
 @pytest.mark.parametrize("forked", [False, True])

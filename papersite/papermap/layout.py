@@ -56,11 +56,12 @@ NEIGHBOURS = 5  # kNN graph degree: UMAP's default, 15, kept fewer neighbours at
 EPOCHS = 80  # more placed no better
 NEGATIVES = 3  # repelling samples per edge and epoch
 SEED = 20240721
-VERSION = "frame-2"  # of the layout: part of every digest, so a cache of another one is not reused
+VERSION = "frame-3"  # of the layout: part of every digest, so a cache of another one is not reused
 
 Point = tuple[int, int]
 SENT_AT_ONCE = 500  # texts' counts a fresh process is sent at a time (see LayoutCache.job's detach)
 SPARE = "map"  # the kind of spare interpreter (parallel.start_spare) the map's work takes, where one waits
+SPARSE = "scipy.sparse"  # the sparse products' module (see _sparse)
 Counts = Mapping[str, int] | TermNumbers  # a text's term counts (prose_term_counts), by term or numbered
 
 
@@ -294,20 +295,24 @@ def _chunked(rows: list) -> Iterable[list]:
 
 @functools.cache
 def arithmetic() -> str:
-    """What this machine's numpy and BLAS make of a fixed problem shaped like the layout's.
+    """What this machine's numpy, BLAS and scipy make of a fixed problem shaped like the layout's.
     Another processor can run other BLAS kernels (OpenBLAS picks them by CPU, or by
     OPENBLAS_CORETYPE), which sum in another order, and the force layout turns a last-bit
     difference into another map: a layout made on one is not reused on another (a build
     cache restored on another CI machine), since a clean build there would differ."""
+    import scipy
+
     from ..numeric import np
 
     rng = np.random.default_rng(SEED)
     matrix = rng.standard_normal((600, 74))
     single = matrix.astype(np.float32)
+    entries = np.sort(rng.integers(0, 512, 4000)), rng.integers(0, 74, 4000), single.ravel()[:4000]
     parts = (single[:512] @ single[:74].T, single.T @ single[:, :40], np.linalg.qr(matrix)[0],
              np.linalg.svd(matrix[:74], full_matrices=False)[0], matrix[:, :64] @ matrix[0, :64],
-             np.log(1 + np.abs(matrix)))
-    digest = hashlib.sha256(np.__version__.encode())
+             np.log(1 + np.abs(matrix)), _sparse(*entries, (512, 74)) @ single[:74],
+             _sparse(*entries, (512, 74)).T @ single[:512])
+    digest = hashlib.sha256(f"{np.__version__} {scipy.__version__}".encode())
     for part in parts:
         digest.update(np.ascontiguousarray(part).tobytes())
     return digest.hexdigest()[:16]
@@ -579,7 +584,7 @@ def _vectors(frame: Frame, counts: list[Counts], columns: _Columns | None = None
     weights = np.rint(_log1(tfs) * frame.idf[columns] / WEIGHT_UNIT)
     basis = frame.basis
     # Each row's products summed: exact, so the same in any order (dense blocks cost more).
-    vectors = _Sparse(rows, columns, weights, (len(counts), len(basis))) @ basis
+    vectors = _sparse(rows, columns, weights, (len(counts), len(basis))) @ basis
     # Exact while a row's weights sum to less than 2 ** 53 / 2 ** 18; a text of tens of
     # thousands of distinct terms is summed in integers instead.
     bound = np.bincount(rows, np.abs(weights), minlength=len(counts)) < 2.0 ** 35
@@ -703,40 +708,17 @@ class _Columns:
         return table[terms]
 
 
-class _Sparse:
-    """A sparse matrix (entry (row, column) = value, for each given) that multiplies dense
-    ones: each product only over its entries, not a dense block of every term (a text
-    has few of the terms: dense blocks would multiply mostly zeros). Each output row adds
-    its products in the order of its entries, one after the other (numpy's reduceat): the
-    same sums on any machine."""
+def _sparse(rows, columns, values, shape: tuple[int, int]):
+    """The matrix whose entry (row, column) is value, for each one given (`rows` in order), as
+    scipy's CSR: it multiplies dense ones over its entries alone (a text has few of the terms:
+    dense blocks would multiply mostly zeros), each output row summed in its entries' order."""
+    from scipy.sparse import csr_matrix
 
-    CHUNK = 1 << 10  # entries multiplied at once: their products (CHUNK x width floats) stay in L2
+    from ..numeric import np
 
-    def __init__(self, rows, columns, values, shape: tuple[int, int]):
-        from ..numeric import np
-
-        order = np.argsort(rows, kind="stable")
-        self.rows, self.columns, self.values = rows[order], columns[order], values[order][:, None]
-        self.shape = shape
-        starts = np.flatnonzero(np.diff(self.rows, prepend=-1))  # where each row's entries begin
-        # chunks of whole rows, about CHUNK entries each (cut where the row holding every CHUNKth
-        # entry begins): (first entry, end, the rows' starts in it)
-        cuts = np.unique(starts[np.searchsorted(starts, np.arange(0, len(rows), self.CHUNK), side="right") - 1])
-        ends = np.append(cuts[1:], len(rows))
-        self.chunks = [(low, high, starts[(starts >= low) & (starts < high)] - low) for low, high in zip(cuts, ends)]
-
-    def __matmul__(self, matrix):
-        from ..numeric import np
-
-        out = np.zeros((self.shape[0], matrix.shape[1]), dtype=np.result_type(self.values, matrix))
-        for low, high, starts in self.chunks:
-            products = self.values[low:high] * matrix[self.columns[low:high]]
-            out[self.rows[low + starts]] = np.add.reduceat(products, starts, axis=0)
-        return out
-
-    @property
-    def T(self) -> "_Sparse":
-        return _Sparse(self.columns, self.rows, self.values[:, 0], self.shape[::-1])
+    starts = np.zeros(shape[0] + 1, np.int64)
+    np.cumsum(np.bincount(rows, minlength=shape[0]), out=starts[1:])
+    return csr_matrix((values, columns, starts), shape=shape)
 
 
 def _svd(rows, columns, values, n: int, terms: int, rank: int):
@@ -744,7 +726,7 @@ def _svd(rows, columns, values, n: int, terms: int, rank: int):
     iterations): (left vectors times singular values, n x rank; right vectors, rank x terms)."""
     from ..numeric import np
 
-    matrix = _Sparse(rows, columns, values, (n, terms))
+    matrix = _sparse(rows, columns, values, (n, terms))
     transposed = matrix.T
 
     def times(dense):  # X @ dense
