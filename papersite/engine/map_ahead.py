@@ -177,6 +177,7 @@ _read_ahead: list = []  # in the map's spare: (engine, what the last build left,
 def preload(root: Path, engine: str) -> None:
     """In the map's spare, between builds: what the last build left (`keep`), read now, and the
     landmarks among its papers."""
+    _read_ahead.clear()  # the last one's memory reused, not held beside the new one
     last = _left(root, engine)
     keys = [] if last is None else [source[1] for source in last["sources"].values()]
     _read_ahead[:] = [(engine, last, keys, landmarks(keys))]
