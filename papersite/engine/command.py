@@ -141,7 +141,8 @@ def build_now(config_path: Path, output: Path, base_url: str | None, now: Finger
                 nonlocal listener
                 if stay_warm:  # bound first: a build started meanwhile waits for this process, not the session
                     listener = warm.open_listener(root)
-                    warm.settled(lambda: _keep_session(root, now))
+                    # as between two warm builds: the spares started first, so that the map's reads what is kept
+                    warm.settled(lambda: _keep_session(root, now), _ready_for_next_build)
                 else:
                     _keep_session(root, now)
 
