@@ -141,8 +141,7 @@ def build_now(config_path: Path, output: Path, base_url: str | None, now: Finger
                 nonlocal listener
                 if stay_warm:  # bound first: a build started meanwhile waits for this process, not the session
                     listener = warm.open_listener(root)
-                    # as between two warm builds: the spares started first, so that the map's reads what is kept
-                    warm.settled(lambda: _keep_session(root, now), _ready_for_next_build)
+                    warm.settled(lambda: _keep_session(root, now))
                 else:
                     _keep_session(root, now)
 
