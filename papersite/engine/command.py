@@ -149,7 +149,7 @@ def build_now(config_path: Path, output: Path, base_url: str | None, now: Finger
                 if listener is not None:
                     warm.serve(listener, now, _warm_build, lambda made: save_session_locked(
                         root, lambda: warm.settled(lambda: _keep_session(root, made), _ready_for_next_build)),
-                               _ready_for_next_build)
+                               lambda: _ready_for_next_build((root, now)))
             save_session_alongside(root, save, papers, then if stay_warm else None)
     except OSError as exc:
         written.warnings.append(cache_warning(root, exc))
@@ -188,14 +188,15 @@ def _keep_session(root: Path, now: Fingerprint) -> None:
     map_ahead.keep(root, now, kept)
 
 
-def _ready_for_next_build() -> None:
+def _ready_for_next_build(kept: tuple[Path, Fingerprint] | None = None) -> None:
     """In the warm process, between builds: what the next build's survey of each output takes, and
-    its map's work."""
+    its map's work. `kept`: (root, inputs) of the session this process has kept already (the map's
+    spare reads what it left now; otherwise once it is kept)."""
     from . import map_ahead
     from .output import ahead_of_next_build
     for left in _kept[0].surveys.values():
         ahead_of_next_build(left)
-    map_ahead.ready_for_next_build(_kept[0])
+    map_ahead.ready_for_next_build(_kept[0], *(kept or ()))
 
 
 def _warm_build(request: dict, now: Fingerprint, made: Fingerprint | None, progress, notify) -> Written:
