@@ -262,6 +262,7 @@ while True:
     run_fresh(call)  # a spare getting ready for its job (prepare_spare): a failure is the job's to meet
 dump_answer(run_fresh(call), answer)
 answer.close()
+sys.stdout.flush()
 sys.stderr.flush()
 os._exit(0)  # the job's objects freed with the process, not one by one
 """

@@ -476,6 +476,13 @@ def test_a_spare_does_what_it_is_asked_to_get_ready_before_its_job_and_a_failure
     assert "test" not in parallel._spares
 
 
+def test_what_a_job_in_a_fresh_process_prints_reaches_the_parents_stderr_and_not_its_answer(capfd, monkeypatch):
+    monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)  # printed into a buffer, flushed before the process ends
+    job = parallel.in_fresh(print, ("a line from the fresh process",))
+    assert job.result() is None  # the answer is the job's, not what it printed
+    assert "a line from the fresh process" in capfd.readouterr().err
+
+
 def test_work_taken_a_block_at_a_time_is_cut_into_a_part_a_core_in_order(monkeypatch):
     monkeypatch.setenv("PAPERSITE_JOBS", "2")
     monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
