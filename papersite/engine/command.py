@@ -196,7 +196,7 @@ def _ready_for_next_build(kept: tuple[Path, Fingerprint] | None = None) -> None:
     from .output import ahead_of_next_build
     for left in _kept[0].surveys.values():
         ahead_of_next_build(left)
-    map_ahead.ready_for_next_build(_kept[0], *(kept or ()))
+    map_ahead.ready_for_next_build(_kept[0], kept)
 
 
 def _warm_build(request: dict, now: Fingerprint, made: Fingerprint | None, progress, notify) -> Written:

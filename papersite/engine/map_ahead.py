@@ -145,19 +145,19 @@ def start_warm(config: SiteConfig, fingerprint_: Fingerprint, cache, last: Finge
     return None
 
 
-def ready_for_next_build(cache, root: Path | None = None, kept: Fingerprint | None = None) -> None:
+def ready_for_next_build(cache, kept: tuple[Path, Fingerprint] | None = None) -> None:
     """In the warm process, between builds: the interpreter the next build's map work takes (a
     layout ahead, or the whole layout), started now, where the map is large enough; and the
     sparse products an edited paper is placed with, imported now (a tenth of a second). `kept`:
-    the inputs of the build that has kept what the spare reads in `root` already (else `keep`
-    has it read)."""
+    (root, inputs) of the build that has kept what the spare reads already (else `keep` has it
+    read once it has)."""
     skeleton = cache.map.skeleton
     if skeleton is not None:
         importlib.import_module(SPARSE)
     if skeleton is not None and worth_forking(len(skeleton.own)):
         start_spare(SPARE, [__name__, "papersite.numeric", SPARSE])
         if kept is not None:
-            prepare_spare(SPARE, preload, (root, kept.engine))
+            prepare_spare(SPARE, preload, (kept[0], kept[1].engine))
 
 
 def content_files(config: SiteConfig, paths) -> list[str]:
