@@ -56,8 +56,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 PHASES = ("load", "markdown", "related", "render", "search", "static", "write")
-# The search index of a one-shot build is made alongside related papers and
-# rendering: "search" is the wait for it, "search_work" its own time.
+# The search index of a one-shot build is made alongside rendering: "search"
+# is the wait for it, "search_work" its own time.
 SEARCH_WORK = "search_work"
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

@@ -51,9 +51,10 @@ def build_site(config: SiteConfig, runner: Runner | None = None) -> Build:
         catalog = stage("load", Catalog.build, papers, config, memo.people, memo.keys, memo.titles)
         abstracts = stage("markdown", render_abstracts, catalog, memo.abstracts)
         texts = stage("related", counted_texts, catalog.papers, abstracts, memo.related)
-        search = stage.alongside("search", memo.search.job(catalog, abstracts, run.store, run.reuse))
         layout = stage.alongside("map", memo.map.job(map_texts(catalog, abstracts), counts=memo.related.kept_counts))
         related = stage("related", memo.related.update, texts)
+        # not before: the index's process and related papers' scoring workers at once were a large build's peak
+        search = stage.alongside("search", memo.search.job(catalog, abstracts, run.store, run.reuse))
         pages = stage("render", plan_pages, catalog, abstracts, related, memo.plans)
         env = stage("render", site_env, config, catalog, abstracts, memo.templates)
         stage.files("render", render_pages, env, pages, memo.pages, run.store, run.reuse)
