@@ -307,11 +307,10 @@ def arithmetic() -> str:
     rng = np.random.default_rng(SEED)
     matrix = rng.standard_normal((600, 74))
     single = matrix.astype(np.float32)
-    entries = np.sort(rng.integers(0, 512, 4000)), rng.integers(0, 74, 4000), single.ravel()[:4000]
+    sparse = _sparse(np.sort(rng.integers(0, 512, 4000)), rng.integers(0, 74, 4000), single.ravel()[:4000], (512, 74))
     parts = (single[:512] @ single[:74].T, single.T @ single[:, :40], np.linalg.qr(matrix)[0],
              np.linalg.svd(matrix[:74], full_matrices=False)[0], matrix[:, :64] @ matrix[0, :64],
-             np.log(1 + np.abs(matrix)), _sparse(*entries, (512, 74)) @ single[:74],
-             _sparse(*entries, (512, 74)).T @ single[:512])
+             np.log(1 + np.abs(matrix)), sparse @ single[:74], sparse.T @ single[:512])
     digest = hashlib.sha256(f"{np.__version__} {scipy.__version__}".encode())
     for part in parts:
         digest.update(np.ascontiguousarray(part).tobytes())
